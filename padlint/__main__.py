@@ -1,0 +1,3 @@
+from padlint.cli import main
+
+main()

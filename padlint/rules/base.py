@@ -1,0 +1,60 @@
+"""What every rule is: a code, a name, a message, a docs page, fix safety and its own examples."""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+from padlint.types import Applicability
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from padlint.analysis.facts import ModuleFacts
+
+DOCS_BASE = "https://github.com/padlint/padlint/blob/main/docs/rules/"
+
+
+@dataclass
+class FixProposal:
+    """A fix as the rule sees it: replace (or insert at) CST positions with code."""
+
+    applicability: Applicability
+    message: str
+    # (node, replacement code) pairs; node None means "insert" (see engine.Insertion).
+    replacements: tuple
+
+
+@dataclass
+class Finding:
+    """What a rule reports before the engine turns it into a Diagnostic."""
+
+    node: "cst.CSTNode"
+    message: str
+    fix: FixProposal | None = None
+    confidence: str = "high"
+    statement: "cst.CSTNode | None" = None  # for suppressions; defaults to the node's statement
+
+
+class Rule:
+    """Base class. The class docstring is the rule's documentation page (Markdown)."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `padlint rules`
+    fix_safety: ClassVar[str]  # "safe", "unsafe", "sometimes safe", "none"
+    VALID: ClassVar[list[str]] = []
+    INVALID: ClassVar[list[str]] = []
+
+    @classmethod
+    def url(cls) -> str:
+        return f"{DOCS_BASE}{cls.code}.md"
+
+    @classmethod
+    def page(cls) -> str:
+        """The Markdown page for this rule (what `padlint rule CODE` prints)."""
+        body = textwrap.dedent(cls.__doc__ or "").strip()
+        return f"# {cls.code} `{cls.name}`\n\n{body}\n"
+
+    def check(self, facts: "ModuleFacts") -> Iterable[Finding]:
+        raise NotImplementedError
