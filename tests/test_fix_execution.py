@@ -1,0 +1,265 @@
+"""Run padlint's fixes on small executable collators and check what the fixed code computes.
+
+For every module in tests/fixtures/exec/:
+  (a) padlint must flag it with the codes listed in CASES;
+  (b) `fix_source(..., unsafe=False)` and `fix_source(..., unsafe=True)` are applied separately;
+  (c) each fixed module is written to tmp_path, imported from there (the fixture itself is never
+      imported), and its entry point is called on a ragged batch of three texts, once with a stand-in
+      tokenizer whose pad id differs from EOS and once with pad == EOS;
+  (d) invariants: the attention mask is 1 exactly on real tokens and 0 exactly on padding; labels equal
+      the ids on real tokens (a real EOS equal to the pad id included) and are -100 exactly on padding.
+      A safe fix must hold for both tokenizers; an unsafe fix need only hold with pad != EOS.
+
+Each case is described by a small dict (see CASES):
+  rule      the rule the case is about;  codes: the codes padlint must report on the original
+  entry     the function or class to call;  kind: how it is called (see `run_entry`)
+  side      "right" or "left": where the padding goes
+  checks    which invariants apply ("mask", "labels")
+  lib       "torch", "numpy" or "lists": torch cases are skipped when torch is missing
+  safe_fix  True when RULES.md promises a safe fix for the case (then the safe run must fix it);
+            False when only an unsafe fix exists (then a safe run may leave it, but must not break it)
+  setup     optional: a module function called with the tokenizer first (e.g. it sets pad = EOS)
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from standin_tokenizer import StandInTokenizer  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
+
+EXEC_DIR = Path(__file__).parent / "fixtures" / "exec"
+IGNORE = -100
+# three texts of different lengths (3, 8 and 1 words, plus EOS)
+TEXTS = ["the cat sat", "a much longer sentence about padding tokens and masks", "hello"]
+
+
+def _case(rule, codes, entry, kind, checks=("mask", "labels"), lib="torch", side="right", safe_fix=True,
+          setup=None):
+    return dict(rule=rule, codes=tuple(codes), entry=entry, kind=kind, checks=tuple(checks), lib=lib, side=side,
+                safe_fix=safe_fix, setup=setup)
+
+
+CASES = {
+    # PAD001: all-ones mask over a padded batch
+    "p1_pad_sequence_ones_like.py": _case("PAD001", ["PAD001"], "collate", "features"),
+    "p1_map_list_max_length.py": _case("PAD001", ["PAD001"], "encode_example", "example", lib="lists"),
+    "p1_tokenizer_ones_like_labels.py": _case("PAD001", ["PAD001"], "batch_texts", "texts"),
+    "p1_numpy_tokenizer_ones.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", lib="numpy"),
+    "p1_left_pad_rows_class.py": _case("PAD001", ["PAD001"], "LeftPadCollator", "class", side="left"),
+    "p1_pad_is_eos_fpad_stack.py": _case("PAD001", ["PAD001"], "collate", "features", setup="setup"),
+    # PAD002: labels copied from padded ids, pads left in the loss
+    "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
+    "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
+    "p2_example_list_labels.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists"),
+    "p2_dataclass_pad_sequence.py": _case("PAD002", ["PAD002"], "SupervisedCollator", "class"),
+    "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
+    "p2_rowfill_without_mask.py": _case("PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",),
+                                        safe_fix=False),
+    # PAD003: the padded encoding loses its mask
+    "p3_return_mask_false.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",)),
+    "p3_numpy_dict_ids_only.py": _case("PAD003", ["PAD003"], "collate_np", "texts", checks=("mask",),
+                                       lib="numpy"),
+    "p3_batched_map_lists_dict.py": _case("PAD003", ["PAD003"], "encode_batch", "batch", checks=("mask",),
+                                          lib="lists"),
+    "p3_model_call_ids_only.py": _case("PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",)),
+    "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
+    "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),
+}
+
+
+def test_every_exec_fixture_is_described():
+    on_disk = {p.name for p in EXEC_DIR.glob("*.py")}
+    assert on_disk == set(CASES), f"undescribed: {sorted(on_disk - set(CASES))}, missing: {sorted(set(CASES) - on_disk)}"
+
+
+# ---- running a module -------------------------------------------------------------------------------
+
+def _require_lib(case):
+    if case["lib"] == "torch":
+        pytest.importorskip("torch")
+    elif case["lib"] == "numpy":
+        pytest.importorskip("numpy")
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is built
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def recording_model(*args, **kwargs):
+    """A stand-in model: returns what it was called with."""
+    seen = dict(kwargs)
+    if args:
+        seen.setdefault("input_ids", args[0])
+    return seen
+
+
+def run_entry(module, case, tokenizer):
+    """Call the case's entry point on the ragged batch; return (real token rows, output dict)."""
+    if case["setup"]:
+        tokenizer = getattr(module, case["setup"])(tokenizer) or tokenizer
+    real = [tokenizer.encode(t) for t in TEXTS]
+    entry = getattr(module, case["entry"])
+    features = [{"input_ids": list(r)} for r in real]
+    kind = case["kind"]
+    if kind == "features":  # entry(features, tokenizer)
+        out = entry(features, tokenizer)
+    elif kind == "class":  # entry(tokenizer)(features)
+        out = entry(tokenizer)(features)
+    elif kind == "class_texts":  # entry(tokenizer)(texts)
+        out = entry(tokenizer)(list(TEXTS))
+    elif kind == "texts":  # entry(texts, tokenizer)
+        out = entry(list(TEXTS), tokenizer)
+    elif kind == "batch":  # a batched `.map` function: entry({"text": texts}, tokenizer)
+        out = entry({"text": list(TEXTS)}, tokenizer)
+    elif kind == "example":  # a per-example `.map` function, results stacked row by row
+        outs = [entry({"text": t}, tokenizer) for t in TEXTS]
+        out = {k: [as_rows(o[k])[0] for o in outs] for k in outs[0]}
+    elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
+        out = entry(list(TEXTS), tokenizer, recording_model)
+    else:
+        raise AssertionError(f"unknown kind {kind}")
+    return real, out
+
+
+def as_rows(x) -> list[list[int]]:
+    if hasattr(x, "tolist"):
+        x = x.tolist()
+    x = list(x)
+    if x and not isinstance(x[0], (list, tuple)):
+        x = [x]
+    return [[int(v) for v in row] for row in x]
+
+
+def invariant_errors(real, out, case) -> list[str]:
+    """What is wrong with `out` (empty list: the batch is right)."""
+    if "input_ids" not in out:
+        return ["no input_ids in the output"]
+    ids = as_rows(out["input_ids"])
+    errors = []
+    if len(ids) != len(real):
+        return [f"{len(ids)} rows of input_ids for {len(real)} texts"]
+    width = len(ids[0])
+    for i, toks in enumerate(real):
+        n = len(toks)
+        real_pos = list(range(width - n, width)) if case["side"] == "left" else list(range(n))
+        pad_pos = [p for p in range(width) if p not in set(real_pos)]
+        if [ids[i][p] for p in real_pos] != toks:
+            errors.append(f"row {i}: the real tokens are not where expected: ids {ids[i]}, tokens {toks}")
+            continue
+        if "mask" in case["checks"]:
+            if "attention_mask" not in out:
+                return errors + ["no attention_mask in the output"]
+            m = as_rows(out["attention_mask"])[i]
+            if any(m[p] != 1 for p in real_pos):
+                errors.append(f"row {i}: a real token is masked out: mask {m}, ids {ids[i]}")
+            if any(m[p] != 0 for p in pad_pos):
+                errors.append(f"row {i}: padding is attended: mask {m}, ids {ids[i]}")
+        if "labels" in case["checks"]:
+            if "labels" not in out:
+                return errors + ["no labels in the output"]
+            lab = as_rows(out["labels"])[i]
+            if any(lab[p] != ids[i][p] for p in real_pos):
+                errors.append(f"row {i}: a real token lost its label: labels {lab}, ids {ids[i]}")
+            if any(lab[p] != IGNORE for p in pad_pos):
+                errors.append(f"row {i}: padding is in the loss: labels {lab}, ids {ids[i]}")
+    return errors
+
+
+def run_variant(source: str, name: str, case, tmp_path: Path, tag: str) -> dict[str, list[str]]:
+    """Write `source`, import it, run it with pad != EOS and pad == EOS: {"pad!=eos": errors, "pad==eos": errors}."""
+    path = tmp_path / f"{Path(name).stem}_{tag}.py"
+    path.write_text(source)
+    results = {}
+    for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
+        try:
+            module = load_module(path, f"padlint_exec_{Path(name).stem}_{tag}_{label.replace('=', '').replace('!', 'n')}")
+            real, out = run_entry(module, case, StandInTokenizer(pad_is_eos=pad_is_eos))
+            results[label] = invariant_errors(real, out, case)
+        except Exception as exc:  # a fix that breaks the code fails the check
+            results[label] = [f"raised {type(exc).__name__}: {exc}"]
+    return results
+
+
+def _report(name, source, results) -> str:
+    lines = [f"{name}:"]
+    for label, errs in results.items():
+        lines.append(f"  {label}: " + ("ok" if not errs else "; ".join(errs)))
+    lines.append("---- fixed source ----")
+    lines.append(source)
+    return "\n".join(lines)
+
+
+# ---- the tests ---------------------------------------------------------------------------------------
+
+NAMES = sorted(CASES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exec_case_is_buggy(name, tmp_path):
+    """Sanity of the fixture itself: unfixed, it breaks an invariant (with pad != EOS or pad == EOS)."""
+    case = CASES[name]
+    _require_lib(case)
+    source = (EXEC_DIR / name).read_text()
+    results = run_variant(source, name, case, tmp_path, "orig")
+    assert any(results.values()), f"{name} is not buggy under the harness"
+    assert not any(e.startswith("raised") for errs in results.values() for e in errs), _report(name, source, results)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exec_case_is_flagged(name):
+    case = CASES[name]
+    source = (EXEC_DIR / name).read_text()
+    found = sorted({(d.code, d.location.row) for d in lint_source(source, name)})
+    codes = {c for c, _ in found}
+    missing = [c for c in case["codes"] if c not in codes]
+    assert not missing, f"{name}: expected codes {list(case['codes'])}, found {found}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_safe_fix_executes(name, tmp_path):
+    case = CASES[name]
+    _require_lib(case)
+    source = (EXEC_DIR / name).read_text()
+    outcome = fix_source(source, name, unsafe=False)
+    assert outcome.error is None, f"{name}: fix refused: {outcome.error}"
+    changed = outcome.source != source
+    if not changed and not case["safe_fix"]:
+        pytest.skip("no safe fix exists for this case and none was applied")
+    assert changed, f"{name}: no safe fix was applied (RULES.md promises one); remaining: " + str(
+        [(d.code, d.location.row) for d in outcome.remaining])
+    results = run_variant(outcome.source, name, case, tmp_path, "safe")
+    # a safe fix must be right whatever the tokenizer is, pad == EOS included
+    assert not any(results.values()), _report(name, outcome.source, results)
+    if case["safe_fix"]:
+        left = [(d.code, d.location.row) for d in outcome.remaining if d.code in case["codes"]]
+        assert not left, f"{name}: the fixed code is still flagged: {left}\n{outcome.source}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unsafe_fix_executes(name, tmp_path):
+    case = CASES[name]
+    _require_lib(case)
+    source = (EXEC_DIR / name).read_text()
+    outcome = fix_source(source, name, unsafe=True)
+    assert outcome.error is None, f"{name}: fix refused: {outcome.error}"
+    assert outcome.source != source, f"{name}: no fix was applied with unsafe=True; remaining: " + str(
+        [(d.code, d.location.row) for d in outcome.remaining])
+    results = run_variant(outcome.source, name, case, tmp_path, "unsafe")
+    # an unsafe fix need only be right when the pad token is not EOS ...
+    assert not results["pad!=eos"], _report(name, outcome.source, results)
+    # ... unless the module itself shows that pad is EOS (its setup does): then no unsafe fix may be used
+    if case["setup"]:
+        assert not results["pad==eos"], _report(name, outcome.source, results)
