@@ -1,0 +1,262 @@
+"""Settings: `[tool.padlint]` from the nearest pyproject.toml, with command-line flags on top.
+
+Rule selection works in layers, like ruff: the file's `select`/`extend-select`/`ignore` make one
+layer and the command line's another; a layer with `select` starts over, so `--select PAD002`
+enables PAD002 even if the file ignores it, while `--ignore` / `--extend-select` adjust what the
+file chose. Unknown keys and unknown rule codes are errors (a typo must not silently lint less).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+PYPROJECT = "pyproject.toml"
+SYNTAX_ERROR_CODE = "PAD000"  # files that cannot be read or parsed; not a rule, but can be ignored
+
+# Directories never worth linting (ruff's defaults, plus ours). Setting `exclude` replaces this list.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+    ".nox", ".padlint_cache", ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox",
+    ".venv", "__pypackages__", "__pycache__", "_build", "buck-out", "build", "dist", "node_modules",
+    "site-packages", "venv",
+)
+
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "force-exclude")
+_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores",))
+
+
+class ConfigError(Exception):
+    """Bad configuration or bad flags: a one-line message; the CLI exits 2."""
+
+
+@dataclass(frozen=True)
+class SelectionLayer:
+    select: tuple[str, ...] | None = None  # None: keep what the layers before chose
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path  # the directory of the pyproject.toml (or the cwd): excludes and globs are relative to it
+    config_path: Path | None = None
+    layers: tuple[SelectionLayer, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes), in file order
+    unsafe_fixes: bool = False
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+
+
+def known_codes() -> tuple[str, ...]:
+    """Codes of every registered rule (imported lazily: the registry imports the rules)."""
+    from padlint.rules import RULES_BY_CODE
+
+    return tuple(sorted(RULES_BY_CODE))
+
+
+def expand_codes(codes: Iterable[str], where: str) -> frozenset[str]:
+    """Codes and prefixes (`PAD00`, `ALL`) -> rule codes. Raises ConfigError naming `where`."""
+    known = known_codes()
+    out: set[str] = set()
+    for raw in codes:
+        code = raw.strip().upper()
+        if not code:
+            continue
+        if code == "ALL":
+            out.update(known)
+            continue
+        matched = [k for k in known if k.startswith(code)]
+        if code == SYNTAX_ERROR_CODE:
+            # Only by its full code: `ignore = ["PAD0"]` must not silently hide unparseable files.
+            matched.append(code)
+        if not matched:
+            raise ConfigError(f"{where}: unknown rule code {raw.strip()!r}")
+        out.update(matched)
+    return frozenset(out)
+
+
+def _select_layers(settings: Settings) -> frozenset[str]:
+    selected = frozenset(known_codes()) | {SYNTAX_ERROR_CODE}
+    for layer in settings.layers:
+        if layer.select is not None:
+            selected = expand_codes(layer.select, "select") | {SYNTAX_ERROR_CODE}
+        selected |= expand_codes(layer.extend_select, "extend-select")
+        selected -= expand_codes(layer.ignore, "ignore")
+    return selected
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(patterns: tuple[str, ...]) -> Any:
+    import pathspec  # only when there is something to match
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def relative_to_root(settings: Settings, path: str | os.PathLike[str]) -> str:
+    """The path as the root-relative, `/`-separated string that gitignore-style globs match."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(settings.root))
+    return rel.replace(os.sep, "/")
+
+
+def matches(patterns: tuple[str, ...], rel: str) -> bool:
+    return bool(patterns) and bool(_compile(patterns).match_file(rel))
+
+
+def resolve_selection(settings: Settings, path: str | os.PathLike[str]) -> frozenset[str]:
+    """The codes enabled for one file: layers, then per-file-ignores whose glob matches it.
+
+    Contains SYNTAX_ERROR_CODE unless that is ignored (then unreadable files are not reported).
+    """
+    selected = _select_layers(settings)
+    if settings.per_file_ignores and os.fspath(path) != "-":
+        rel = relative_to_root(settings, path)
+        for glob, codes in settings.per_file_ignores:
+            if matches((glob,), rel):
+                selected -= expand_codes(codes, "per-file-ignores")
+    return selected
+
+
+# --- reading pyproject.toml ---------------------------------------------------------------------
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{_shown(path)}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{_shown(path)}: invalid TOML: {exc}") from None
+
+
+def _shown(path: Path) -> str:
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def _section(data: dict) -> dict | None:
+    tool = data.get("tool")
+    return tool.get("padlint") if isinstance(tool, dict) else None
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a [tool.padlint] table."""
+    start = start.resolve()
+    if not start.is_dir():  # a file argument (or one that does not exist): look from its folder
+        start = start.parent
+    for directory in (start, *start.parents):
+        candidate = directory / PYPROJECT
+        if candidate.is_file() and _section(_load_toml(candidate)) is not None:
+            return candidate
+    return None
+
+
+def _string_list(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split(",")  # be lenient: "PAD001,PAD002" works like ["PAD001", "PAD002"]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def settings_from_table(table: dict, path: Path) -> Settings:
+    """Validate a [tool.padlint] table and turn it into Settings rooted at the file's directory."""
+    shown = _shown(path)
+    for key in table:
+        if key not in _KNOWN_KEYS:
+            raise ConfigError(f"{shown}: unknown key {key!r} in [tool.padlint]")
+    lists = {k: _string_list(table[k], f"{shown}: '{k}' in [tool.padlint]") for k in _LIST_KEYS if k in table}
+    flags = {}
+    for key in _BOOL_KEYS:
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{shown}: '{key}' in [tool.padlint] must be true or false")
+            flags[key.replace("-", "_")] = table[key]
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{shown}: 'per-file-ignores' in [tool.padlint] must be a table of glob = [codes]")
+    per_file = tuple(
+        (glob, _string_list(codes, f"{shown}: per-file-ignores {glob!r}")) for glob, codes in pfi.items()
+    )
+    layer = SelectionLayer(lists.get("select"), lists.get("extend-select", ()), lists.get("ignore", ()))
+    for key in ("select", "extend-select", "ignore"):
+        expand_codes(lists.get(key, ()), f"{shown}: '{key}' in [tool.padlint]")
+    for glob, codes in per_file:
+        expand_codes(codes, f"{shown}: per-file-ignores {glob!r}")
+    return Settings(
+        root=path.parent.resolve(),
+        config_path=path,
+        layers=(layer,),
+        exclude=lists.get("exclude", DEFAULT_EXCLUDE),
+        extend_exclude=lists.get("extend-exclude", ()),
+        per_file_ignores=per_file,
+        **flags,
+    )
+
+
+def load_settings(start: Path | None = None, config: Path | None = None) -> Settings:
+    """Settings from `config` (an explicit pyproject.toml) or the nearest one above `start`.
+
+    Without a [tool.padlint] table anywhere, the defaults apply, rooted at the current directory.
+    """
+    if config is not None:
+        if not config.is_file():
+            raise ConfigError(f"{config}: No such file")
+        table = _section(_load_toml(config))
+        return settings_from_table(table or {}, config)
+    found = find_pyproject(start if start is not None else Path.cwd())
+    if found is None:
+        return Settings(root=Path.cwd().resolve())
+    return settings_from_table(_section(_load_toml(found)) or {}, found)
+
+
+def codes_option(value: str | None) -> tuple[str, ...] | None:
+    """A comma-separated --select/--ignore value -> codes (None when the flag was not given)."""
+    if value is None:
+        return None
+    return tuple(code.strip() for code in value.split(",") if code.strip())
+
+
+def with_cli(
+    settings: Settings,
+    *,
+    select: tuple[str, ...] | None = None,
+    extend_select: tuple[str, ...] | None = None,
+    ignore: tuple[str, ...] | None = None,
+    exclude: tuple[str, ...] | None = None,
+    extend_exclude: tuple[str, ...] | None = None,
+    unsafe_fixes: bool | None = None,
+    respect_gitignore: bool | None = None,
+    force_exclude: bool | None = None,
+) -> Settings:
+    """Command-line flags on top of the file: a new selection layer; other flags replace values."""
+    for flag, codes in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
+        if codes:
+            expand_codes(codes, flag)
+    changes: dict[str, Any] = {}
+    if select is not None or extend_select or ignore:
+        layer = SelectionLayer(select, extend_select or (), ignore or ())
+        changes["layers"] = settings.layers + (layer,)
+    if exclude is not None:
+        changes["exclude"] = exclude
+    if extend_exclude:
+        changes["extend_exclude"] = settings.extend_exclude + extend_exclude
+    for name, value in (
+        ("unsafe_fixes", unsafe_fixes),
+        ("respect_gitignore", respect_gitignore),
+        ("force_exclude", force_exclude),
+    ):
+        if value is not None:
+            changes[name] = value
+    return dataclasses.replace(settings, **changes)
