@@ -1,10 +1,17 @@
 """Lint one source: parse once, analyse once, run the rules, apply suppressions; fix until stable."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Collection
 
-from padlint.types import Diagnostic
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
+
+MAX_FIX_ROUNDS = 10
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class SourceError(Exception):
@@ -24,16 +31,192 @@ class FixOutcome:
     error: str | None = None  # set when a fix was refused (the fixed code would not parse)
 
 
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        reason = " ".join(exc.message.split()) or "invalid syntax"
+        raise SourceError(f"invalid syntax: {reason}", exc.raw_line, exc.raw_column + 1) from None
+    except RecursionError:
+        raise SourceError("too deeply nested to parse") from None
+    except Exception as exc:  # libcst raises a few other types on odd input
+        raise SourceError(f"cannot parse: {' '.join(str(exc).split())[:200]}") from None
+
+
+def _enabled_rules(select: Collection[str] | None):
+    from padlint.rules import ALL_RULES
+
+    return [rule() for rule in ALL_RULES if select is None or rule.code in select]
+
+
 def lint_source(source: str, filename: str = "-", select: Collection[str] | None = None) -> list[Diagnostic]:
     """All findings in `source` (suppressions applied), sorted by position.
 
     `select` is the set of enabled rule codes (None: all). Raises SourceError if it does not parse.
     """
-    raise NotImplementedError
+    from padlint.suppress import filter_suppressed
+
+    diagnostics = _lint_module(parse(source), filename, select)
+    return filter_suppressed(source, diagnostics)
+
+
+def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
+    from padlint.analysis.flow import analyse
+    from padlint.analysis.patterns import Imports
+
+    rules = _enabled_rules(select)
+    if not rules:
+        return []
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    try:
+        facts = analyse(module, positions, Imports(module))
+    except RecursionError:
+        raise SourceError("too deeply nested to analyse") from None
+    statements = _StatementIndex(module, positions)
+    diagnostics: list[Diagnostic] = []
+    for rule in rules:
+        for finding in rule.check(facts):
+            span = positions.get(finding.node)
+            if span is None:
+                continue
+            fix = None
+            if finding.fix is not None:
+                fix = _make_fix(finding.fix, positions, module)
+            diagnostics.append(Diagnostic(
+                code=rule.code, name=rule.name, message=finding.message, filename=filename,
+                location=Location(span.start.line, span.start.column + 1),
+                end_location=Location(span.end.line, span.end.column + 1),
+                url=rule.url(), fix=fix, confidence=finding.confidence,
+                statement_rows=statements.rows_of(span.start.line, span.start.column),
+            ))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return diagnostics
+
+
+def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
+    edits = []
+    for node, code in proposal.replacements:
+        span = positions.get(node)
+        if span is None:
+            return None
+        edits.append(Edit(code, Location(span.start.line, span.start.column + 1),
+                          Location(span.end.line, span.end.column + 1)))
+    if proposal.needs_torch:
+        row = _import_row(module, positions)
+        edits.append(Edit("import torch\n", Location(row, 1), Location(row, 1)))
+    return Fix(proposal.applicability, proposal.message, tuple(sorted(edits, key=lambda e: e.location)))
+
+
+def _import_row(module: cst.Module, positions) -> int:
+    """Where `import torch` goes: before the first statement after the docstring and __future__."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            first = stmt.body[0] if stmt.body else None
+            if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if isinstance(first, cst.ImportFrom) and getattr(first.module, "value", None) == "__future__":
+                continue
+        span = positions.get(stmt)
+        return span.start.line if span is not None else 1
+    return len(module.code.splitlines()) + 1
+
+
+class _StatementIndex:
+    """The rows of the statement around a position (suppression comments go there)."""
+
+    def __init__(self, module: cst.Module, positions):
+        self.spans: list[tuple[int, int, int, int]] = []
+        stack: list[cst.CSTNode] = list(module.body)
+        while stack:
+            node = stack.pop()
+            span = positions.get(node)
+            if isinstance(node, cst.SimpleStatementLine) and span is not None:
+                self.spans.append((span.start.line, span.start.column, span.end.line, span.end.column))
+            elif isinstance(node, cst.BaseCompoundStatement) and span is not None:
+                body = positions.get(node.body)
+                header_end = body.start.line if body is not None else span.start.line
+                self.spans.append((span.start.line, span.start.column, header_end, 10**9))
+                stack.extend(node.body.children if hasattr(node.body, "children") else [])
+                for extra in ("orelse", "handlers", "finalbody"):
+                    part = getattr(node, extra, None)
+                    if isinstance(part, (list, tuple)):
+                        stack.extend(part)
+                    elif part is not None:
+                        stack.append(part)
+            elif not isinstance(node, cst.BaseExpression):
+                stack.extend(node.children)
+
+    def rows_of(self, line: int, column: int) -> tuple[int, int]:
+        best = None
+        for start, scol, end, ecol in self.spans:
+            if (start, scol) <= (line, column) and line <= end:
+                if best is None or (start, scol) >= (best[0], best[1]):
+                    best = (start, scol, end)
+        return (best[0], best[2]) if best else (line, line)
 
 
 def fix_source(
     source: str, filename: str = "-", select: Collection[str] | None = None, unsafe: bool = False
 ) -> FixOutcome:
     """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable."""
-    raise NotImplementedError
+    from padlint.suppress import filter_suppressed
+
+    allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
+    current = source
+    fixed: list[Diagnostic] = []
+    error = None
+    for _ in range(MAX_FIX_ROUNDS):
+        diagnostics = filter_suppressed(current, _lint_module(parse(current), filename, select))
+        applicable = [d for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
+        if not applicable:
+            return FixOutcome(current, fixed, diagnostics, error)
+        candidate, applied = apply_fixes(current, applicable)
+        try:
+            parse(candidate)
+        except SourceError as exc:
+            error = f"a fix would produce code that does not parse ({exc}); file left unchanged"
+            return FixOutcome(current, fixed, diagnostics, error)
+        if candidate == current:
+            return FixOutcome(current, fixed, diagnostics, error)
+        fixed.extend(applied)
+        current = candidate
+    remaining = filter_suppressed(current, _lint_module(parse(current), filename, select))
+    return FixOutcome(current, fixed, remaining, error)
+
+
+def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Diagnostic]]:
+    """Apply the fixes of `diagnostics` in one pass; a fix overlapping an earlier one waits a round."""
+    offsets = _line_offsets(source)
+
+    def offset(loc: Location) -> int:
+        return offsets[loc.row - 1] + loc.column - 1 if loc.row - 1 < len(offsets) else len(source)
+
+    taken: list[tuple[int, int]] = []
+    accepted: list[tuple[int, int, str]] = []
+    applied = []
+    for diagnostic in sorted(diagnostics, key=Diagnostic.sort_key):
+        spans = [(offset(e.location), offset(e.end_location), e.content) for e in diagnostic.fix.edits]
+        if any(_overlaps(s, e, ts, te) for s, e, _ in spans for ts, te in taken):
+            continue
+        for s, e, content in spans:
+            if (s, e, content) in accepted:
+                continue  # two fixes adding the same import
+            taken.append((s, e))
+            accepted.append((s, e, content))
+        applied.append(diagnostic)
+    text = source
+    for start, end, content in sorted(accepted, key=lambda x: (x[0], x[1]), reverse=True):
+        text = text[:start] + content + text[end:]
+    return text, applied
+
+
+def _overlaps(s: int, e: int, ts: int, te: int) -> bool:
+    if s == e or ts == te:  # insertions only clash when at the same point inside a replacement
+        return ts < s < te or s < ts < e
+    return s < te and ts < e
+
+
+def _line_offsets(source: str) -> list[int]:
+    # Only \n, \r\n and \r end lines for the parser (str.splitlines also splits on \f and others).
+    return [0] + [m.end() for m in _NEWLINE.finditer(source)]

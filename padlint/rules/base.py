@@ -21,8 +21,8 @@ class FixProposal:
 
     applicability: Applicability
     message: str
-    # (node, replacement code) pairs; node None means "insert" (see engine.Insertion).
-    replacements: tuple
+    replacements: tuple  # (node, code) pairs: the node's text becomes the code
+    needs_torch: bool = False  # the code uses `torch`, which the module does not import yet
 
 
 @dataclass

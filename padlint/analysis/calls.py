@@ -1,0 +1,305 @@
+"""Method calls, tokenizer calls and the sinks where masks, labels and ids start to matter."""
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.facts import LabelsAtSink, MaskLost, OnesAtMask
+from padlint.analysis.values import (
+    Context, Copy, Encoding, Fill, GoodMask, MappedDataset, Masked, Ones, Padded, ShapeOf,
+    Tokenizer, Value, first, tags_of,
+)
+
+TOKENIZER_METHODS = {"encode", "encode_plus", "batch_encode_plus", "pad", "__call__"}
+FORMAT_METHODS = {"set_format", "with_format"}
+
+
+class CallEvaluator:
+    """Mixed into the scope walker next to ExpressionEvaluator."""
+
+    def method_call(self, call: cst.Call, method: str, receiver: cst.BaseExpression) -> Value:
+        recv = self.evaluate(receiver)
+        if method in TOKENIZER_METHODS and (tags_of(recv, Tokenizer) or P.is_tokenizer_expression(receiver)):
+            return self.tokenizer_call(call, method)
+        args = self.evaluate_args(call)
+        if method in P.COPY_METHODS:
+            return recv | {self.make_copy(call, recv, self.code(receiver))}
+        if method in P.SAME_VALUE_METHODS:
+            suffix = self.code(call)[len(self.code(receiver)):]
+            return frozenset(t.but(suffix=t.suffix + suffix) if isinstance(t, Padded) else t for t in recv)
+        if method in P.SHAPE_METHODS:
+            return frozenset(ShapeOf(p, self.code(receiver)) for p in tags_of(recv, Padded))
+        if method in ("new_ones", "new_full"):
+            if method == "new_full":
+                fill = P.positional(call, 1) or P.keyword(call, "fill_value")
+                if fill is None or P.int_value(fill.value) != 1:
+                    return EMPTY
+            shape = P.positional(call, 0) or P.keyword(call, "size")
+            over, code = self.shape_source(shape.value) if shape else (None, None)
+            return frozenset({Ones(call, over, code)})
+        if method in ("masked_fill", "masked_fill_"):
+            return self.masked_fill(call, method, receiver, recv)
+        if method in ("append", "extend"):
+            self.grow(call, method, receiver, args)
+            return EMPTY
+        if method == "map":
+            return self.dataset_map(call, recv)
+        if method in FORMAT_METHODS or method == "remove_columns":
+            self.check_columns(call, method, recv)
+            return recv if method != "set_format" else EMPTY
+        if method in ("rename_column", "filter", "shuffle", "select", "with_transform"):
+            return recv
+        return EMPTY
+
+    def masked_fill(self, call: cst.Call, method: str, receiver, recv: Value) -> Value:
+        fill = P.positional(call, 1) or P.keyword(call, "value")
+        if fill is None:
+            return EMPTY
+        if self.is_ignore(fill.value):
+            if method == "masked_fill_":
+                self.facts.masked_copies.update(tags_of(recv, Copy))
+                self.mark_place_masked(receiver)
+            return frozenset({Masked(call)})
+        if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
+            self.facts.corrected_ones.update(tags_of(recv, Ones))
+            return frozenset({GoodMask(call)})
+        return recv
+
+    def grow(self, call: cst.Call, method: str, receiver, args: list[Value]) -> None:
+        key = place_key(receiver)
+        if key is None or not args:
+            return
+        added = args[0]
+        fill = first(added, Fill)
+        if method == "extend" and fill is not None:
+            current = self.env.get(key) or EMPTY
+            if fill.what == "pad":
+                padded = self.list_padded(call, current, receiver, fill, "right")
+                self.env.set(key, frozenset({padded}))
+            elif fill.what == "ignore":
+                self.env.set(key, frozenset({Masked(call)}))
+            return
+        rows = frozenset(t.but(rows=True) if isinstance(t, Padded) and t.kind == "list" else t for t in added)
+        self.env.update(key, frozenset(t for t in rows if not isinstance(t, Fill)))
+
+    def mark_place_masked(self, receiver) -> None:
+        key = place_key(receiver)
+        if key is not None:
+            self.env.update(key, frozenset({Masked(receiver)}))
+
+    # ---- tokenizers --------------------------------------------------------------------------
+    def tokenizer_call(self, call: cst.Call, method: str | None) -> Value:
+        self.evaluate_args(call)
+        tensors = P.keyword(call, "return_tensors")
+        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(P.string_value(tensors.value) if tensors else None, "list")
+        if tensors is not None and kind == "list":
+            kind = "?"
+        mask_arg = P.keyword(call, "return_attention_mask")
+        dropped = mask_arg is not None and P.int_value(mask_arg.value) == 0
+        text = P.positional(call, 0) or P.keyword(call, "text")
+        single = self.is_single_text(text.value) if text is not None else None
+        rows = None if single is None else not single
+        if method == "pad":
+            return frozenset({Encoding(call, True, not dropped, kind, True, lost_at=mask_arg if dropped else None,
+                                       side=self.padding_side(call))})
+        padding = P.padding_requested(call, self.constants)
+        padded = padding == "max_length" or (padding == "longest" and single is not True)
+        target_ids = P.keyword(call, "text_target") is not None and text is None or self.in_target_context
+        if method == "encode":
+            if not padded:
+                return EMPTY
+            return frozenset({Padded(call, kind=kind if tensors else "list", from_tokenizer=True, lost_at=call,
+                                     rows=False, target_ids=target_ids, side=self.padding_side(call))})
+        return frozenset({Encoding(call, padded, not dropped, kind, rows, target_ids=target_ids,
+                                   lost_at=mask_arg if dropped else None, side=self.padding_side(call))})
+
+    def padding_side(self, call: cst.Call) -> str:
+        arg = P.keyword(call, "padding_side")
+        if arg is not None:
+            return "left" if P.string_value(arg.value) == "left" else "right"
+        return self.module_info.padding_side
+
+    def is_single_text(self, expr: cst.BaseExpression) -> bool | None:
+        """True for one string, False for a list of strings, None when unknown."""
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return True
+        if isinstance(expr, (cst.List, cst.ListComp, cst.Tuple)):
+            return False
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            left, right = self.is_single_text(expr.left), self.is_single_text(expr.right)
+            if left is False or right is False:
+                return False
+            if left or right or _is_token_text(expr.left) or _is_token_text(expr.right):
+                return True
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in ("format", "strip", "join", "lower", "replace"):
+                return self.is_single_text(expr.func.value) if expr.func.attr.value != "join" else True
+            if expr.func.attr.value == "apply_chat_template":
+                return True
+        if isinstance(expr, cst.Name):
+            if expr.value in self.str_names:
+                return True
+            if expr.value in self.list_names:
+                return False
+        if isinstance(expr, cst.Subscript) and self.map_batched is not None:
+            return not self.map_batched
+        return None
+
+    def dataset_map(self, call: cst.Call, recv: Value) -> Value:
+        fn = P.positional(call, 0) or P.keyword(call, "function")
+        self.evaluate_args(call)
+        if fn is None:
+            return EMPTY
+        returned = self.summary_of_callable(fn.value, call)
+        encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
+        return frozenset(MappedDataset(e) for e in encodings)
+
+    # ---- sinks ---------------------------------------------------------------------------------
+    def context(self, padded: Padded | None = None) -> Context:
+        return Context(
+            torch=self.imports.local_name_for("torch"),
+            numpy=self.imports.local_name_for("numpy"),
+            mask_code=self.current_mask_code(padded),
+        )
+
+    def current_mask_code(self, padded: Padded | None) -> str | None:
+        """A place holding a correct attention mask right now (for label fixes)."""
+        candidates = []
+        env = self.env
+        while env is not None:
+            for key, value in env.vars.items():
+                for mask in tags_of(value, GoodMask):
+                    if P.MASK_NAME.search(key) or mask.padded is padded and padded is not None:
+                        candidates.append(key)
+            env = env.parent
+        if padded is not None and padded.encoding:
+            return f'{padded.encoding}["attention_mask"]{padded.suffix}'
+        unique = sorted(set(candidates))
+        return _key_code(unique[0]) if len(unique) == 1 else None
+
+    def mask_sink(self, value: Value, sink: cst.CSTNode) -> None:
+        for ones in tags_of(value, Ones):
+            if ones.over is None:
+                continue
+            padded = ones.over
+            code = ones.over_code
+            if code is None or not isinstance(code, str) or not code.isidentifier():
+                holders = [k for k in self.places_with(padded) if k.isidentifier()]
+                code = holders[0] if holders else code
+            self.facts.ones_at_mask.append(OnesAtMask(
+                ones, sink, self.context(padded), code,
+                lengths_ok=bool(padded.lengths) and self.still_valid(padded.names),
+                gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+            ))
+
+    def places_with(self, padded: Padded) -> list[str]:
+        found = []
+        env = self.env
+        while env is not None:
+            for key, value in env.vars.items():
+                if any(isinstance(t, Padded) and t.node is padded.node for t in value):
+                    found.append(key)
+            env = env.parent
+        return found
+
+    def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None:
+        if tags_of(value, Masked):
+            return
+        copies = [c for c in tags_of(value, Copy) if c.padded is not None]
+        if copies:
+            for copy in copies:
+                self.record_labels(copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code)
+            return
+        for padded in tags_of(value, Padded):
+            self.record_labels(value_node, padded, None, sink, kind, self.code(value_node),
+                               self.current_mask_code(padded))
+            return
+
+    def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
+        if padded.target_ids or padded.of_labels:
+            return
+        self.facts.labels_at_sink.append(LabelsAtSink(
+            node, padded, copy, sink, kind, self.context(padded), source_code,
+            lengths_ok=bool(padded.lengths) and self.still_valid(padded.names),
+            gap_ok=bool(padded.gap) and self.still_valid(padded.names), mask_code=mask_code,
+        ))
+
+    def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
+        """Token ids reach a model input (dict key, keyword, positional model argument)."""
+        for padded in tags_of(value, Padded):
+            if not padded.from_tokenizer or padded.target_ids:
+                continue
+            if padded.lost_at is not None:
+                how = "dropped" if isinstance(padded.lost_at, cst.Arg) else (
+                    "encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
+                self.facts.mask_lost.append(MaskLost(padded.lost_at, how, padded=padded, sink=sink))
+            elif padded.encoding and not carries_mask:
+                self.facts.mask_lost.append(MaskLost(
+                    sink, "sink", padded=padded, sink=sink,
+                    mask_code=f'{padded.encoding}["attention_mask"]{padded.suffix}'))
+
+    def encoding_returned(self, value: Value, node: cst.CSTNode) -> None:
+        for enc in tags_of(value, Encoding):
+            if enc.padded and enc.lost_at is not None and not enc.target_ids:
+                self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
+
+    def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
+        """A dict literal or `dict(...)` of features: the three keys that matter."""
+        for key, (value, value_node) in entries.items():
+            if key in ("attention_mask", "attn_mask"):
+                self.mask_sink(value, value_node)
+            elif key in ("labels", "label_ids"):
+                self.label_sink(value, value_node, node, kind)
+        if "input_ids" in entries:
+            value, _ = entries["input_ids"]
+            self.ids_sink(value, node, splat or "attention_mask" in entries)
+
+    def check_call_keywords(self, call: cst.Call) -> None:
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        is_dict = isinstance(call.func, cst.Name) and call.func.value == "dict"
+        if is_dict:
+            entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
+            self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
+            return
+        for name in ("attention_mask", "attn_mask"):
+            if name in keywords:
+                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value)
+        if "labels" in keywords:
+            self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
+        callee = self.code(call.func)
+        if P.FROZEN_ENCODER.search(callee):
+            return
+        carries = "attention_mask" in keywords or P.has_star_kwargs(call)
+        if "input_ids" in keywords:
+            self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
+        elif P.MODEL_CALLEE.search(P.last_name(call.func)) or P.last_name(call.func) in ("generate", "forward"):
+            first_arg = P.positional(call, 0)
+            if first_arg is not None:
+                self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def check_columns(self, call: cst.Call, method: str, recv: Value) -> None:
+        mapped = tags_of(recv, MappedDataset)
+        if not mapped:
+            return
+        arg = P.keyword(call, "columns") or (P.positional(call, 1) if method in FORMAT_METHODS else P.positional(call, 0))
+        if method == "remove_columns":
+            arg = P.positional(call, 0) or P.keyword(call, "column_names")
+        if arg is None or not isinstance(arg.value, (cst.List, cst.Tuple)):
+            return
+        names = {P.string_value(e.value) for e in arg.value.elements}
+        if method == "remove_columns":
+            lost = "attention_mask" in names
+        else:
+            lost = "input_ids" in names and "attention_mask" not in names
+        if lost:
+            self.facts.mask_lost.append(MaskLost(call, "columns", encoding=mapped[0].encoding, sink=call))
+
+
+def _is_token_text(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and expr.attr.value in ("eos_token", "bos_token", "sep_token")
+
+
+def _key_code(key: str) -> str:
+    # Keys are stored as "batch['attention_mask']"; emit the double-quoted form.
+    return key.replace("['", '["').replace("']", '"]')

@@ -1,0 +1,95 @@
+"""Places (names, constant-key subscripts, attributes) and the values they hold in one scope."""
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis.patterns import string_value
+from padlint.analysis.values import Value
+
+EMPTY: Value = frozenset()
+
+
+def place_key(expr: cst.BaseExpression) -> str | None:
+    """`labels` -> "labels", `batch["labels"]` -> "batch['labels']", `self.pad_id` -> "self.pad_id"."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = place_key(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if isinstance(index, cst.Index):
+            key = string_value(index.value)
+            base = place_key(expr.value)
+            if key is not None and base:
+                return f"{base}[{key!r}]"
+    return None
+
+
+def key_of_subscript(expr: cst.Subscript) -> str | None:
+    """The constant string key of `x["k"]`, if that is what it is."""
+    if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        return string_value(expr.slice[0].slice.value)
+    return None
+
+
+class Env:
+    """Values of places in one scope; reads fall back to the enclosing scope."""
+
+    def __init__(self, parent: "Env | None" = None):
+        self.vars: dict[str, Value] = {}
+        self.versions: dict[str, int] = {}
+        self.parent = parent
+
+    def get(self, key: str) -> Value | None:
+        env: Env | None = self
+        while env is not None:
+            if key in env.vars:
+                return env.vars[key]
+            env = env.parent
+        return None
+
+    def version(self, key: str) -> int:
+        env: Env | None = self
+        while env is not None:
+            if key in env.versions:
+                return env.versions[key]
+            env = env.parent
+        return 0
+
+    def set(self, key: str, value: Value) -> None:
+        # Rebinding `batch` forgets what we knew of `batch['labels']` and `batch.x`.
+        for sub in [k for k in self.vars if k.startswith((key + "[", key + "."))]:
+            del self.vars[sub]
+        self.vars[key] = value
+        self.versions[key] = self.version(key) + 1
+
+    def update(self, key: str, value: Value) -> None:
+        """Add to what a place holds (in-place growth such as `rows.append(x)`)."""
+        self.vars[key] = (self.get(key) or EMPTY) | value
+
+    def branch(self) -> "Env":
+        copy = Env(self.parent)
+        copy.vars = dict(self.vars)
+        copy.versions = dict(self.versions)
+        return copy
+
+    def merge(self, *arms: "Env") -> None:
+        """Join branches into this env: a place may hold what any arm left in it."""
+        keys = set().union(*(arm.vars for arm in arms))
+        for key in keys:
+            value = EMPTY
+            for arm in arms:
+                value = value | arm.vars.get(key, self.vars.get(key, EMPTY))
+            self.vars[key] = value
+            versions = {arm.versions.get(key, self.versions.get(key, 0)) for arm in arms}
+            self.versions[key] = max(versions) + (1 if len(versions) > 1 else 0)
+
+    def places_holding(self, tag: object) -> list[str]:
+        """Names of places (innermost scope first) whose value holds `tag`."""
+        found: list[str] = []
+        env: Env | None = self
+        while env is not None:
+            found.extend(k for k, v in env.vars.items() if tag in v and k not in found)
+            env = env.parent
+        return found

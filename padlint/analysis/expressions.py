@@ -1,0 +1,495 @@
+"""Expression evaluation for the flow pass: what tags does this expression's value carry?
+
+Calls are matched by qualified name through the module's imports (`T.ones_like` is
+`torch.ones_like` under `import torch as T`); unknown calls produce no tags (precision first).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.values import (
+    Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, Value,
+    first, tags_of,
+)
+
+
+class ExpressionEvaluator:
+    """Mixed into the scope walker, which provides env, facts, code(), sinks and local calls."""
+
+    # ---- entry -------------------------------------------------------------------------
+    def evaluate(self, expr: cst.BaseExpression | None) -> Value:
+        if expr is None:
+            return EMPTY
+        method = getattr(self, "eval_" + type(expr).__name__, None)
+        if method is None:
+            return EMPTY
+        return method(expr)
+
+    # ---- names, attributes, subscripts --------------------------------------------------
+    def eval_Name(self, expr: cst.Name) -> Value:
+        held = self.env.get(expr.value)
+        if held is not None:
+            return held
+        if P.is_pad_id_expression(expr):
+            return frozenset({PadId(expr)})
+        return EMPTY
+
+    def eval_Attribute(self, expr: cst.Attribute) -> Value:
+        key = place_key(expr)
+        held = self.env.get(key) if key else None
+        if held is not None:
+            return held
+        attr = expr.attr.value
+        if attr in P.PAD_ID_ATTR:
+            return frozenset({PadId(expr)})
+        base = self.evaluate(expr.value)
+        if attr in ("input_ids", "attention_mask"):
+            return self.encoding_field(base, attr, expr)
+        if attr == "shape":
+            return frozenset(ShapeOf(p, self.code(expr.value)) for p in tags_of(base, Padded))
+        if attr == "T":
+            return base
+        return EMPTY
+
+    def eval_Subscript(self, expr: cst.Subscript) -> Value:
+        key = place_key(expr)
+        held = self.env.get(key) if key else None
+        if held is not None:
+            return held
+        base = self.evaluate(expr.value)
+        name = key_of_subscript(expr)
+        if name is not None:
+            return self.encoding_field(base, name, expr)
+        # A row, a column slice or a shape entry of a value keeps what the value is.
+        kept = frozenset(t for t in base if isinstance(t, (Padded, ShapeOf, Ones, Copy, Masked, GoodMask, PadId)))
+        if _is_full_slice(expr) and tags_of(base, Padded):
+            return kept | {self.make_copy(expr, base, self.code(expr.value))}
+        return kept
+
+    def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value:
+        out = set()
+        for enc in tags_of(base, Encoding):
+            if name == "input_ids" and enc.padded:
+                direct = isinstance(_base_of(expr), cst.Call)
+                lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
+                out.add(Padded(
+                    enc.node, kind=enc.kind, from_tokenizer=True, side=enc.side,
+                    encoding=None if lost else self.code(_base_of(expr)), lost_at=lost,
+                    target_ids=enc.target_ids, rows=enc.rows,
+                ))
+            elif name == "attention_mask" and enc.mask_kept:
+                out.add(GoodMask(expr))
+        return frozenset(out)
+
+    # ---- literals and operators ----------------------------------------------------------
+    def eval_Integer(self, expr: cst.Integer) -> Value:
+        return EMPTY
+
+    def eval_List(self, expr: cst.List) -> Value:
+        return self.union(e.value for e in expr.elements)
+
+    eval_Tuple = eval_List
+    eval_Set = eval_List
+
+    def eval_Dict(self, expr: cst.Dict) -> Value:
+        entries: dict[str, tuple[Value, cst.BaseExpression]] = {}
+        splat = False
+        for element in expr.elements:
+            if isinstance(element, cst.StarredDictElement):
+                splat = True
+                self.evaluate(element.value)
+                continue
+            value = self.evaluate(element.value)
+            key = P.string_value(element.key)
+            if key is not None:
+                entries[key] = (value, element.value)
+        self.check_feature_dict(expr, entries, splat, "dict")
+        self.last_dict = (expr, entries)
+        return EMPTY
+
+    def eval_BooleanOperation(self, expr: cst.BooleanOperation) -> Value:
+        left, right = self.evaluate(expr.left), self.evaluate(expr.right)
+        if isinstance(expr.operator, cst.Or) and tags_of(left, PadId) and P.mentions_eos(expr.right):
+            return frozenset({PadId(expr, eos_fallback=True)})
+        return left | right
+
+    def eval_IfExp(self, expr: cst.IfExp) -> Value:
+        self.evaluate(expr.test)
+        return self.evaluate(expr.body) | self.evaluate(expr.orelse)
+
+    def eval_UnaryOperation(self, expr: cst.UnaryOperation) -> Value:
+        return self.evaluate(expr.expression)
+
+    def eval_Comparison(self, expr: cst.Comparison) -> Value:
+        self.evaluate(expr.left)
+        for target in expr.comparisons:
+            self.evaluate(target.comparator)
+        # `arange(L)[None, :] < lengths[:, None]`: a mask from lengths.
+        if self.mentions_call(expr, {"torch.arange", "numpy.arange"}):
+            return frozenset({GoodMask(expr)})
+        return EMPTY
+
+    def eval_BinaryOperation(self, expr: cst.BinaryOperation) -> Value:
+        op = expr.operator
+        if isinstance(op, cst.Multiply):
+            fill = self.repeat(expr)
+            if fill is not None:
+                return frozenset({fill})
+        left, right = self.evaluate(expr.left), self.evaluate(expr.right)
+        if isinstance(op, cst.Subtract):
+            # `max_length - len(ids)`: the padding gap towards max_length.
+            if _is_len_call(expr.right):
+                return frozenset({Gap(self.code(expr.left))})
+            return frozenset(t for t in left if isinstance(t, ShapeOf))
+        if isinstance(op, cst.Add):
+            return self.concatenate(expr, left, right)
+        return EMPTY
+
+    def repeat(self, expr: cst.BinaryOperation) -> Fill | None:
+        """`[v] * n` (or `n * [v]`): a run of pad ids, -100, ones or zeros."""
+        for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
+            if isinstance(seq, cst.List) and len(seq.elements) == 1:
+                item = seq.elements[0].value
+                self.evaluate(count)
+                number = P.int_value(item)
+                if number == 1:
+                    over, code = self.shape_source(count)
+                    return Fill("one", count, ones=Ones(expr, over, code))
+                if self.is_ignore(item):
+                    return Fill("ignore", count)
+                if tags_of(self.evaluate(item), PadId):
+                    return Fill("pad", count, pad=item)
+                if number == 0:
+                    return Fill("zero", count)
+                if isinstance(item, cst.List):
+                    inner = self.repeat_inner(item, count, expr)
+                    if inner is not None:
+                        return inner
+                return None
+        return None
+
+    def repeat_inner(self, item: cst.List, count, expr) -> Fill | None:
+        # `[[1] * L] * B`: a batch of ones.
+        if len(item.elements) == 1 and isinstance(item.elements[0].value, cst.BinaryOperation):
+            fill = self.repeat(item.elements[0].value)
+            if fill is not None and fill.what == "one":
+                return fill
+        return None
+
+    def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
+        lfill, rfill = first(left, Fill), first(right, Fill)
+        for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
+            if fill is None or (fill is lfill and rfill is not None and side == "left"):
+                continue
+            if fill.what == "pad":
+                return frozenset({self.list_padded(expr, data, data_node, fill, side)})
+            if fill.what == "ignore":
+                # Labels padded with -100 are masked; prompt masking of padded ids is not.
+                return data if tags_of(data, Padded) and not tags_of(data, Masked) else frozenset({Masked(expr)})
+            if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
+                return frozenset({GoodMask(expr)})
+        return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
+
+    def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded:
+        gap = self.code(fill.count)
+        target = None
+        gap_value = self.evaluate(fill.count)
+        for g in tags_of(gap_value, Gap):
+            target = g.target
+        row_of = first(data, Padded)
+        return Padded(
+            expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
+            target=target, rows=False, of_labels=bool(tags_of(data, Copy)) or self.is_label_code(data_node),
+            from_tokenizer=False if row_of is None else row_of.from_tokenizer,
+        )
+
+    # ---- comprehensions and lambdas -----------------------------------------------------
+    def eval_ListComp(self, expr) -> Value:
+        saved = self.env
+        self.env = self.env.branch()
+        try:
+            for clause in _for_clauses(expr.for_in):
+                self.bind_loop_target(clause.target, clause.iter)
+                for cond in clause.ifs:
+                    self.evaluate(cond.test)
+            self.comprehension_stack.append(expr)
+            value = self.evaluate(expr.elt)
+            self.comprehension_stack.pop()
+            if self.comprehension_has_ignore(expr.elt):
+                return frozenset({Masked(expr)})
+            return frozenset(self.as_rows(t) for t in value)
+        finally:
+            self.env = saved
+
+    eval_GeneratorExp = eval_ListComp
+    eval_SetComp = eval_ListComp
+
+    def eval_DictComp(self, expr: cst.DictComp) -> Value:
+        return EMPTY
+
+    def eval_Lambda(self, expr: cst.Lambda) -> Value:
+        return self.walk_lambda(expr)
+
+    def comprehension_has_ignore(self, elt: cst.BaseExpression) -> bool:
+        """`[t if m else -100 for ...]`, `[(l if l != pad else -100) for l in row]`, nested once."""
+        if isinstance(elt, cst.IfExp):
+            return self.is_ignore(elt.body) or self.is_ignore(elt.orelse)
+        if isinstance(elt, (cst.ListComp, cst.GeneratorExp)):
+            return self.comprehension_has_ignore(elt.elt)
+        return False
+
+    def as_rows(self, tag):
+        return tag.but(rows=True) if isinstance(tag, Padded) and tag.kind == "list" else tag
+
+    # ---- calls ------------------------------------------------------------------------------
+    def eval_Call(self, call: cst.Call) -> Value:
+        value = self.dispatch_call(call)
+        self.check_call_keywords(call)
+        return value
+
+    def dispatch_call(self, call: cst.Call) -> Value:
+        func = call.func
+        qualified = self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if qualified is not None:
+            handled = self.known_function(call, qualified)
+            if handled is not None:
+                return handled
+        local = self.local_call(call)
+        if local is not None:
+            return local
+        if isinstance(func, cst.Attribute):
+            return self.method_call(call, func.attr.value, func.value)
+        callee = self.evaluate(func) if not isinstance(func, cst.Name) else self.env.get(func.value) or EMPTY
+        if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
+            return self.tokenizer_call(call, None)
+        self.evaluate_args(call)
+        return EMPTY
+
+    def evaluate_args(self, call: cst.Call) -> list[Value]:
+        return [self.evaluate(a.value) for a in call.args]
+
+    def known_function(self, call: cst.Call, name: str) -> Value | None:
+        if name in P.PAD_SEQUENCE:
+            return self.pad_sequence(call)
+        if name in P.FUNCTIONAL_PAD:
+            return self.functional_pad(call, "np" if name.startswith("numpy") else "pt")
+        if name in P.KERAS_PAD:
+            return self.keras_pad(call)
+        if name in P.ONES_LIKE or name in P.FULL_LIKE:
+            source = P.positional(call, 0)
+            data = self.evaluate(source.value) if source else EMPTY
+            fill = P.positional(call, 1) or P.keyword(call, "fill_value")
+            self.evaluate_args(call)
+            if name in P.FULL_LIKE and (fill is None or P.int_value(fill.value) != 1):
+                return frozenset({Masked(call)}) if fill is not None and self.is_ignore(fill.value) else EMPTY
+            padded = first(data, Padded)
+            return frozenset({Ones(call, padded, self.code(source.value) if padded and source else None)})
+        if name in P.ONES or name in P.FULL:
+            return self.ones_or_full(call, name in P.FULL, "np" if name.startswith("numpy") else "pt")
+        if name in P.WHERE:
+            values = self.evaluate_args(call)
+            if any(self.is_ignore(a.value) or tags_of(v, Masked) for a, v in zip(call.args[1:], values[1:])):
+                return frozenset({Masked(call)})
+            return EMPTY
+        if name in P.COPY_CALLS:
+            arg = P.positional(call, 0)
+            data = self.evaluate(arg.value) if arg else EMPTY
+            return data | {self.make_copy(call, data, self.code(arg.value))} if arg else EMPTY
+        if name in P.SAME_VALUE_CALLS:
+            values = self.evaluate_args(call)
+            arg = P.positional(call, 0)
+            data = values[0] if values and arg is not None else EMPTY
+            kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
+            return frozenset(t.but(kind=kind) if isinstance(t, Padded) and kind else t for t in data)
+        if name == "len":
+            arg = P.positional(call, 0)
+            data = self.evaluate(arg.value) if arg else EMPTY
+            return frozenset(ShapeOf(p, self.code(arg.value)) for p in tags_of(data, Padded))
+        if name.endswith(".from_pretrained") and P.TOKENIZER_FACTORIES.search(name):
+            self.evaluate_args(call)
+            return frozenset({Tokenizer(call)})
+        return None
+
+    def ones_or_full(self, call: cst.Call, is_full: bool, kind: str) -> Value:
+        shape = P.positional(call, 0) or P.keyword(call, "size")
+        self.evaluate_args(call)
+        if is_full:
+            fill = P.positional(call, 1) or P.keyword(call, "fill_value")
+            if fill is None:
+                return EMPTY
+            if self.is_ignore(fill.value):
+                return frozenset({Masked(call)})
+            if tags_of(self.evaluate(fill.value), PadId):
+                width = _last_element(shape.value) if shape else None
+                return frozenset({Padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)})
+            if P.int_value(fill.value) != 1:
+                return EMPTY
+        dims = [shape.value] if shape is not None else []
+        if shape is not None and shape.keyword is None:
+            dims = [a.value for a in call.args if a.keyword is None]
+        for dim in dims:
+            over, code = self.shape_source(dim)
+            if over is not None:
+                return frozenset({Ones(call, over, code)})
+        return frozenset({Ones(call)})
+
+    def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]:
+        """Is this shape / length taken from a padded value (or the padding target)?"""
+        elements = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
+        for element in elements:
+            for shape in tags_of(self.evaluate(element), ShapeOf):
+                return shape.padded, shape.code
+            code = self.code(element)
+            for padded in self.padded_targets:
+                if padded.target == code:
+                    return padded, None
+        return None, None
+
+    def pad_sequence(self, call: cst.Call) -> Value:
+        data_arg = P.positional(call, 0) or P.keyword(call, "sequences")
+        data = self.evaluate(data_arg.value) if data_arg else EMPTY
+        self.evaluate_args(call)
+        value_arg = P.keyword(call, "padding_value") or P.positional(call, 2)
+        pad = value_arg.value if value_arg else None
+        if pad is not None and self.is_ignore(pad):
+            return frozenset({Masked(call)})
+        if (pad is None or P.int_value(pad) == 0) and tags_of(data, Ones):
+            return frozenset({GoodMask(call)})  # per-example ones padded with 0
+        first_arg = P.keyword(call, "batch_first") or P.positional(call, 1)
+        side_arg = P.keyword(call, "padding_side")
+        lengths = names = None
+        if data_arg is not None and isinstance(data_arg.value, (cst.Name, cst.Attribute)):
+            lengths = f"[len(s) for s in {self.code(data_arg.value)}]"
+            names = self.versions_of(data_arg.value)
+        return frozenset({Padded(
+            call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
+            lengths=lengths, names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
+            of_labels=bool(tags_of(data, Copy) or tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
+        )})
+
+    def functional_pad(self, call: cst.Call, kind: str) -> Value:
+        data_arg = P.positional(call, 0)
+        data = self.evaluate(data_arg.value) if data_arg else EMPTY
+        self.evaluate_args(call)
+        value_arg = P.keyword(call, "value" if kind == "pt" else "constant_values") or (
+            P.positional(call, 3) if kind == "pt" else None)
+        pad = value_arg.value if value_arg else None
+        if pad is not None and self.is_ignore(pad):
+            return frozenset({Masked(call)})
+        if tags_of(data, Ones):
+            return frozenset({GoodMask(call)}) if pad is None or P.int_value(pad) == 0 else EMPTY
+        widths = P.positional(call, 1)
+        side = "right"
+        if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
+            side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
+        lengths = names = None
+        if self.comprehension_stack and data_arg is not None:
+            comp = self.comprehension_stack[-1]
+            clauses = _for_clauses(comp.for_in)
+            if len(clauses) == 1 and not clauses[0].ifs:
+                clause = clauses[0]
+                lengths = f"[len({self.code(data_arg.value)}) for {self.code(clause.target)} in {self.code(clause.iter)}]"
+                names = self.versions_of(clause.iter)
+        return frozenset({Padded(
+            call, kind=kind, pad=pad, side=side, lengths=lengths, names=names or (),
+            of_labels=bool(tags_of(data, Copy)) or (data_arg is not None and self.is_label_code(data_arg.value)),
+        )})
+
+    def keras_pad(self, call: cst.Call) -> Value:
+        self.evaluate_args(call)
+        value_arg = P.keyword(call, "value")
+        side_arg = P.keyword(call, "padding")
+        side = "right" if side_arg and P.string_value(side_arg.value) == "post" else "left"
+        if value_arg is not None and self.is_ignore(value_arg.value):
+            return frozenset({Masked(call)})
+        return frozenset({Padded(call, kind="np", pad=value_arg.value if value_arg else None, side=side)})
+
+    def make_copy(self, node, data: Value, source_code: str) -> Copy:
+        return Copy(node, first(data, Padded), source_code, self.current_mask_code(first(data, Padded)))
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def union(self, exprs) -> Value:
+        out: frozenset = EMPTY
+        for e in exprs:
+            out = out | self.evaluate(e)
+        return out
+
+    def mentions_call(self, node: cst.CSTNode, names: set[str]) -> bool:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Call) and self.imports.qualify(n.func) in names:
+                return True
+            stack.extend(n.children)
+        return False
+
+    def is_ignore(self, expr: cst.BaseExpression | None) -> bool:
+        """-100 or a name for it (`IGNORE_INDEX`, `self.ignore_index`)."""
+        if expr is None:
+            return False
+        number = P.int_value(expr)
+        if number is not None:
+            return number == P.IGNORE_VALUE
+        if isinstance(expr, cst.Name):
+            constant = self.constants.get(expr.value)
+            if constant is not None:
+                return P.int_value(constant) == P.IGNORE_VALUE
+            return "ignore" in expr.value.lower()
+        if isinstance(expr, cst.Attribute):
+            return "ignore" in expr.attr.value.lower()
+        return False
+
+    def is_label_code(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            return self.is_label_code(expr.elt)
+        key = place_key(expr) or ""
+        if isinstance(expr, cst.Call) and expr.args:
+            return self.is_label_code(expr.args[0].value)
+        return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
+
+    def versions_of(self, expr: cst.CSTNode) -> tuple:
+        names = set()
+        stack = [expr]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                names.add(n.value)
+            elif isinstance(n, cst.Attribute):
+                stack.append(n.value)
+                continue
+            stack.extend(c for c in n.children if not isinstance(c, cst.Attribute) or True)
+        return tuple((name, self.env.version(name)) for name in sorted(names))
+
+    def still_valid(self, names: tuple) -> bool:
+        return all(self.env.version(name) == version for name, version in names)
+
+
+def _for_clauses(node) -> list:
+    clauses = []
+    while node is not None:
+        clauses.append(node)
+        node = node.inner_for_in
+    return clauses
+
+
+def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.value if isinstance(expr, (cst.Subscript, cst.Attribute)) else expr
+
+
+def _is_len_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+
+
+def _is_full_slice(expr: cst.Subscript) -> bool:
+    if len(expr.slice) != 1:
+        return False
+    s = expr.slice[0].slice
+    return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+
+
+def _last_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
+        return expr.elements[-1].value
+    return None

@@ -1,0 +1,85 @@
+"""The facts one analysis of a module provides: what the rules read.
+
+Events are recorded while the flow pass walks each scope; the sets of corrected masks and masked
+labels are read only after every scope has been walked, so a correction anywhere later silences.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from padlint.analysis.patterns import Imports
+from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded
+
+
+@dataclass
+class OnesAtMask:
+    """An all-ones mask over a padded value reached an attention-mask place."""
+
+    ones: Ones
+    sink: cst.CSTNode
+    context: Context
+    padded_code: str | None  # a name holding the padded value at the builder, for fixes
+    lengths_ok: bool
+    gap_ok: bool
+
+
+@dataclass
+class LabelsAtSink:
+    """Padded ids (a copy, or the ids themselves) reached a labels place."""
+
+    node: cst.CSTNode  # the copy, or the value at the sink
+    padded: Padded
+    copy: Copy | None
+    sink: cst.CSTNode
+    sink_kind: str  # "dict", "store", "keyword"
+    context: Context
+    source_code: str  # the ids expression the labels are taken from
+    lengths_ok: bool
+    gap_ok: bool
+    mask_code: str | None  # a correct mask for these ids in scope, if any
+
+
+@dataclass
+class MaskLost:
+    """A padded tokenizer output whose attention mask does not reach the model."""
+
+    node: cst.CSTNode  # where to report
+    how: str  # "dropped", "subscript", "encode", "sink", "columns"
+    padded: Padded | None = None
+    encoding: Encoding | None = None
+    sink: cst.CSTNode | None = None
+    mask_code: str | None = None  # the mask to carry along, when known
+
+
+@dataclass
+class ModuleFacts:
+    module: cst.Module
+    positions: dict  # node -> CodeRange
+    imports: Imports
+    pad_is_eos: bool = False
+    lm_collator_rebuilds_labels: bool = False
+    ones_at_mask: list[OnesAtMask] = field(default_factory=list)
+    corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
+    labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
+    masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
+    mask_lost: list[MaskLost] = field(default_factory=list)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def span(self, node: cst.CSTNode) -> CodeRange | None:
+        return self.positions.get(node)
+
+    def line(self, node: cst.CSTNode) -> int:
+        span = self.positions.get(node)
+        return span.start.line if span is not None else 0
+
+    def brief(self, node: cst.CSTNode) -> str:
+        """A short form of an expression for messages: `pad_sequence(...)`, `ids + [pad] * gap`."""
+        if isinstance(node, cst.Call):
+            return f"{self.code(node.func)}(...)"
+        text = " ".join(self.code(node).split())
+        return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,126 @@
+"""The code that fixes write: masks from lengths or the tokenizer, labels masked from a mask.
+
+Every builder returns (code, applicability) or None. A shape that depends on the pad id is only
+ever UNSAFE, and is not offered at all when the module makes the pad token the EOS token
+(evidence.md §3: derive masks from lengths or from the tokenizer, never from the pad id).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from padlint.analysis.values import Context, Padded
+from padlint.types import Applicability
+
+IGNORE = "-100"
+
+
+@dataclass
+class Shape:
+    code: str
+    applicability: Applicability
+    title: str
+    needs_torch: bool = False  # the code uses `torch` and the module does not import it
+
+
+def _torch(context: Context) -> tuple[str, bool]:
+    return (context.torch, False) if context.torch else ("torch", True)
+
+
+def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths_ok: bool, gap_ok: bool,
+                   pad_code: str | None, pad_is_eos: bool, dtype: str | None) -> Shape | None:
+    """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
+    if padded.encoding and not padded.lost_at:
+        return Shape(f'{padded.encoding}["attention_mask"]{padded.suffix}', Applicability.SAFE,
+                     "Use the tokenizer's attention mask")
+    if ids is None:
+        return None
+    if padded.kind == "pt" and lengths_ok and padded.batch_first:
+        torch, missing = _torch(context)
+        cast = f".to({dtype})" if dtype else ".long()"
+        return Shape(f"{_real_positions_pt(torch, ids, padded)}{cast}", Applicability.SAFE,
+                     "Build the attention mask from the sequence lengths", needs_torch=missing)
+    if padded.kind == "np" and lengths_ok and context.numpy:
+        np = context.numpy
+        cast = f".astype({dtype})" if dtype else f".astype({np}.int64)"
+        return Shape(f"{_real_positions_np(np, ids, padded)}{cast}", Applicability.SAFE,
+                     "Build the attention mask from the sequence lengths")
+    if padded.kind == "list" and gap_ok and padded.rows is False:
+        gap = f"max({padded.gap}, 0)"
+        real = f"[1] * (len({ids}) - {gap})"
+        code = f"{real} + [0] * {gap}" if padded.side == "right" else f"[0] * {gap} + {real}"
+        return Shape(code, Applicability.SAFE, "Build the attention mask from the padding length")
+    if pad_code is None or pad_is_eos:
+        return None
+    title = "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)"
+    if padded.kind == "pt":
+        cast = f".to({dtype})" if dtype else ".long()"
+        return Shape(f"({ids} != {pad_code}){cast}", Applicability.UNSAFE, title)
+    if padded.kind == "np" and context.numpy:
+        return Shape(f"({ids} != {pad_code}).astype({context.numpy}.int64)", Applicability.UNSAFE, title)
+    if padded.kind == "list" and padded.rows is False:
+        return Shape(f"[int(t != {pad_code}) for t in {ids}]", Applicability.UNSAFE, title)
+    if padded.kind == "list" and padded.rows:
+        return Shape(f"[[int(t != {pad_code}) for t in row] for row in {ids}]", Applicability.UNSAFE, title)
+    return None
+
+
+def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, *, lengths_ok: bool,
+                  gap_ok: bool, pad_code: str | None, pad_is_eos: bool) -> Shape | None:
+    """Labels equal to `ids` on real tokens and -100 on padding."""
+    title = "Set the labels of padding positions to -100 (from the attention mask)"
+    if padded.kind == "pt":
+        if mask:
+            return Shape(f"{ids}.masked_fill({mask} == 0, {IGNORE})", Applicability.SAFE, title)
+        if lengths_ok and padded.batch_first:
+            torch, missing = _torch(context)
+            return Shape(f"{ids}.masked_fill(~{_real_positions_pt(torch, ids, padded)}, {IGNORE})",
+                         Applicability.SAFE, "Set the labels of padding positions to -100 (from the lengths)",
+                         needs_torch=missing)
+    elif padded.kind == "np" and context.numpy:
+        np = context.numpy
+        if mask:
+            return Shape(f"{np}.where({mask} == 0, {IGNORE}, {ids})", Applicability.SAFE, title)
+        if lengths_ok:
+            return Shape(f"{np}.where({_real_positions_np(np, ids, padded)}, {ids}, {IGNORE})", Applicability.SAFE,
+                         "Set the labels of padding positions to -100 (from the lengths)")
+    elif padded.kind == "list":
+        if mask and padded.rows is False:
+            return Shape(f"[t if m else {IGNORE} for t, m in zip({ids}, {mask})]", Applicability.SAFE, title)
+        if mask and padded.rows:
+            return Shape(f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]",
+                         Applicability.SAFE, title)
+        if gap_ok and padded.rows is False:
+            gap = f"max({padded.gap}, 0)"
+            if padded.side == "right":
+                code = f"{ids}[:len({ids}) - {gap}] + [{IGNORE}] * {gap}"
+            else:
+                code = f"[{IGNORE}] * {gap} + {ids}[{gap}:]"
+            return Shape(code, Applicability.SAFE, "Set the labels of padding positions to -100 (from the padding length)")
+    if pad_code is None or pad_is_eos:
+        return None
+    title = "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)"
+    if padded.kind == "pt":
+        return Shape(f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})", Applicability.UNSAFE, title)
+    if padded.kind == "np" and context.numpy:
+        return Shape(f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})", Applicability.UNSAFE, title)
+    if padded.kind == "list" and padded.rows is False:
+        return Shape(f"[{IGNORE} if t == {pad_code} else t for t in {ids}]", Applicability.UNSAFE, title)
+    if padded.kind == "list" and padded.rows:
+        return Shape(f"[[{IGNORE} if t == {pad_code} else t for t in row] for row in {ids}]", Applicability.UNSAFE, title)
+    return None
+
+
+def _real_positions_pt(torch: str, ids: str, padded: Padded) -> str:
+    lengths = f"{torch}.tensor({padded.lengths}, device={ids}.device)"
+    positions = f"{torch}.arange({ids}.size(1), device={ids}.device)[None, :]"
+    if padded.side == "left":
+        return f"({positions} >= ({ids}.size(1) - {lengths})[:, None])"
+    return f"({positions} < {lengths}[:, None])"
+
+
+def _real_positions_np(np: str, ids: str, padded: Padded) -> str:
+    lengths = f"{np}.array({padded.lengths})"
+    positions = f"{np}.arange({ids}.shape[1])[None, :]"
+    if padded.side == "left":
+        return f"({positions} >= ({ids}.shape[1] - {lengths})[:, None])"
+    return f"({positions} < {lengths}[:, None])"

@@ -1,0 +1,455 @@
+"""The ordered, branch-aware walk of every scope of a module (ANALYSIS.md).
+
+One walker per module. Scopes: the module body (scripts, notebooks), every function and method
+(class methods see what `__init__` stored on `self`), nested functions (closures see the enclosing
+scope), lambdas. Calls to functions of the same module are followed with the caller's argument
+values (a small, bounded, context-sensitive summary), so a local `pad_rows()` pads and a local
+`hide_padding()` masks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.calls import CallEvaluator
+from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
+from padlint.analysis.expressions import ExpressionEvaluator
+from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.values import Copy, FunctionRef, GoodMask, Masked, Ones, Padded, Value, tags_of
+
+MAX_DEPTH = 3  # nested helper calls followed
+MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
+
+
+@dataclass
+class ModuleInfo:
+    """Module-wide facts gathered in one cheap pass before the flow walk."""
+
+    constants: dict = field(default_factory=dict)  # NAME -> literal expression
+    functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
+    map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
+    padding_side: str = "right"
+
+
+def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
+    info = ModuleInfo()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            info.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and _is_literal(small.value):
+                        info.constants[target.value] = small.value
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if isinstance(node, cst.Call):
+            _note_call(node, info, facts)
+        elif isinstance(node, cst.Assign):
+            _note_assign(node, info, facts)
+        elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
+                facts.pad_is_eos = True
+    return info
+
+
+def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
+    name = P.last_name(call.func)
+    if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
+        batched = P.keyword(call, "batched")
+        info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
+    if name == "DataCollatorForLanguageModeling":
+        mlm = P.keyword(call, "mlm")
+        if mlm is not None and P.int_value(mlm.value) == 0:
+            facts.lm_collator_rebuilds_labels = True
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
+            facts.pad_is_eos = True
+        if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
+            info.padding_side = "left"
+
+
+def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
+    for target in node.targets:
+        t = target.target
+        if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
+            facts.pad_is_eos = True
+        if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
+            info.padding_side = "left"
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    return P.int_value(expr) is not None or P.string_value(expr) is not None
+
+
+class ScopeWalker(ExpressionEvaluator, CallEvaluator):
+    def __init__(self, facts: ModuleFacts, info: ModuleInfo):
+        self.facts = facts
+        self.imports = facts.imports
+        self.module_info = info
+        self.constants = info.constants
+        self.module_env = Env()
+        self.env = self.module_env
+        self.comprehension_stack: list = []
+        self.padded_targets: list[Padded] = []
+        self.str_names: set[str] = set()
+        self.list_names: set[str] = set()
+        self.map_batched: bool | None = None
+        self.in_target_context = False
+        self.returns: list[Value] = []
+        self.class_envs: list[tuple[cst.ClassDef, Env]] = []
+        self.active: set = set()
+        self.summaries_left = MAX_SUMMARIES
+        self.last_dict = None
+        self.walked: set = set()
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.facts.code(node)
+
+    # ---- driving ------------------------------------------------------------------------------
+    def run(self, module: cst.Module) -> None:
+        self.execute_block(module.body, module_level=True)
+        for stmt in module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.walk_function(stmt, self.module_env)
+            elif isinstance(stmt, cst.ClassDef):
+                self.walk_class(stmt, self.module_env)
+
+    def walk_class(self, cls: cst.ClassDef, parent: Env) -> None:
+        class_env = Env(parent)
+        methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+        methods.sort(key=lambda f: f.name.value != "__init__")  # __init__ first: it sets self.*
+        self.class_envs.append((cls, class_env))
+        try:
+            for method in methods:
+                env = self.walk_function(method, class_env)
+                if method.name.value == "__init__" and env is not None:
+                    for key, value in env.vars.items():
+                        if key.startswith("self."):
+                            class_env.vars[key] = value
+        finally:
+            self.class_envs.pop()
+
+    def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None:
+        """Walk one function body; returns its final env (None if the walk was refused)."""
+        if fn in self.active:
+            return None
+        saved = self._save()
+        self.env = Env(parent)
+        self.comprehension_stack, self.padded_targets, self.returns = [], [], []
+        self.str_names, self.list_names = set(), set()
+        self.map_batched = self.module_info.map_batched.get(fn.name.value)
+        for param in _params(fn.params):
+            annotation = param.annotation.annotation if param.annotation else None
+            if isinstance(annotation, cst.Name) and annotation.value == "str":
+                self.str_names.add(param.name.value)
+            self.env.vars[param.name.value] = (args or {}).get(param.name.value, EMPTY)
+        self.active.add(fn)
+        try:
+            self.execute_block(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
+            env = self.env
+            env.returned = frozenset().union(*self.returns) if self.returns else EMPTY
+            return env
+        finally:
+            self.active.discard(fn)
+            self._restore(saved)
+
+    def walk_lambda(self, expr: cst.Lambda, batched: bool | None = None) -> Value:
+        saved = self._save()
+        self.env = Env(self.env)
+        self.map_batched = batched
+        for param in _params(expr.params):
+            self.env.vars[param.name.value] = EMPTY
+        try:
+            return self.evaluate(expr.body)
+        finally:
+            self._restore(saved)
+
+    def _save(self) -> tuple:
+        return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
+                self.list_names, self.map_batched, self.in_target_context)
+
+    def _restore(self, saved: tuple) -> None:
+        (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
+         self.list_names, self.map_batched, self.in_target_context) = saved
+
+    # ---- local helpers ---------------------------------------------------------------------------
+    def local_call(self, call: cst.Call) -> Value | None:
+        resolved = self.resolve_local(call.func)
+        if resolved is None:
+            return None
+        fn, parent, bound = resolved
+        values = [(a, self.evaluate(a.value)) for a in call.args]
+        return self.summarise(fn, parent, values, bound)
+
+    def resolve_local(self, func: cst.BaseExpression):
+        if isinstance(func, cst.Name):
+            held = self.env.get(func.value)
+            for ref in tags_of(held or EMPTY, FunctionRef):
+                return ref.node, ref.env, False
+            fn = self.module_info.functions.get(func.value)
+            if fn is not None and held is None:
+                return fn, self.module_env, False
+            if func.value == "self" and self.class_envs:
+                return self.method_of("__call__")
+            return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return self.method_of(func.attr.value)
+        return None
+
+    def method_of(self, name: str):
+        cls, env = self.class_envs[-1] if self.class_envs else (None, None)
+        if cls is None:
+            return None
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                return stmt, env, True
+        return None
+
+    def summarise(self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, batched=None) -> Value:
+        if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0:
+            return EMPTY
+        self.summaries_left -= 1
+        params = list(_params(fn.params))
+        if bound and params:
+            params = params[1:]
+        args: dict[str, Value] = {}
+        positional = [v for a, v in values if a.keyword is None and not a.star]
+        for param, value in zip(params, positional):
+            args[param.name.value] = value
+        for a, v in values:
+            if a.keyword is not None:
+                args[a.keyword.value] = v
+        saved_batched = self.module_info.map_batched.get(fn.name.value)
+        if batched is not None:
+            self.module_info.map_batched[fn.name.value] = batched
+        try:
+            env = self.walk_function(fn, parent, args)
+        finally:
+            if batched is not None:
+                self.module_info.map_batched[fn.name.value] = saved_batched
+        return getattr(env, "returned", EMPTY) if env is not None else EMPTY
+
+    def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value:
+        batched_arg = P.keyword(map_call, "batched")
+        batched = bool(batched_arg and P.int_value(batched_arg.value) == 1)
+        if isinstance(expr, cst.Lambda):
+            return self.walk_lambda(expr, batched)
+        resolved = self.resolve_local(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+        if resolved is None:
+            return EMPTY
+        fn, parent, bound = resolved
+        return self.summarise(fn, parent, [], bound, batched)
+
+    # ---- statements ------------------------------------------------------------------------------
+    def execute_block(self, body, module_level: bool = False) -> None:
+        for stmt in body:
+            if module_level and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                if isinstance(stmt, cst.FunctionDef):
+                    self.env.vars.setdefault(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
+                continue
+            self.execute(stmt)
+
+    def execute(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.execute_small(small)
+        elif isinstance(stmt, cst.If):
+            self.evaluate(stmt.test)
+            self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)])
+        elif isinstance(stmt, (cst.For, cst.While)):
+            arm = self.env.branch()
+            saved, self.env = self.env, arm
+            if isinstance(stmt, cst.For):
+                self.bind_loop_target(stmt.target, stmt.iter)
+            else:
+                self.evaluate(stmt.test)
+            self.execute_block(stmt.body.body)
+            self.env = saved
+            self.env.merge(arm, self.env.branch())
+            if stmt.orelse is not None:
+                self.execute_block(stmt.orelse.body.body)
+        elif isinstance(stmt, cst.With):
+            target_ctx = self.in_target_context
+            for item in stmt.items:
+                value = self.evaluate(item.item)
+                if "as_target_tokenizer" in self.code(item.item):
+                    self.in_target_context = True
+                if item.asname is not None:
+                    self.assign(item.asname.name, value, item.item)
+            self.execute_block(stmt.body.body)
+            self.in_target_context = target_ctx
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.execute_block(stmt.body.body)
+            self.run_branches([[]] + [h.body.body for h in stmt.handlers])
+            if stmt.orelse is not None:
+                self.execute_block(stmt.orelse.body.body)
+            if stmt.finalbody is not None:
+                self.execute_block(stmt.finalbody.body.body)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.env.set(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
+            if stmt not in self.walked:
+                self.walked.add(stmt)
+                self.walk_function(stmt, self.env)
+        elif isinstance(stmt, cst.ClassDef):
+            self.walk_class(stmt, self.env)
+
+    def run_branches(self, bodies: list) -> None:
+        arms = []
+        for body in bodies:
+            arm = self.env.branch()
+            saved, self.env = self.env, arm
+            self.execute_block(body)
+            self.env = saved
+            arms.append(arm)
+        self.env.merge(*arms)
+
+    def execute_small(self, small: cst.BaseSmallStatement) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.evaluate(small.value)
+            for target in small.targets:
+                self.assign(target.target, value, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.assign(small.target, self.evaluate(small.value), small.value)
+        elif isinstance(small, cst.AugAssign):
+            self.aug_assign(small)
+        elif isinstance(small, cst.Expr):
+            self.evaluate(small.value)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            value = self.evaluate(small.value)
+            self.returns.append(value)
+            self.encoding_returned(value, small)
+
+    def aug_assign(self, stmt: cst.AugAssign) -> None:
+        current = self.evaluate(stmt.target)
+        added = self.evaluate(stmt.value)
+        key = place_key(stmt.target)
+        if isinstance(stmt.operator, (cst.MultiplyAssign, cst.BitAndAssign)) and tags_of(current, Ones):
+            self.facts.corrected_ones.update(tags_of(current, Ones))  # `mask *= (ids != pad)`
+        elif isinstance(stmt.operator, cst.AddAssign) and key is not None:
+            fake = cst.BinaryOperation(stmt.target, cst.Add(), stmt.value)
+            self.env.set(key, self.concatenate(fake, current, added) | (current if not added else EMPTY))
+
+    def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
+                for element, source in zip(elements, value_node.elements):
+                    self.assign(element, self.evaluate(source.value), source.value)
+            else:
+                for element in elements:
+                    self.assign(element, EMPTY, value_node)
+            return
+        if isinstance(target, cst.Subscript) and key_of_subscript(target) is None:
+            self.store_into(target, value, value_node)
+            return
+        key = place_key(target)
+        if key is None:
+            return
+        leaf = key.rsplit(".", 1)[-1]
+        subscript_key = key_of_subscript(target) if isinstance(target, cst.Subscript) else None
+        field_name = subscript_key or leaf
+        if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
+            padded = [t for t in value if isinstance(t, Padded)]
+            if padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
+                value = value | {self.make_copy(value_node, value, self.code(value_node))}
+        if subscript_key in ("attention_mask", "attn_mask") or (subscript_key is None and P.MASK_NAME.search(leaf)):
+            self.mask_sink(value, value_node)
+        if subscript_key in ("labels", "label_ids"):
+            self.label_sink(value, value_node, target, "store")
+        self.env.set(key, value)
+        for padded in tags_of(value, Padded):
+            if padded.target and padded not in self.padded_targets:
+                self.padded_targets.append(padded)
+        if isinstance(target, cst.Name):
+            self.note_text_kind(target.value, value_node)
+        if self.last_dict is not None and self.last_dict[0] is value_node:
+            for name, (entry, _) in self.last_dict[1].items():
+                self.env.vars[f"{key}[{name!r}]"] = entry
+
+    def note_text_kind(self, name: str, value_node: cst.BaseExpression) -> None:
+        single = self.is_single_text(value_node) if not isinstance(value_node, cst.Name) else None
+        self.str_names.discard(name)
+        self.list_names.discard(name)
+        if single is True:
+            self.str_names.add(name)
+        elif single is False:
+            self.list_names.add(name)
+
+    def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
+        """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
+        base = self.evaluate(target.value)
+        if P.int_value(value_node) == 0 and tags_of(base, Ones):
+            self.facts.corrected_ones.update(tags_of(base, Ones))
+            return
+        ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
+        if ignore and self.indexes_padding(target):
+            self.facts.masked_copies.update(tags_of(base, Copy))
+            self.mark_place_masked(target.value)
+
+    def indexes_padding(self, target: cst.Subscript) -> bool:
+        """Does `x[index]` select pad positions (a mask, a comparison, a suffix) rather than a prompt prefix?"""
+        for element in target.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                if s.lower is not None and s.upper is None:
+                    return True  # `[n:]`: everything after the real tokens
+                continue
+            value = s.value
+            if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
+                return True
+            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                if tags_of(self.evaluate(value), GoodMask) or "mask" in self.code(value).lower() or "pad" in self.code(value).lower():
+                    return True
+        return False
+
+    def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        value = self.evaluate(iterable)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+            name = iterable.func.value
+            sources = [self.evaluate(a.value) for a in iterable.args if a.keyword is None]
+            if name == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and sources:
+                self.assign(target.elements[0].value, EMPTY, iterable)
+                self.assign(target.elements[1].value, sources[0], iterable)
+                return
+            if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
+                for element, source in zip(target.elements, sources):
+                    self.assign(element.value, source, iterable)
+                return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.assign(element.value, EMPTY, iterable)
+            return
+        self.assign(target, value, iterable)
+
+
+def _params(params: cst.Parameters):
+    yield from params.posonly_params
+    yield from params.params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    yield from params.kwonly_params
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def _orelse_body(orelse) -> list:
+    if orelse is None:
+        return []
+    if isinstance(orelse, cst.If):
+        return [orelse]
+    return list(orelse.body.body)
+
+
+def analyse(module: cst.Module, positions: dict, imports: P.Imports) -> ModuleFacts:
+    facts = ModuleFacts(module=module, positions=positions, imports=imports)
+    info = gather_module_info(module, facts)
+    ScopeWalker(facts, info).run(module)
+    return facts

@@ -1,0 +1,245 @@
+"""Recognisers for calls, names and literals, by qualified name (through the module's imports).
+
+Everything here is a pure function of CST nodes plus the module's import table: no data flow.
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+IGNORE_VALUE = -100
+
+# Calls that pad a batch, by qualified name.
+PAD_SEQUENCE = {"torch.nn.utils.rnn.pad_sequence"}
+FUNCTIONAL_PAD = {"torch.nn.functional.pad", "numpy.pad"}
+KERAS_PAD = {
+    "keras.preprocessing.sequence.pad_sequences",
+    "keras.utils.pad_sequences",
+    "tensorflow.keras.preprocessing.sequence.pad_sequences",
+    "tensorflow.keras.utils.pad_sequences",
+}
+FULL = {"torch.full", "numpy.full"}
+FULL_LIKE = {"torch.full_like", "numpy.full_like"}
+ONES = {"torch.ones", "numpy.ones"}
+ONES_LIKE = {"torch.ones_like", "numpy.ones_like"}
+WHERE = {"torch.where", "numpy.where"}
+# Calls whose result holds the same tokens as their (first) argument.
+SAME_VALUE_CALLS = {
+    "torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.stack",
+    "torch.vstack", "torch.cat", "torch.concat", "torch.from_numpy", "numpy.array", "numpy.asarray",
+    "numpy.stack", "numpy.vstack", "numpy.concatenate", "tuple",
+}
+COPY_CALLS = {"copy.deepcopy", "copy.copy", "list"}
+# Methods that return the same tokens (a view, a dtype or device change).
+SAME_VALUE_METHODS = {
+    "to", "long", "int", "bool", "float", "half", "bfloat16", "cuda", "cpu", "squeeze", "unsqueeze",
+    "contiguous", "view", "reshape", "detach", "numpy", "tolist", "astype", "type", "flatten",
+    "view_as", "reshape_as", "pin_memory", "expand", "expand_as",
+}
+COPY_METHODS = {"clone", "copy", "deepcopy"}
+SHAPE_METHODS = {"size", "numel"}
+
+TOKENIZER_NAME = re.compile(r"(^|_)(tok|tokenizer|tokeniser|tknzr|processor)(_|$)|tokenizer", re.I)
+NOT_TOKENIZER_NAME = re.compile(r"feature_extractor|image_processor", re.I)
+TOKENIZER_FACTORIES = re.compile(r"(Tokenizer|Processor)\w*\.from_pretrained$")
+MODEL_CALLEE = re.compile(r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic)$", re.I)
+FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
+PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
+PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
+MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
+LABEL_NAME = re.compile(r"label|target|tgt", re.I)
+
+
+class Imports:
+    """The module's import table: local name -> dotted qualified name."""
+
+    def __init__(self, module: cst.Module):
+        self.aliases: dict[str, str] = {}
+        for node in _import_nodes(module):
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    full = dotted(alias.name)
+                    if alias.asname is not None:
+                        self.aliases[alias.asname.name.value] = full  # type: ignore[union-attr]
+                    else:
+                        top = full.split(".")[0]
+                        self.aliases[top] = top
+            elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+                base = dotted(node.module)
+                if isinstance(node.names, cst.ImportStar):
+                    continue
+                for alias in node.names:
+                    name = dotted(alias.name)
+                    local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
+                    self.aliases[local] = f"{base}.{name}"
+
+    def qualify(self, expr: cst.BaseExpression) -> str | None:
+        """`T.nn.functional.pad` -> `torch.nn.functional.pad` when T is `import torch as T`."""
+        parts = attribute_chain(expr)
+        if not parts:
+            return None
+        head = self.aliases.get(parts[0])
+        if head is None:
+            return ".".join(parts)
+        return ".".join([head, *parts[1:]])
+
+    def local_name_for(self, module: str) -> str | None:
+        """The name this module is bound to (`T` for `import torch as T`), if imported whole."""
+        for local, full in self.aliases.items():
+            if full == module:
+                return local
+        return None
+
+
+def _import_nodes(module: cst.Module):
+    # Imports anywhere in the module count (notebooks and functions import locally too).
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            yield node
+            continue
+        if isinstance(node, (cst.BaseExpression,)):
+            continue
+        stack.extend(node.children)
+
+
+def dotted(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def attribute_chain(expr: cst.BaseExpression) -> list[str]:
+    """`a.b.c` -> ["a", "b", "c"]; anything else -> []."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        parts.append(expr.value)
+        return parts[::-1]
+    return []
+
+
+def last_name(expr: cst.BaseExpression) -> str:
+    """The last identifier of a callee: `self.model.generate` -> "generate"."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Call):
+        return last_name(expr.func)
+    return ""
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call, index: int) -> cst.Arg | None:
+    found = [a for a in call.args if a.keyword is None and not a.star]
+    return found[index] if index < len(found) else None
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    return any(a.star == "**" for a in call.args)
+
+
+def string_value(expr: cst.BaseExpression | None) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.ConcatenatedString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def int_value(expr: cst.BaseExpression | None) -> int | None:
+    """The value of an integer literal, also `-100` and `(1)`."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = int_value(expr.expression)
+        return -inner if inner is not None else None
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return int(expr.value == "True")
+    return None
+
+
+def is_pad_id_expression(expr: cst.BaseExpression) -> bool:
+    """`tokenizer.pad_token_id`, `self.pad_id`, `pad_id`, `PAD_ID`: named as a pad id."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in PAD_ID_ATTR
+    if isinstance(expr, cst.Name):
+        return bool(PAD_ID_NAME.match(expr.value))
+    return False
+
+
+def is_eos_expression(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in ("eos_token_id", "eos_token", "eos_id")
+    if isinstance(expr, cst.Name):
+        return expr.value.lower() in ("eos_token_id", "eos_id", "eos")
+    if isinstance(expr, cst.Subscript):
+        return is_eos_expression(expr.value)
+    return False
+
+
+def mentions_eos(node: cst.CSTNode) -> bool:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Name, cst.Attribute)) and is_eos_expression(n):
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def is_tokenizer_expression(expr: cst.BaseExpression) -> bool:
+    """Named like a tokenizer or processor: `tokenizer`, `self.tok`, `processor.tokenizer`."""
+    name = last_name(expr) if not isinstance(expr, cst.Call) else ""
+    if not name or NOT_TOKENIZER_NAME.search(name):
+        return False
+    return bool(TOKENIZER_NAME.search(name))
+
+
+def padding_requested(call: cst.Call, constants: dict[str, cst.BaseExpression]) -> str | None:
+    """The padding a tokenizer call asks for: "max_length", "longest", or None (no padding)."""
+    arg = keyword(call, "padding")
+    if arg is None:
+        legacy = keyword(call, "pad_to_max_length")
+        if legacy is not None and int_value(legacy.value) == 1:
+            return "max_length"
+        return None
+    value = arg.value
+    if isinstance(value, cst.Name) and value.value in constants:
+        value = constants[value.value]
+    if isinstance(value, cst.Name):
+        return "longest" if value.value == "True" else None
+    text = string_value(value)
+    if text is not None:
+        return {"max_length": "max_length", "longest": "longest"}.get(text)
+    if isinstance(value, cst.Attribute) and value.attr.value in ("MAX_LENGTH", "LONGEST"):
+        return value.attr.value.lower() if value.attr.value == "LONGEST" else "max_length"
+    return None
+
+
+def comparison_operand(expr: cst.BaseExpression, ops: tuple[type, ...]) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """`a == b` (or `a.eq(b)`-style when ops name methods) -> (a, b) for the given operator types."""
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        target = expr.comparisons[0]
+        if isinstance(target.operator, ops):
+            return expr.left, target.comparator
+    return None
+
+
+def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr

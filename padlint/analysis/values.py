@@ -1,0 +1,166 @@
+"""The tags a value can carry in the data-flow pass (see ANALYSIS.md: places and values).
+
+A value is a frozenset of tags. Tags compare by identity: the same padding step seen through two
+names is the same tag object, which is what lets a masking statement on one name silence a copy
+made through another.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+Value = frozenset
+
+
+@dataclass(eq=False)
+class Padded:
+    """Token ids after a padding step (a row or a batch)."""
+
+    node: cst.CSTNode  # the padding step
+    kind: str = "?"  # "pt", "np", "list" or "?"
+    pad: cst.BaseExpression | None = None  # the pad value, when known
+    side: str = "right"
+    from_tokenizer: bool = False
+    encoding: str | None = None  # code of the encoding whose mask is still there ("enc")
+    lost_at: cst.CSTNode | None = None  # where a tokenizer's mask was dropped
+    target_ids: bool = False  # tokenized with text_target=: labels by design (PAD006's business)
+    of_labels: bool = False  # the padded data were labels (PAD006's business, not PAD002's)
+    lengths: str | None = None  # code of a list of per-row lengths, valid where `names` hold
+    gap: str | None = None  # list padding `x + [pad] * gap`: the gap's code
+    names: tuple = ()  # (place, version) pairs the codes above depend on
+    target: str | None = None  # code of the padding width (`max_length`)
+    rows: bool | None = None  # True: a list of rows, False: one row, None: unknown
+    batch_first: bool = True
+    suffix: str = ""  # methods applied since the encoding: ".to(device)"
+
+    def but(self, **changes) -> "Padded":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(eq=False)
+class PadId:
+    node: cst.CSTNode
+    eos_fallback: bool = False  # `pad or eos` / `pad if pad is not None else eos`
+
+
+@dataclass(eq=False)
+class Ones:
+    """An all-ones mask; `over` is the padded value whose shape it copies."""
+
+    node: cst.CSTNode
+    over: Padded | None = None
+    over_code: str | None = None  # code of the padded expression at the builder
+
+
+@dataclass(eq=False)
+class ShapeOf:
+    """A shape, size or length taken from a padded value."""
+
+    padded: Padded
+    code: str  # code of the padded expression it came from
+
+
+@dataclass(eq=False)
+class Gap:
+    """`width - len(x)`: how much padding a row needs; `width` is the padding target."""
+
+    target: str
+
+
+@dataclass(eq=False)
+class Fill:
+    """`[v] * n`: a run of one value; what = "pad", "ignore", "one", "zero"."""
+
+    what: str
+    count: cst.BaseExpression
+    pad: cst.BaseExpression | None = None
+    ones: Ones | None = None
+
+
+@dataclass(eq=False)
+class Copy:
+    """Labels taken from ids (a copy or an alias), before or after padding."""
+
+    node: cst.CSTNode
+    padded: Padded | None
+    source_code: str  # the ids expression that was copied
+    mask_code: str | None = None  # a correct mask in scope at the copy, if any
+
+
+@dataclass(eq=False)
+class Masked:
+    """Labels whose pad positions hold the ignore value."""
+
+    node: cst.CSTNode
+
+
+@dataclass(eq=False)
+class GoodMask:
+    """An attention mask built from lengths or by the tokenizer."""
+
+    node: cst.CSTNode
+    padded: Padded | None = None
+
+
+@dataclass(eq=False)
+class Encoding:
+    """The result of a tokenizer call."""
+
+    node: cst.Call
+    padded: bool
+    mask_kept: bool
+    kind: str = "list"
+    rows: bool | None = None
+    target_ids: bool = False
+    lost_at: cst.CSTNode | None = None
+    side: str = "right"
+
+
+@dataclass(eq=False)
+class Tokenizer:
+    node: cst.CSTNode
+
+
+@dataclass(eq=False)
+class MappedDataset:
+    """A dataset mapped with a function whose features come from a padding tokenizer call."""
+
+    encoding: Encoding
+
+
+@dataclass(eq=False)
+class Rows:
+    """A list being filled row by row (append / extend in a loop)."""
+
+    node: cst.CSTNode
+
+
+@dataclass
+class Context:
+    """What a fix may use at an event: names of torch / numpy and a correct mask in scope."""
+
+    torch: str | None = None
+    numpy: str | None = None
+    mask_code: str | None = None
+    versions: dict = field(default_factory=dict)
+
+
+def tags_of(value: Value, kind: type) -> list:
+    return [t for t in value if isinstance(t, kind)]
+
+
+def first(value: Value, kind: type):
+    for tag in value:
+        if isinstance(tag, kind):
+            return tag
+    return None
+
+
+@dataclass(eq=False)
+class FunctionRef:
+    """A function defined in the scanned module (a helper whose body we can read)."""
+
+    node: cst.FunctionDef
+    env: object  # the Env it was defined in

@@ -1,0 +1,95 @@
+"""PAD001 attention-mask-all-ones."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from padlint.analysis import fixshapes
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+
+
+class AttentionMaskAllOnes(Rule):
+    """An attention mask built as all ones over a batch that was already padded."""
+
+    code = "PAD001"
+    name = "attention-mask-all-ones"
+    summary = "Attention mask is all ones over a padded batch: the model attends to padding"
+    fix_safety = "safe (mask from the tokenizer or from lengths); unsafe (mask from the pad id)"
+
+    INVALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def collate(batch, pad_id):
+    seqs = [torch.tensor(x["input_ids"]) for x in batch]
+    input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)
+    return {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
+""",
+        """
+def encode(example, tokenizer, max_len=64):
+    ids = tokenizer.encode(example["text"])[:max_len]
+    gap = max_len - len(ids)
+    ids = ids + [tokenizer.pad_token_id] * gap
+    return {"input_ids": ids, "attention_mask": [1] * len(ids)}
+""",
+    ]
+    VALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def collate(batch, pad_id):
+    seqs = [torch.tensor(x["input_ids"]) for x in batch]
+    masks = [torch.ones_like(s) for s in seqs]
+    return {
+        "input_ids": pad_sequence(seqs, batch_first=True, padding_value=pad_id),
+        "attention_mask": pad_sequence(masks, batch_first=True, padding_value=0),
+    }
+""",
+        """
+import torch
+
+def forward(model, input_ids, attention_mask=None):
+    if attention_mask is None:
+        attention_mask = torch.ones_like(input_ids)
+    return model(input_ids=input_ids, attention_mask=attention_mask)
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        seen = set()
+        for event in facts.ones_at_mask:
+            ones = event.ones
+            if ones in facts.corrected_ones or ones.node in seen:
+                continue
+            seen.add(ones.node)
+            padded = ones.over
+            what = event.padded_code or "the padded ids"
+            message = (
+                f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
+                f"{facts.line(padded.node)}: the model attends to padding"
+            )
+            yield Finding(ones.node, message, self.fix(facts, event))
+
+    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+        padded = event.ones.over
+        shape = fixshapes.attention_mask(
+            padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok,
+            pad_code=facts.code(padded.pad) if padded.pad is not None else None,
+            pad_is_eos=facts.pad_is_eos, dtype=_dtype(facts, event.ones.node),
+        )
+        if shape is None:
+            return None
+        return FixProposal(shape.applicability, shape.title, ((event.ones.node, shape.code),), shape.needs_torch)
+
+
+def _dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Call):
+        arg = P.keyword(node, "dtype")
+        if arg is not None:
+            return facts.code(arg.value)
+    return None

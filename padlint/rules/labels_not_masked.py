@@ -1,0 +1,74 @@
+"""PAD002 labels-not-masked."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from padlint.analysis import fixshapes
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+
+
+class LabelsNotMasked(Rule):
+    """Labels copied from padded input ids with no -100 at the pad positions."""
+
+    code = "PAD002"
+    name = "labels-not-masked"
+    summary = "Labels are the padded input ids with no -100 at pad positions: the loss trains on padding"
+    fix_safety = "safe (labels masked from the attention mask or lengths); unsafe (masked by pad id)"
+
+    INVALID = [
+        """
+def preprocess(example, tokenizer):
+    enc = tokenizer(example["text"], padding="max_length", max_length=128, truncation=True)
+    enc["labels"] = enc["input_ids"].copy()
+    return enc
+""",
+        """
+def collate(texts, tokenizer):
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    batch["labels"] = batch["input_ids"].clone()
+    return batch
+""",
+    ]
+    VALID = [
+        """
+def collate(texts, tokenizer):
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    batch["labels"] = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
+    return batch
+""",
+        """
+def group_texts(examples, block=512):
+    ids = sum(examples["input_ids"], [])
+    blocks = [ids[i : i + block] for i in range(0, len(ids) - block + 1, block)]
+    return {"input_ids": blocks, "labels": [b.copy() for b in blocks]}
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        seen = set()
+        for event in facts.labels_at_sink:
+            if event.copy is not None and event.copy in facts.masked_copies:
+                continue
+            if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
+                continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
+            if event.node in seen:
+                continue
+            seen.add(event.node)
+            padded = event.padded
+            message = (
+                f"labels are `{event.source_code}`, padded by `{facts.brief(padded.node)}` on line "
+                f"{facts.line(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
+            )
+            yield Finding(event.node, message, self.fix(facts, event))
+
+    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+        padded = event.padded
+        shape = fixshapes.masked_labels(
+            padded, event.source_code, event.mask_code, event.context, lengths_ok=event.lengths_ok,
+            gap_ok=event.gap_ok, pad_code=facts.code(padded.pad) if padded.pad is not None else None,
+            pad_is_eos=facts.pad_is_eos,
+        )
+        if shape is None:
+            return None
+        return FixProposal(shape.applicability, shape.title, ((event.node, shape.code),), shape.needs_torch)
