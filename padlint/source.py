@@ -66,8 +66,11 @@ def decode_source(data: bytes, path: str | None = None) -> SourceFile:
         raise SourceReadError("binary file (contains a NUL byte)")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # unknown codec in the cookie, or a cookie that contradicts the BOM
-        raise SourceReadError(str(exc).replace("\n", " "), row=exc.lineno or 1) from None
+    except SyntaxError as exc:
+        if "invalid or missing encoding declaration" not in str(exc):
+            # An unknown codec in the cookie, or a cookie that contradicts the BOM.
+            raise SourceReadError(str(exc).replace("\n", " "), row=exc.lineno or 1) from None
+        encoding = "utf-8"  # no cookie and the first lines are not UTF-8: decoding says where
     has_bom = data.startswith(_BOM)
     if encoding == "utf-8-sig":
         encoding = "utf-8"

@@ -1,0 +1,312 @@
+"""The command line: `padlint check`, `padlint rule CODE`, `padlint rules` (ruff's behaviour).
+
+Exit codes: 0 nothing remains (or everything was fixed), 1 findings remain (or --diff would change
+something), 2 a usage, configuration or internal error. Imports are kept lazy: pre-commit starts
+us on every commit, so loading libcst (the engine) and rich (colour) only when needed matters.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from padlint import __version__
+from padlint.config import SYNTAX_ERROR_CODE, ConfigError, Settings, codes_option
+from padlint.report import FORMAT_NAMES
+from padlint.types import Diagnostic, Location
+
+SUBCOMMANDS = ("check", "rule", "rules")
+
+
+def _error(message: str) -> None:
+    click.echo(f"padlint: error: {message}", err=True)
+
+
+def _warning(message: str) -> None:
+    click.echo(f"padlint: warning: {message}", err=True)
+
+
+class _CheckByDefault(click.Group):
+    """`padlint src/` means `padlint check src/`, as with ruff's old default command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> object:
+        # An uncaught exception would exit 1, which means "findings" to CI: make it a one-line
+        # error and exit 2, as ruff does for a panic. PADLINT_DEBUG=1 shows the traceback.
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("PADLINT_DEBUG"):
+                raise
+            _error(f"internal error: {type(exc).__name__}: {exc} (set PADLINT_DEBUG=1 for the traceback)")
+            ctx.exit(2)
+
+
+@click.group(cls=_CheckByDefault, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="padlint")
+def main() -> None:
+    """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
+
+
+def invalid_file_diagnostic(filename: str, message: str, row: int = 1, column: int = 1) -> Diagnostic:
+    """PAD000: a file that cannot be read or parsed is a finding (like ruff's invalid-syntax)."""
+    here = Location(max(row, 1), max(column, 1))
+    return Diagnostic(
+        code=SYNTAX_ERROR_CODE, name="invalid-syntax", message=message, filename=filename,
+        location=here, end_location=here, url="", statement_rows=(here.row, here.row),
+    )
+
+
+@dataclass
+class _Run:
+    """Everything one `check` run accumulates across files."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # texts the diagnostics point into
+    fixed: list[Diagnostic] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    failed: bool = False  # something deserves exit code 2
+
+
+def _lint_one(run: _Run, filename: str, data: bytes | None, settings: Settings, mode: str) -> bytes | None:
+    """Lint (mode "lint"), fix ("fix") or diff ("diff") one file; returns the bytes to write
+    (stdin) or None. `data` is None for a file on disk, which is read here."""
+    from padlint import engine
+    from padlint.config import resolve_selection
+    from padlint.source import SourceReadError, SourceWriteError, decode_source, encode_source, read_source
+    from padlint.source import write_source_atomic
+
+    selection = resolve_selection(settings, filename)
+    report_invalid = SYNTAX_ERROR_CODE in selection
+    select = frozenset(selection - {SYNTAX_ERROR_CODE})
+    try:
+        source = read_source(filename) if data is None else decode_source(data, filename)
+    except SourceReadError as exc:
+        if report_invalid:
+            run.diagnostics.append(invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
+        return data
+    text = source.text
+    fixed: list[Diagnostic] = []
+    try:
+        if mode == "lint":
+            found, new_text = engine.lint_source(text, filename, select), text
+        else:
+            outcome = engine.fix_source(text, filename, select, unsafe=settings.unsafe_fixes)
+            found, new_text, fixed = outcome.remaining, outcome.source, outcome.fixed
+            if outcome.error:
+                _warning(f"{filename}: {outcome.error}")
+    except engine.SourceError as exc:
+        if report_invalid:
+            run.diagnostics.append(invalid_file_diagnostic(filename, f"cannot parse: {exc}", exc.row, exc.column))
+            run.sources[filename] = text
+        return data
+    except Exception as exc:  # a bug in a rule must not hide the other files' results
+        _error(f"{filename}: internal error: {type(exc).__name__}: {exc}")
+        run.failed = True
+        return data
+    if new_text != text and mode != "diff":
+        try:
+            if data is not None:  # stdin: the caller writes the fixed source to stdout
+                data = encode_source(new_text, source)
+            else:
+                write_source_atomic(filename, new_text, source)
+        except SourceWriteError as exc:
+            _error(f"{filename}: not fixed: {exc}")
+            run.failed = True
+            found, new_text, fixed = engine.lint_source(text, filename, select), text, []
+    elif new_text != text:
+        run.diffs.append(_unified_diff(filename, text, new_text))
+    run.fixed.extend(fixed)
+    run.diagnostics.extend(found)
+    if found:
+        run.sources[filename] = new_text
+    return data
+
+
+def _unified_diff(filename: str, old: str, new: str) -> str:
+    import difflib
+
+    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), filename, filename)
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _show_fixes(fixed: list[Diagnostic]) -> str:
+    """ruff's --show-fixes block: per file, how many of each rule were fixed."""
+    from collections import Counter
+
+    if not fixed:
+        return "No errors fixed.\n"
+    by_file: dict[str, Counter] = {}
+    for d in fixed:
+        by_file.setdefault(d.filename, Counter())[(d.code, d.name)] += 1
+    lines = [f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:"]
+    for filename in sorted(by_file):
+        lines.append(f"- {filename}:")
+        for (code, name), count in sorted(by_file[filename].items()):
+            lines.append(f"    {count} × {code} ({name})")
+    return "\n".join(lines) + "\n"
+
+
+def _settings(config: str | None, start: Path, cli: dict) -> Settings:
+    from padlint.config import load_settings, with_cli
+
+    settings = load_settings(start=start, config=Path(config) if config else None)
+    return with_cli(settings, **cli)
+
+
+def _wants_color(stream_is_tty: bool) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or stream_is_tty
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--fix/--no-fix", default=False, help="Apply fixes to resolve findings (safe ones only by default).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour.")
+@click.option("--diff", is_flag=True, help="Print a diff of what --fix would change; write nothing.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes that --fix applied.")
+@click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to enable (or ALL).")
+@click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to disable.")
+@click.option("--extend-select", metavar="CODES", help="Codes or prefixes to enable on top of the selection.")
+@click.option("--output-format", type=click.Choice(FORMAT_NAMES), default="full", show_default=True,
+              envvar="PADLINT_OUTPUT_FORMAT", help="How to print the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin.")
+@click.option("--force-exclude/--no-force-exclude", default=None,
+              help="Apply exclusions to files named on the command line too (for pre-commit).")
+@click.option("--exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude (replaces the defaults).")
+@click.option("--extend-exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude as well.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore ignores.")
+@click.option("--config", metavar="PATH", help="The pyproject.toml to read [tool.padlint] from.")
+def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, show_fixes: bool,
+          select: str | None, ignore: str | None, extend_select: str | None, output_format: str,
+          exit_zero: bool, stdin_filename: str | None, force_exclude: bool | None, exclude: str | None,
+          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None) -> None:
+    """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
+    use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
+    if "-" in paths and not use_stdin:
+        raise click.UsageError("`-` (stdin) cannot be combined with other paths")
+    first = stdin_filename if use_stdin else (paths[0] if paths else None)
+    start = Path(first) if first else Path.cwd()
+    cli = dict(select=codes_option(select), ignore=codes_option(ignore), extend_select=codes_option(extend_select),
+               exclude=codes_option(exclude), extend_exclude=codes_option(extend_exclude),
+               unsafe_fixes=unsafe_fixes, respect_gitignore=respect_gitignore, force_exclude=force_exclude)
+    try:
+        settings = _settings(config, start, cli)
+    except ConfigError as exc:
+        _error(str(exc))
+        sys.exit(2)
+    mode = "diff" if diff else ("fix" if fix else "lint")
+    run = _Run()
+    if use_stdin:
+        _check_stdin(run, settings, stdin_filename, mode)
+    else:
+        from padlint.discovery import discover
+
+        found = discover(paths or (".",), settings)
+        for message in found.warnings:
+            _warning(message)
+        for message in found.errors:
+            _error(message)
+        run.failed |= bool(found.errors)
+        for filename in found.files:
+            _lint_one(run, filename, None, settings, mode)
+    sys.exit(_finish(run, settings, mode, output_format, show_fixes, exit_zero, to_stderr=use_stdin and mode == "fix"))
+
+
+def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode: str) -> None:
+    data = sys.stdin.buffer.read()
+    filename = os.path.normpath(stdin_filename) if stdin_filename else "-"
+    if stdin_filename and settings.force_exclude:
+        from padlint.discovery import discover
+
+        if not discover([filename], settings).files and os.path.exists(filename):
+            # Excluded: pass the text through untouched, report nothing (ruff does the same).
+            if mode == "fix":
+                sys.stdout.buffer.write(data)
+            return
+        # A name that does not exist yet is not excluded by discovery's existence check.
+    out = _lint_one(run, filename, data, settings, mode)
+    if mode == "fix":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(out if out is not None else data)
+
+
+def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_fixes: bool,
+            exit_zero: bool, to_stderr: bool) -> int:
+    """Print the report and return the exit code."""
+    from padlint.report import ReportContext, render
+
+    run.diagnostics.sort(key=Diagnostic.sort_key)
+    if mode == "diff":
+        click.echo("".join(run.diffs), nl=False)
+        count = len(run.fixed)
+        if count:
+            click.echo(f"Would fix {count} error{'s' if count != 1 else ''}.", err=True)
+        if run.failed:
+            return 2
+        return 0 if exit_zero else int(bool(run.diffs))
+    err = to_stderr
+    color = output_format == "full" and _wants_color((sys.stderr if err else sys.stdout).isatty())
+    context = ReportContext(sources=run.sources, unsafe_fixes=settings.unsafe_fixes, fix_mode=mode == "fix",
+                            fixed=len(run.fixed), color=color)
+    click.echo(render(output_format, run.diagnostics, context), nl=False, err=err, color=color or None)
+    if show_fixes and mode == "fix":
+        click.echo(_show_fixes(run.fixed), nl=False, err=err or output_format == "json")
+    if run.failed:
+        return 2
+    if exit_zero:
+        return 0
+    return 1 if run.diagnostics else 0
+
+
+def _rule_page(rule: type) -> str:
+    """The shipped Markdown page for a rule (padlint/rules/docs/CODE.md), else its docstring page."""
+    page = Path(__file__).parent / "rules" / "docs" / f"{rule.code}.md"
+    try:
+        return page.read_text(encoding="utf-8")
+    except OSError:
+        return rule.page()
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_command(code: str) -> None:
+    """Print the documentation page of rule CODE (a code such as PAD001, or a rule name)."""
+    from padlint.rules import get_rule
+
+    rule = get_rule(code)
+    if rule is None:
+        _error(f"unknown rule code {code!r} (see `padlint rules`)")
+        sys.exit(2)
+    page = _rule_page(rule)
+    click.echo(page, nl=not page.endswith("\n"))
+
+
+@main.command("rules")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules_command(output_format: str) -> None:
+    """List every rule: code, name, fix safety and summary."""
+    from padlint.rules import ALL_RULES
+
+    rows = [(r.code, r.name, r.fix_safety, r.summary) for r in sorted(ALL_RULES, key=lambda r: r.code)]
+    if output_format == "json":
+        import json
+
+        keys = ("code", "name", "fix_safety", "summary")
+        click.echo(json.dumps([dict(zip(keys, row)) for row in rows], indent=2))
+        return
+    header = ("CODE", "NAME", "FIX", "SUMMARY")
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(3)]
+    for row in [header, *rows]:
+        click.echo("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])

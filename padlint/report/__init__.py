@@ -1,0 +1,47 @@
+"""Reporters: one function per output format, looked up by name (`--output-format NAME`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from padlint.types import Applicability, Diagnostic
+
+
+@dataclass
+class ReportContext:
+    """What a reporter needs besides the diagnostics."""
+
+    sources: Mapping[str, str] = field(default_factory=dict)  # filename -> text the rows point into
+    unsafe_fixes: bool = False  # unsafe fixes count as available ([*]) only with --unsafe-fixes
+    fix_mode: bool = False  # --fix ran: the diagnostics are the ones that remain
+    fixed: int = 0  # how many findings --fix fixed
+    color: bool = False  # colour the full format (only when stdout is a terminal)
+
+
+def fix_is_applicable(diagnostic: Diagnostic, unsafe_fixes: bool) -> bool:
+    """Would --fix apply this diagnostic's fix (with the current --unsafe-fixes setting)?"""
+    fix = diagnostic.fix
+    if fix is None:
+        return False
+    return fix.applicability is Applicability.SAFE or (fix.applicability is Applicability.UNSAFE and unsafe_fixes)
+
+
+Formatter = Callable[[list[Diagnostic], ReportContext], str]
+
+
+def _formats() -> dict[str, Formatter]:
+    from padlint.report import json_format, text
+
+    return {"full": text.format_full, "concise": text.format_concise, "json": json_format.format_json}
+
+
+FORMAT_NAMES = ("full", "concise", "json")
+
+
+def get_formatter(name: str) -> Formatter:
+    return _formats()[name]
+
+
+def render(name: str, diagnostics: list[Diagnostic], context: ReportContext) -> str:
+    """The whole report for `diagnostics` in format `name` (a str ending in a newline, or "")."""
+    return get_formatter(name)(diagnostics, context)
