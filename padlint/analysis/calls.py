@@ -170,7 +170,7 @@ class CallEvaluator:
         while env is not None:
             for key, value in env.vars.items():
                 for mask in tags_of(value, GoodMask):
-                    if P.MASK_NAME.search(key) or mask.padded is padded and padded is not None:
+                    if "mask" in key.lower() or mask.padded is padded and padded is not None:
                         candidates.append(key)
             env = env.parent
         if padded is not None and padded.encoding:
@@ -219,6 +219,9 @@ class CallEvaluator:
     def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
         if padded.target_ids or padded.of_labels:
             return
+        leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
+        if P.LABEL_NAME.search(leaf) and not padded.from_tokenizer:
+            return  # labels padded on their own (with the pad id: PAD006's business)
         self.facts.labels_at_sink.append(LabelsAtSink(
             node, padded, copy, sink, kind, self.context(padded), source_code,
             lengths_ok=bool(padded.lengths) and self.still_valid(padded.names),

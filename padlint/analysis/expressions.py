@@ -10,9 +10,11 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.values import (
-    Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, Value,
+    Arange, Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, Value,
     first, tags_of,
 )
+
+ARANGE = {"torch.arange", "numpy.arange"}
 
 
 class ExpressionEvaluator:
@@ -63,7 +65,7 @@ class ExpressionEvaluator:
         if name is not None:
             return self.encoding_field(base, name, expr)
         # A row, a column slice or a shape entry of a value keeps what the value is.
-        kept = frozenset(t for t in base if isinstance(t, (Padded, ShapeOf, Ones, Copy, Masked, GoodMask, PadId)))
+        kept = frozenset(t for t in base if isinstance(t, (Padded, ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
         if _is_full_slice(expr) and tags_of(base, Padded):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
@@ -127,7 +129,9 @@ class ExpressionEvaluator:
         for target in expr.comparisons:
             self.evaluate(target.comparator)
         # `arange(L)[None, :] < lengths[:, None]`: a mask from lengths.
-        if self.mentions_call(expr, {"torch.arange", "numpy.arange"}):
+        if self.mentions_call(expr, ARANGE) or any(
+            tags_of(self.evaluate(e), Arange) for e in [expr.left, *(t.comparator for t in expr.comparisons)]
+        ):
             return frozenset({GoodMask(expr)})
         return EMPTY
 
@@ -136,7 +140,7 @@ class ExpressionEvaluator:
         if isinstance(op, cst.Multiply):
             fill = self.repeat(expr)
             if fill is not None:
-                return frozenset({fill})
+                return frozenset({fill, fill.ones} if fill.ones else {fill})
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
         if isinstance(op, cst.Subtract):
             # `max_length - len(ids)`: the padding gap towards max_length.
@@ -186,8 +190,12 @@ class ExpressionEvaluator:
             if fill.what == "pad":
                 return frozenset({self.list_padded(expr, data, data_node, fill, side)})
             if fill.what == "ignore":
-                # Labels padded with -100 are masked; prompt masking of padded ids is not.
-                return data if tags_of(data, Padded) and not tags_of(data, Masked) else frozenset({Masked(expr)})
+                # Labels padded with -100 on the padding side are masked; `[-100] * n + ids[n:]`
+                # on a right-padded row only hides the prompt.
+                padded = first(data, Padded)
+                if padded is not None and padded.side != side and not tags_of(data, Masked):
+                    return data
+                return frozenset({Masked(expr)})
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr)})
         return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
@@ -201,7 +209,7 @@ class ExpressionEvaluator:
         row_of = first(data, Padded)
         return Padded(
             expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
-            target=target, rows=False, of_labels=bool(tags_of(data, Copy)) or self.is_label_code(data_node),
+            target=target, rows=False, of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
         )
 
@@ -260,6 +268,8 @@ class ExpressionEvaluator:
         if local is not None:
             return local
         if isinstance(func, cst.Attribute):
+            if P.is_tokenizer_expression(func):  # `self.tokenizer(...)`
+                return self.tokenizer_call(call, None)
             return self.method_call(call, func.attr.value, func.value)
         callee = self.evaluate(func) if not isinstance(func, cst.Name) else self.env.get(func.value) or EMPTY
         if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
@@ -303,6 +313,9 @@ class ExpressionEvaluator:
             data = values[0] if values and arg is not None else EMPTY
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
             return frozenset(t.but(kind=kind) if isinstance(t, Padded) and kind else t for t in data)
+        if name in ARANGE:
+            self.evaluate_args(call)
+            return frozenset({Arange(call)})
         if name == "len":
             arg = P.positional(call, 0)
             data = self.evaluate(arg.value) if arg else EMPTY
@@ -366,7 +379,7 @@ class ExpressionEvaluator:
         return frozenset({Padded(
             call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
             lengths=lengths, names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
-            of_labels=bool(tags_of(data, Copy) or tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
+            of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
         )})
 
     def functional_pad(self, call: cst.Call, kind: str) -> Value:
@@ -394,7 +407,7 @@ class ExpressionEvaluator:
                 names = self.versions_of(clause.iter)
         return frozenset({Padded(
             call, kind=kind, pad=pad, side=side, lengths=lengths, names=names or (),
-            of_labels=bool(tags_of(data, Copy)) or (data_arg is not None and self.is_label_code(data_arg.value)),
+            of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )})
 
     def keras_pad(self, call: cst.Call) -> Value:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
+from padlint.analysis.env import place_key
 from padlint.analysis.values import Context, Padded
 from padlint.types import Applicability
 
@@ -22,6 +25,21 @@ class Shape:
     needs_torch: bool = False  # the code uses `torch` and the module does not import it
 
 
+def is_place(code: str) -> bool:
+    """A plain name, attribute or constant subscript: safe to write twice."""
+    try:
+        return place_key(cst.parse_expression(code)) is not None or _is_simple_subscript(code)
+    except cst.ParserSyntaxError:
+        return False
+
+
+def _is_simple_subscript(code: str) -> bool:
+    expr = cst.parse_expression(code)
+    while isinstance(expr, (cst.Subscript, cst.Attribute)):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and "(" not in code
+
+
 def _torch(context: Context) -> tuple[str, bool]:
     return (context.torch, False) if context.torch else ("torch", True)
 
@@ -32,8 +50,8 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
     if padded.encoding and not padded.lost_at:
         return Shape(f'{padded.encoding}["attention_mask"]{padded.suffix}', Applicability.SAFE,
                      "Use the tokenizer's attention mask")
-    if ids is None:
-        return None
+    if ids is None or not is_place(ids):
+        return None  # the fix names the ids several times: only a plain name or subscript will do
     if padded.kind == "pt" and lengths_ok and padded.batch_first:
         torch, missing = _torch(context)
         cast = f".to({dtype})" if dtype else ".long()"
@@ -67,6 +85,8 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
 def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, *, lengths_ok: bool,
                   gap_ok: bool, pad_code: str | None, pad_is_eos: bool) -> Shape | None:
     """Labels equal to `ids` on real tokens and -100 on padding."""
+    if not is_place(ids):
+        return None  # the fix names the ids more than once: evaluating a call twice is not a fix
     title = "Set the labels of padding positions to -100 (from the attention mask)"
     if padded.kind == "pt":
         if mask:

@@ -358,7 +358,10 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         field_name = subscript_key or leaf
         if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
             padded = [t for t in value if isinstance(t, Padded)]
-            if padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
+            if any(p.node is value_node for p in padded):
+                # `labels = pad_sequence(...)`: labels padded on their own (PAD006), not a copy of ids.
+                value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
+            elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
         if subscript_key in ("attention_mask", "attn_mask") or (subscript_key is None and P.MASK_NAME.search(leaf)):
             self.mask_sink(value, value_node)

@@ -164,3 +164,10 @@ class FunctionRef:
 
     node: cst.FunctionDef
     env: object  # the Env it was defined in
+
+
+@dataclass(eq=False)
+class Arange:
+    """Positions `arange(L)`: compared with lengths they make a mask."""
+
+    node: cst.CSTNode

@@ -57,7 +57,7 @@ def group_texts(examples, block=512):
             seen.add(event.node)
             padded = event.padded
             message = (
-                f"labels are `{event.source_code}`, padded by `{facts.brief(padded.node)}` on line "
+                f"labels are `{_brief(event.source_code)}`, padded by `{facts.brief(padded.node)}` on line "
                 f"{facts.line(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
             yield Finding(event.node, message, self.fix(facts, event))
@@ -72,3 +72,8 @@ def group_texts(examples, block=512):
         if shape is None:
             return None
         return FixProposal(shape.applicability, shape.title, ((event.node, shape.code),), shape.needs_torch)
+
+
+def _brief(code: str) -> str:
+    text = " ".join(code.split())
+    return text if len(text) <= 40 else text[:37] + "..."
