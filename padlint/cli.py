@@ -228,14 +228,13 @@ def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode
     data = sys.stdin.buffer.read()
     filename = os.path.normpath(stdin_filename) if stdin_filename else "-"
     if stdin_filename and settings.force_exclude:
-        from padlint.discovery import discover
+        from padlint.discovery import is_force_excluded
 
-        if not discover([filename], settings).files and os.path.exists(filename):
-            # Excluded: pass the text through untouched, report nothing (ruff does the same).
+        if is_force_excluded(filename, settings):
+            # Excluded: pass the text through untouched and report nothing (ruff does the same).
             if mode == "fix":
                 sys.stdout.buffer.write(data)
             return
-        # A name that does not exist yet is not excluded by discovery's existence check.
     out = _lint_one(run, filename, data, settings, mode)
     if mode == "fix":
         sys.stdout.flush()

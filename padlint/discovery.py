@@ -162,6 +162,11 @@ class _Walker:
             self._walk_dir(path, specs, root_real)
 
 
+def is_force_excluded(path: str, settings: Settings) -> bool:
+    """Whether --force-exclude skips this named file. It need not exist: stdin's --stdin-filename."""
+    return _Walker(settings, Discovery()).skipped_explicit(os.path.normpath(path), is_dir=False)
+
+
 def _display(path: str) -> str:
     return os.path.normpath(path)
 

@@ -447,6 +447,19 @@ def test_stdin_per_file_ignores_use_the_stdin_filename(cli_project):
     assert run_json("--stdin-filename", "legacy/c.py", "-", stdin=BUGGY.encode()) == (0, [])
 
 
+def test_stdin_force_exclude_passes_an_excluded_file_through(cli_project):
+    cli_project("pyproject.toml", '[tool.padlint]\nextend-exclude = ["vendor/"]\n')
+    args = ("check", "--fix", "--force-exclude", "--stdin-filename", "vendor/new_collate.py", "-")
+    result = run(*args, stdin=BUGGY.encode())
+    assert result.exit_code == 0 and result.stdout == BUGGY and "PAD001" not in result.stderr
+    assert run_json("--stdin-filename", "vendor/c.py", "-", stdin=BUGGY.encode())[0] == 1  # no --force-exclude
+
+
+def test_stdin_diff(cli_project):
+    result = run("check", "--diff", "--stdin-filename", "c.py", "-", stdin=BUGGY.encode())
+    assert result.exit_code == 1 and result.stdout.startswith("--- c.py\n+++ c.py\n")
+
+
 # --- rule documentation ------------------------------------------------------------------------------------
 
 
