@@ -79,6 +79,10 @@ class CallEvaluator:
                 self.env.set(key, frozenset({padded}))
             elif fill.what == "ignore":
                 self.env.set(key, frozenset({Masked(call)}))
+            container = self.loop_aliases.get(key)
+            if container is not None:  # `for r in rows: r.extend(...)` pads the rows of `rows`
+                tag = padded.but(rows=True, gap=None) if fill.what == "pad" else Masked(call)
+                self.env.update(container, frozenset({tag}))
             return
         rows = frozenset(t.but(rows=True) if isinstance(t, Padded) and t.kind == "list" else t for t in added)
         self.env.update(key, frozenset(t for t in rows if not isinstance(t, Fill)))
@@ -105,6 +109,11 @@ class CallEvaluator:
                                        side=self.padding_side(call))})
         padding = P.padding_requested(call, self.constants)
         padded = padding == "max_length" or (padding == "longest" and single is not True)
+        width = P.keyword(call, "max_length")
+        if padding == "max_length" and width is not None:
+            # `[1] * max_length` later is a mask over this padded batch.
+            self.padded_targets.append(Padded(call, kind=kind, from_tokenizer=True, target=self.code(width.value),
+                                              rows=rows, side=self.padding_side(call)))
         target_ids = P.keyword(call, "text_target") is not None and text is None or self.in_target_context
         if method == "encode":
             if not padded:
@@ -187,18 +196,24 @@ class CallEvaluator:
             if code is None or not isinstance(code, str) or not code.isidentifier():
                 holders = [k for k in self.places_with(padded) if k.isidentifier()]
                 code = holders[0] if holders else code
+            if padded.from_tokenizer and not padded.encoding and not padded.lost_at:
+                # Ones shaped by a tokenizer's max_length: the encoding holding the real mask.
+                encodings = self.places_with(padded, encodings=True)
+                if encodings:
+                    padded = padded.but(encoding=_key_code(encodings[0]))
             self.facts.ones_at_mask.append(OnesAtMask(
                 ones, sink, self.context(padded), code,
-                lengths_ok=bool(padded.lengths) and self.still_valid(padded.names),
+                lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
                 gap_ok=bool(padded.gap) and self.still_valid(padded.names),
             ))
 
-    def places_with(self, padded: Padded) -> list[str]:
+    def places_with(self, padded: Padded, encodings: bool = False) -> list[str]:
         found = []
+        kind = Encoding if encodings else Padded
         env = self.env
         while env is not None:
             for key, value in env.vars.items():
-                if any(isinstance(t, Padded) and t.node is padded.node for t in value):
+                if any(isinstance(t, kind) and t.node is padded.node for t in value):
                     found.append(key)
             env = env.parent
         return found
@@ -224,7 +239,7 @@ class CallEvaluator:
             return  # labels padded on their own (with the pad id: PAD006's business)
         self.facts.labels_at_sink.append(LabelsAtSink(
             node, padded, copy, sink, kind, self.context(padded), source_code,
-            lengths_ok=bool(padded.lengths) and self.still_valid(padded.names),
+            lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
             gap_ok=bool(padded.gap) and self.still_valid(padded.names), mask_code=mask_code,
         ))
 
@@ -242,10 +257,14 @@ class CallEvaluator:
                     sink, "sink", padded=padded, sink=sink,
                     mask_code=f'{padded.encoding}["attention_mask"]{padded.suffix}'))
 
-    def encoding_returned(self, value: Value, node: cst.CSTNode) -> None:
+    def returned(self, value: Value, node: cst.CSTNode) -> None:
+        """A function or lambda hands back a padded encoding or ids whose mask was lost."""
         for enc in tags_of(value, Encoding):
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
+        for padded in tags_of(value, Padded):
+            if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
+                self.ids_sink(frozenset({padded}), node, False)
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""

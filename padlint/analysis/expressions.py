@@ -10,8 +10,8 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.values import (
-    Arange, Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, Value,
-    first, tags_of,
+    Arange, Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, TupleOf,
+    Value, first, tags_of,
 )
 
 ARANGE = {"torch.arange", "numpy.arange"}
@@ -32,11 +32,11 @@ class ExpressionEvaluator:
     # ---- names, attributes, subscripts --------------------------------------------------
     def eval_Name(self, expr: cst.Name) -> Value:
         held = self.env.get(expr.value)
-        if held is not None:
+        if held:
             return held
         if P.is_pad_id_expression(expr):
             return frozenset({PadId(expr)})
-        return EMPTY
+        return held or EMPTY
 
     def eval_Attribute(self, expr: cst.Attribute) -> Value:
         key = place_key(expr)
@@ -92,7 +92,10 @@ class ExpressionEvaluator:
     def eval_List(self, expr: cst.List) -> Value:
         return self.union(e.value for e in expr.elements)
 
-    eval_Tuple = eval_List
+    def eval_Tuple(self, expr: cst.Tuple) -> Value:
+        items = tuple(self.evaluate(e.value) for e in expr.elements)
+        return frozenset().union(*items) | {TupleOf(items)}
+
     eval_Set = eval_List
 
     def eval_Dict(self, expr: cst.Dict) -> Value:
@@ -207,11 +210,24 @@ class ExpressionEvaluator:
         for g in tags_of(gap_value, Gap):
             target = g.target
         row_of = first(data, Padded)
+        lengths, names = self.comprehension_lengths(data_node)
         return Padded(
             expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
             target=target, rows=False, of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
+            lengths=lengths, lengths_names=names,
         )
+
+    def comprehension_lengths(self, data_node) -> tuple[str | None, tuple]:
+        """Inside `[pad(x) for x in xs]`: the lengths `[len(x) for x in xs]`, valid while `xs` is."""
+        if not self.comprehension_stack or data_node is None:
+            return None, ()
+        clauses = _for_clauses(self.comprehension_stack[-1].for_in)
+        if len(clauses) != 1 or clauses[0].ifs:
+            return None, ()
+        clause = clauses[0]
+        code = f"[len({self.code(data_node)}) for {self.code(clause.target)} in {self.code(clause.iter)}]"
+        return code, self.versions_of(clause.iter)
 
     # ---- comprehensions and lambdas -----------------------------------------------------
     def eval_ListComp(self, expr) -> Value:
@@ -378,7 +394,7 @@ class ExpressionEvaluator:
             names = self.versions_of(data_arg.value)
         return frozenset({Padded(
             call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
-            lengths=lengths, names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
+            lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
             of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
         )})
 
@@ -397,16 +413,9 @@ class ExpressionEvaluator:
         side = "right"
         if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
             side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
-        lengths = names = None
-        if self.comprehension_stack and data_arg is not None:
-            comp = self.comprehension_stack[-1]
-            clauses = _for_clauses(comp.for_in)
-            if len(clauses) == 1 and not clauses[0].ifs:
-                clause = clauses[0]
-                lengths = f"[len({self.code(data_arg.value)}) for {self.code(clause.target)} in {self.code(clause.iter)}]"
-                names = self.versions_of(clause.iter)
+        lengths, names = self.comprehension_lengths(data_arg.value if data_arg else None)
         return frozenset({Padded(
-            call, kind=kind, pad=pad, side=side, lengths=lengths, names=names or (),
+            call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )})
 

@@ -17,7 +17,7 @@ from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts
-from padlint.analysis.values import Copy, FunctionRef, GoodMask, Masked, Ones, Padded, Value, tags_of
+from padlint.analysis.values import Copy, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
 
 MAX_DEPTH = 3  # nested helper calls followed
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
@@ -101,6 +101,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         self.padded_targets: list[Padded] = []
         self.str_names: set[str] = set()
         self.list_names: set[str] = set()
+        self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
         self.in_target_context = False
         self.returns: list[Value] = []
@@ -168,7 +169,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         for param in _params(expr.params):
             self.env.vars[param.name.value] = EMPTY
         try:
-            return self.evaluate(expr.body)
+            value = self.evaluate(expr.body)
+            self.returned(value, expr)
+            return value
         finally:
             self._restore(saved)
 
@@ -325,7 +328,13 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         elif isinstance(small, cst.Return) and small.value is not None:
             value = self.evaluate(small.value)
             self.returns.append(value)
-            self.encoding_returned(value, small)
+            self.returned(value, small)
+            parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
+            for part in parts:
+                expr = getattr(part, "value", part)
+                key = place_key(expr)
+                if key is not None and P.LABEL_NAME.search(key.rsplit(".", 1)[-1]):
+                    self.label_sink(self.evaluate(expr), expr, small, "return")
 
     def aug_assign(self, stmt: cst.AugAssign) -> None:
         current = self.evaluate(stmt.target)
@@ -340,9 +349,13 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
     def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
+            tuples = [t for t in value if isinstance(t, TupleOf) and len(t.items) == len(elements)]
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
                 for element, source in zip(elements, value_node.elements):
                     self.assign(element, self.evaluate(source.value), source.value)
+            elif tuples:  # `ids, lengths = helper(...)` where the helper returns a tuple
+                for i, element in enumerate(elements):
+                    self.assign(element, frozenset().union(*(t.items[i] for t in tuples)), value_node)
             else:
                 for element in elements:
                     self.assign(element, EMPTY, value_node)
@@ -423,14 +436,18 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
                 self.assign(target.elements[1].value, sources[0], iterable)
                 return
             if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
-                for element, source in zip(target.elements, sources):
+                for element, source, arg in zip(target.elements, sources, iterable.args):
                     self.assign(element.value, source, iterable)
+                    if isinstance(element.value, cst.Name) and place_key(arg.value):
+                        self.loop_aliases[element.value.value] = place_key(arg.value)
                 return
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self.assign(element.value, EMPTY, iterable)
             return
         self.assign(target, value, iterable)
+        if isinstance(target, cst.Name) and place_key(iterable):
+            self.loop_aliases[target.value] = place_key(iterable)
 
 
 def _params(params: cst.Parameters):

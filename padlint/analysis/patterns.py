@@ -43,7 +43,9 @@ SHAPE_METHODS = {"size", "numel"}
 TOKENIZER_NAME = re.compile(r"(^|_)(tok|tokenizer|tokeniser|tknzr|processor)(_|$)|tokenizer", re.I)
 NOT_TOKENIZER_NAME = re.compile(r"feature_extractor|image_processor", re.I)
 TOKENIZER_FACTORIES = re.compile(r"(Tokenizer|Processor)\w*\.from_pretrained$")
-MODEL_CALLEE = re.compile(r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic)$", re.I)
+MODEL_CALLEE = re.compile(
+    r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic|bert|roberta|gpt|llama|backbone)$", re.I
+)
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}

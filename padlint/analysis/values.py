@@ -27,9 +27,10 @@ class Padded:
     lost_at: cst.CSTNode | None = None  # where a tokenizer's mask was dropped
     target_ids: bool = False  # tokenized with text_target=: labels by design (PAD006's business)
     of_labels: bool = False  # the padded data were labels (PAD006's business, not PAD002's)
-    lengths: str | None = None  # code of a list of per-row lengths, valid where `names` hold
+    lengths: str | None = None  # code of a list of per-row lengths, valid where `lengths_names` hold
+    lengths_names: tuple = ()  # (place, version) pairs the lengths code depends on
     gap: str | None = None  # list padding `x + [pad] * gap`: the gap's code
-    names: tuple = ()  # (place, version) pairs the codes above depend on
+    names: tuple = ()  # (place, version) pairs the gap code depends on
     target: str | None = None  # code of the padding width (`max_length`)
     rows: bool | None = None  # True: a list of rows, False: one row, None: unknown
     batch_first: bool = True
@@ -171,3 +172,10 @@ class Arange:
     """Positions `arange(L)`: compared with lengths they make a mask."""
 
     node: cst.CSTNode
+
+
+@dataclass(eq=False)
+class TupleOf:
+    """A tuple literal's element values, so `a, b = helper()` can unpack a returned tuple."""
+
+    items: tuple
