@@ -287,7 +287,7 @@ class CallEvaluator:
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
                 self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value)
-        if "labels" in keywords:
+        if "labels" in keywords and call not in self.unused_loss_calls:
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         callee = self.code(call.func)
         if P.FROZEN_ENCODER.search(callee):

@@ -46,6 +46,8 @@ class ExpressionEvaluator:
         attr = expr.attr.value
         if attr in P.PAD_ID_ATTR:
             return frozenset({PadId(expr)})
+        if isinstance(expr.value, cst.Call) and attr in ("logits", "last_hidden_state", "hidden_states"):
+            self.unused_loss_calls.add(expr.value)
         base = self.evaluate(expr.value)
         if attr in ("input_ids", "attention_mask"):
             return self.encoding_field(base, attr, expr)
@@ -236,6 +238,9 @@ class ExpressionEvaluator:
         try:
             for clause in _for_clauses(expr.for_in):
                 self.bind_loop_target(clause.target, clause.iter)
+                self.str_names.discard(getattr(clause.target, "value", None))
+                if isinstance(clause.target, cst.Name) and place_key(clause.iter) in self.str_seq_names:
+                    self.str_names.add(clause.target.value)
                 for cond in clause.ifs:
                     self.evaluate(cond.test)
             self.comprehension_stack.append(expr)

@@ -61,6 +61,7 @@ class ModuleFacts:
     imports: Imports
     pad_is_eos: bool = False
     lm_collator_rebuilds_labels: bool = False
+    mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
     corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)

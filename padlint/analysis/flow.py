@@ -74,11 +74,31 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             facts.pad_is_eos = True
         if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
             info.padding_side = "left"
+        if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
+            facts.mask_rebuilt_from_pad_id = True
+
+
+def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
+    """`ids.ne(pad_id)` or `ids != pad_id` somewhere in the expression."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and P.last_name(node.func) == "ne" and node.args:
+            if P.is_pad_id_expression(node.args[0].value):
+                return True
+        if isinstance(node, cst.Comparison) and any(
+            isinstance(c.operator, cst.NotEqual) and P.is_pad_id_expression(c.comparator) for c in node.comparisons
+        ):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
     for target in node.targets:
         t = target.target
+        if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
+            facts.mask_rebuilt_from_pad_id = True
         if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
             facts.pad_is_eos = True
         if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
@@ -101,6 +121,8 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         self.padded_targets: list[Padded] = []
         self.str_names: set[str] = set()
         self.list_names: set[str] = set()
+        self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
+        self.unused_loss_calls: set = set()  # `model(..., labels=x).logits`: the loss is never read
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
         self.in_target_context = False
@@ -145,12 +167,14 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         saved = self._save()
         self.env = Env(parent)
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
-        self.str_names, self.list_names = set(), set()
+        self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in _params(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
             if isinstance(annotation, cst.Name) and annotation.value == "str":
                 self.str_names.add(param.name.value)
+            elif _is_str_sequence(annotation):
+                self.str_seq_names.add(param.name.value)
             self.env.vars[param.name.value] = (args or {}).get(param.name.value, EMPTY)
         self.active.add(fn)
         try:
@@ -177,11 +201,11 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
 
     def _save(self) -> tuple:
         return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-                self.list_names, self.map_batched, self.in_target_context)
+                self.list_names, self.str_seq_names, self.map_batched, self.in_target_context)
 
     def _restore(self, saved: tuple) -> None:
         (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-         self.list_names, self.map_batched, self.in_target_context) = saved
+         self.list_names, self.str_seq_names, self.map_batched, self.in_target_context) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     def local_call(self, call: cst.Call) -> Value | None:
@@ -448,6 +472,8 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         self.assign(target, value, iterable)
         if isinstance(target, cst.Name) and place_key(iterable):
             self.loop_aliases[target.value] = place_key(iterable)
+            if place_key(iterable) in self.str_seq_names:
+                self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
 
 
 def _params(params: cst.Parameters):
@@ -458,6 +484,14 @@ def _params(params: cst.Parameters):
     yield from params.kwonly_params
     if params.star_kwarg is not None:
         yield params.star_kwarg
+
+
+def _is_str_sequence(annotation) -> bool:
+    """`Sequence[str]`, `List[str]`, `list[str]`, `Iterable[str]`, `tuple[str, ...]`."""
+    if not isinstance(annotation, cst.Subscript) or not annotation.slice:
+        return False
+    index = annotation.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "str"
 
 
 def _orelse_body(orelse) -> list:

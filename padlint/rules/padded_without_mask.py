@@ -57,6 +57,8 @@ def score(model, tokenizer, text: str):
         for event in facts.mask_lost:
             if event.node in seen:
                 continue
+            if event.how == "sink" and _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
+                continue  # the module rebuilds the mask from the pad id when it collates (PAD005's business)
             seen.add(event.node)
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
@@ -81,6 +83,11 @@ def score(model, tokenizer, text: str):
                 return None
             return FixProposal(safe, "Keep the `attention_mask` column", ((event.sink, facts.code(fixed)),))
         return None
+
+
+def _is_feature_dict(node) -> bool:
+    return isinstance(node, cst.Dict) or (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict")
 
 
 def _with_mask(sink: cst.CSTNode, mask_code: str) -> cst.CSTNode | None:
