@@ -8,7 +8,9 @@ For every module in tests/fixtures/exec/:
       tokenizer whose pad id differs from EOS and once with pad == EOS;
   (d) invariants: the attention mask is 1 exactly on real tokens and 0 exactly on padding; labels equal
       the ids on real tokens (a real EOS equal to the pad id included) and are -100 exactly on padding.
-      A safe fix must hold for both tokenizers; an unsafe fix need only hold with pad != EOS.
+      The mask and the labels must also come in the same container (tensor, array, list) and shape
+      as the ids they go with. A safe fix must hold for both tokenizers; an unsafe fix need only hold
+      with pad != EOS.
 
 Each case is described by a small dict (see CASES):
   rule      the rule the case is about;  codes: the codes padlint must report on the original
@@ -53,12 +55,24 @@ CASES = {
     "p1_numpy_tokenizer_ones.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", lib="numpy"),
     "p1_left_pad_rows_class.py": _case("PAD001", ["PAD001"], "LeftPadCollator", "class", side="left"),
     "p1_pad_is_eos_fpad_stack.py": _case("PAD001", ["PAD001"], "collate", "features", setup="setup"),
+    "p1_left_pad_map_example.py": _case("PAD001", ["PAD001"], "left_pad_example", "example", lib="lists",
+                                        side="left"),
+    "p1_tokenizer_rows_ones_tensor.py": _case("PAD001", ["PAD001"], "batch_from_lists", "texts", checks=("mask",)),
+    "p1_getitem_single_max_length.py": _case("PAD001", ["PAD001"], "encode_one", "example", checks=("mask",)),
+    "p1_batched_map_overwritten_mask.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",),
+                                                lib="lists"),
+    # no lengths and no tokenizer mask in scope: only the unsafe `ids != pad` fix exists
+    "p1_extend_rows_in_place.py": _case("PAD001", ["PAD001"], "collate_lists", "features", checks=("mask",),
+                                        lib="lists", safe_fix=False),
+    "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",),
+                                       safe_fix=False),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
     "p2_example_list_labels.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists"),
     "p2_dataclass_pad_sequence.py": _case("PAD002", ["PAD002"], "SupervisedCollator", "class"),
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
+    "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
     "p2_rowfill_without_mask.py": _case("PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",),
                                         safe_fix=False),
     # PAD003: the padded encoding loses its mask
@@ -69,6 +83,7 @@ CASES = {
                                           lib="lists"),
     "p3_model_call_ids_only.py": _case("PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",)),
     "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
+    "p3_dict_call_tensor_ids.py": _case("PAD003", ["PAD003"], "encode_item", "example", checks=("mask",)),
     "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),
 }
 
@@ -107,7 +122,10 @@ def recording_model(*args, **kwargs):
 
 
 def run_entry(module, case, tokenizer):
-    """Call the case's entry point on the ragged batch; return (real token rows, output dict)."""
+    """Call the case's entry point on the ragged batch.
+
+    Returns (real token rows, output dict with one row per text, raw outputs as returned by the entry).
+    """
     if case["setup"]:
         tokenizer = getattr(module, case["setup"])(tokenizer) or tokenizer
     real = [tokenizer.encode(t) for t in TEXTS]
@@ -124,14 +142,52 @@ def run_entry(module, case, tokenizer):
         out = entry(list(TEXTS), tokenizer)
     elif kind == "batch":  # a batched `.map` function: entry({"text": texts}, tokenizer)
         out = entry({"text": list(TEXTS)}, tokenizer)
-    elif kind == "example":  # a per-example `.map` function, results stacked row by row
+    elif kind == "example":  # a per-example `.map` function / `__getitem__`, results stacked row by row
         outs = [entry({"text": t}, tokenizer) for t in TEXTS]
-        out = {k: [as_rows(o[k])[0] for o in outs] for k in outs[0]}
+        stacked = {k: [as_rows(o[k])[0] for o in outs] for k in ("input_ids", "attention_mask", "labels")
+                   if k in outs[0]}
+        return real, stacked, outs
     elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
         out = entry(list(TEXTS), tokenizer, recording_model)
     else:
         raise AssertionError(f"unknown kind {kind}")
-    return real, out
+    return real, out, [out]
+
+
+def _container(x) -> str:
+    mod = type(x).__module__.split(".")[0]
+    if mod == "torch":
+        return "torch tensor"
+    if mod == "numpy":
+        return "numpy array"
+    return type(x).__name__
+
+
+def _shape(x):
+    if hasattr(x, "shape"):
+        return tuple(int(d) for d in x.shape)
+    if isinstance(x, (list, tuple)):
+        inner = {_shape(v) for v in x}
+        return (len(x),) + (inner.pop() if len(inner) == 1 else ("ragged",))
+    return ()
+
+
+def structure_errors(raw_outputs, case) -> list[str]:
+    """The mask and labels must come in the same container and shape as the ids they go with."""
+    errors = []
+    for n, out in enumerate(raw_outputs):
+        if "input_ids" not in out:
+            continue
+        ids = out["input_ids"]
+        for key, check in (("attention_mask", "mask"), ("labels", "labels")):
+            if check not in case["checks"] or key not in out:
+                continue
+            where = f"output {n}: " if len(raw_outputs) > 1 else ""
+            if _container(out[key]) != _container(ids):
+                errors.append(f"{where}{key} is a {_container(out[key])} but input_ids is a {_container(ids)}")
+            elif _shape(out[key]) != _shape(ids):
+                errors.append(f"{where}{key} has shape {_shape(out[key])} but input_ids has {_shape(ids)}")
+    return errors
 
 
 def as_rows(x) -> list[list[int]]:
@@ -186,8 +242,8 @@ def run_variant(source: str, name: str, case, tmp_path: Path, tag: str) -> dict[
     for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
         try:
             module = load_module(path, f"padlint_exec_{Path(name).stem}_{tag}_{label.replace('=', '').replace('!', 'n')}")
-            real, out = run_entry(module, case, StandInTokenizer(pad_is_eos=pad_is_eos))
-            results[label] = invariant_errors(real, out, case)
+            real, out, raw = run_entry(module, case, StandInTokenizer(pad_is_eos=pad_is_eos))
+            results[label] = structure_errors(raw, case) + invariant_errors(real, out, case)
         except Exception as exc:  # a fix that breaks the code fails the check
             results[label] = [f"raised {type(exc).__name__}: {exc}"]
     return results
@@ -215,7 +271,8 @@ def test_exec_case_is_buggy(name, tmp_path):
     source = (EXEC_DIR / name).read_text()
     results = run_variant(source, name, case, tmp_path, "orig")
     assert any(results.values()), f"{name} is not buggy under the harness"
-    assert not any(e.startswith("raised") for errs in results.values() for e in errs), _report(name, source, results)
+    if any(e.startswith("raised") for errs in results.values() for e in errs):
+        pytest.fail(_report(name, source, results), pytrace=False)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -242,7 +299,8 @@ def test_safe_fix_executes(name, tmp_path):
         [(d.code, d.location.row) for d in outcome.remaining])
     results = run_variant(outcome.source, name, case, tmp_path, "safe")
     # a safe fix must be right whatever the tokenizer is, pad == EOS included
-    assert not any(results.values()), _report(name, outcome.source, results)
+    if any(results.values()):
+        pytest.fail(_report(name, outcome.source, results), pytrace=False)
     if case["safe_fix"]:
         left = [(d.code, d.location.row) for d in outcome.remaining if d.code in case["codes"]]
         assert not left, f"{name}: the fixed code is still flagged: {left}\n{outcome.source}"
@@ -259,7 +317,43 @@ def test_unsafe_fix_executes(name, tmp_path):
         [(d.code, d.location.row) for d in outcome.remaining])
     results = run_variant(outcome.source, name, case, tmp_path, "unsafe")
     # an unsafe fix need only be right when the pad token is not EOS ...
-    assert not results["pad!=eos"], _report(name, outcome.source, results)
+    if results["pad!=eos"]:
+        pytest.fail(_report(name, outcome.source, results), pytrace=False)
     # ... unless the module itself shows that pad is EOS (its setup does): then no unsafe fix may be used
-    if case["setup"]:
-        assert not results["pad==eos"], _report(name, outcome.source, results)
+    if case["setup"] and results["pad==eos"]:
+        pytest.fail(_report(name, outcome.source, results), pytrace=False)
+
+
+# ---- fixes keep the code's layout ----------------------------------------------------------------------
+
+RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+LAYOUT_FILES = sorted(EXEC_DIR.glob("*.py")) + sorted(
+    p for p in RULE_FIXTURES.glob("PAD00[123]/*.py") if not p.name.startswith("near_")
+)
+
+
+def reindented_lines(original: str, fixed: str) -> list[str]:
+    """Lines of `fixed` that are lines of `original` moved to another indentation (and are not also
+    present with their own indentation)."""
+    orig_lines = set(original.splitlines())
+    indents: dict[str, set[str]] = {}
+    for line in original.splitlines():
+        indents.setdefault(line.strip(), set()).add(line[: len(line) - len(line.lstrip())])
+    moved = []
+    for line in fixed.splitlines():
+        body = line.strip()
+        if not body or line in orig_lines or body not in indents:
+            continue
+        moved.append(line)
+    return moved
+
+
+@pytest.mark.parametrize("path", LAYOUT_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fix_keeps_indentation(path):
+    """A fix edits what it must and leaves the other lines where they were (no re-indented calls)."""
+    source = path.read_text()
+    outcome = fix_source(source, path.name, unsafe=True)
+    moved = reindented_lines(source, outcome.source)
+    if moved:
+        pytest.fail(f"{path.name}: the fix re-indented unchanged lines:\n" + "\n".join(f"  |{m}" for m in moved)
+                    + "\n---- fixed source ----\n" + outcome.source, pytrace=False)
