@@ -61,7 +61,10 @@ CASES = {
     "p1_getitem_single_max_length.py": _case("PAD001", ["PAD001"], "encode_one", "example", checks=("mask",)),
     "p1_batched_map_overwritten_mask.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",),
                                                 lib="lists"),
+    "p1_rowfill_full_ones_like.py": _case("PAD001", ["PAD001"], "collate", "features"),
     # no lengths and no tokenizer mask in scope: only the unsafe `ids != pad` fix exists
+    "p1_list_comp_rows_width_ones.py": _case("PAD001", ["PAD001"], "collate", "features", checks=("mask",),
+                                             lib="lists", safe_fix=False),
     "p1_extend_rows_in_place.py": _case("PAD001", ["PAD001"], "collate_lists", "features", checks=("mask",),
                                         lib="lists", safe_fix=False),
     "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",),
@@ -73,6 +76,7 @@ CASES = {
     "p2_dataclass_pad_sequence.py": _case("PAD002", ["PAD002"], "SupervisedCollator", "class"),
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
+    "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
     "p2_rowfill_without_mask.py": _case("PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",),
                                         safe_fix=False),
     # PAD003: the padded encoding loses its mask
