@@ -27,7 +27,9 @@ class CallEvaluator:
             return recv | {self.make_copy(call, recv, self.code(receiver))}
         if method in P.SAME_VALUE_METHODS:
             suffix = self.code(call)[len(self.code(receiver)):]
-            return frozenset(t.but(suffix=t.suffix + suffix) if isinstance(t, Padded) else t for t in recv)
+            kind = {"numpy": "np", "tolist": "list"}.get(method)
+            return frozenset(t.derived("", suffix, kind) if isinstance(t, Padded) else
+                             (_mask_as(t, kind) if kind else t) for t in recv)
         if method in P.SHAPE_METHODS:
             return frozenset(ShapeOf(p, self.code(receiver)) for p in tags_of(recv, Padded))
         if method in ("new_ones", "new_full"):
@@ -63,7 +65,7 @@ class CallEvaluator:
             return frozenset({Masked(call)})
         if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
             self.facts.corrected_ones.update(tags_of(recv, Ones))
-            return frozenset({GoodMask(call)})
+            return frozenset({GoodMask(call, kind="pt")})
         return recv
 
     def grow(self, call: cst.Call, method: str, receiver, args: list[Value]) -> None:
@@ -104,9 +106,11 @@ class CallEvaluator:
         text = P.positional(call, 0) or P.keyword(call, "text")
         single = self.is_single_text(text.value) if text is not None else None
         rows = None if single is None else not single
+        # Tokenizing or padding `labels` / `targets`: label ids by design (PAD006's business).
+        of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
             return frozenset({Encoding(call, True, not dropped, kind, True, lost_at=mask_arg if dropped else None,
-                                       side=self.padding_side(call))})
+                                       side=self.padding_side(call), target_ids=of_labels)})
         padding = P.padding_requested(call, self.constants)
         padded = padding == "max_length" or (padding == "longest" and single is not True)
         width = P.keyword(call, "max_length")
@@ -114,7 +118,7 @@ class CallEvaluator:
             # `[1] * max_length` later is a mask over this padded batch.
             self.padded_targets.append(Padded(call, kind=kind, from_tokenizer=True, target=self.code(width.value),
                                               rows=rows, side=self.padding_side(call)))
-        target_ids = P.keyword(call, "text_target") is not None and text is None or self.in_target_context
+        target_ids = (P.keyword(call, "text_target") is not None and text is None) or self.in_target_context or of_labels
         if method == "encode":
             if not padded:
                 return EMPTY
@@ -182,10 +186,14 @@ class CallEvaluator:
                     if "mask" in key.lower() or mask.padded is padded and padded is not None:
                         candidates.append(key)
             env = env.parent
-        if padded is not None and padded.encoding:
-            return f'{padded.encoding}["attention_mask"]{padded.suffix}'
+        if padded is not None and padded.encoding_mask():
+            return padded.encoding_mask()
         unique = sorted(set(candidates))
-        return _key_code(unique[0]) if len(unique) == 1 else None
+        if len(unique) != 1:
+            return None
+        kinds = {m.kind for m in tags_of(self.env.get(unique[0]) or EMPTY, GoodMask)}
+        return _as_kind(_key_code(unique[0]), kinds, padded.kind if padded else "?",
+                        self.imports.local_name_for("torch"), self.imports.local_name_for("numpy"))
 
     def mask_sink(self, value: Value, sink: cst.CSTNode) -> None:
         for ones in tags_of(value, Ones):
@@ -202,7 +210,7 @@ class CallEvaluator:
                 if encodings:
                     padded = padded.but(encoding=_key_code(encodings[0]))
             self.facts.ones_at_mask.append(OnesAtMask(
-                ones, sink, self.context(padded), code,
+                ones, padded, sink, self.context(padded), code,
                 lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
                 gap_ok=bool(padded.gap) and self.still_valid(padded.names),
             ))
@@ -254,8 +262,7 @@ class CallEvaluator:
                 self.facts.mask_lost.append(MaskLost(padded.lost_at, how, padded=padded, sink=sink))
             elif padded.encoding and not carries_mask:
                 self.facts.mask_lost.append(MaskLost(
-                    sink, "sink", padded=padded, sink=sink,
-                    mask_code=f'{padded.encoding}["attention_mask"]{padded.suffix}'))
+                    sink, "sink", padded=padded, sink=sink, mask_code=padded.encoding_mask()))
 
     def returned(self, value: Value, node: cst.CSTNode) -> None:
         """A function or lambda hands back a padded encoding or ids whose mask was lost."""
@@ -320,6 +327,21 @@ class CallEvaluator:
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and expr.attr.value in ("eos_token", "bos_token", "sep_token")
+
+
+def _mask_as(tag, kind: str):
+    return GoodMask(tag.node, tag.padded, kind) if isinstance(tag, GoodMask) else tag
+
+
+def _as_kind(code: str, kinds: set, wanted: str, torch: str | None, numpy: str | None) -> str | None:
+    """A mask place of one kind, used next to ids of another: convert lists, refuse the rest."""
+    if kinds == {wanted} or wanted == "?" and len(kinds) == 1:
+        return code
+    if kinds == {"list"} and wanted == "pt" and torch:
+        return f"{torch}.tensor({code})"
+    if kinds == {"list"} and wanted == "np" and numpy:
+        return f"{numpy}.array({code})"
+    return None
 
 
 def _key_code(key: str) -> str:

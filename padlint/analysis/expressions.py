@@ -67,7 +67,9 @@ class ExpressionEvaluator:
         if name is not None:
             return self.encoding_field(base, name, expr)
         # A row, a column slice or a shape entry of a value keeps what the value is.
-        kept = frozenset(t for t in base if isinstance(t, (Padded, ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
+        kept = frozenset(t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
+        index = self.code(expr)[len(self.code(expr.value)):]
+        kept |= {p.derived("", index) for p in tags_of(base, Padded)}
         if _is_full_slice(expr) and tags_of(base, Padded):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
@@ -79,12 +81,12 @@ class ExpressionEvaluator:
                 direct = isinstance(_base_of(expr), cst.Call)
                 lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
                 out.add(Padded(
-                    enc.node, kind=enc.kind, from_tokenizer=True, side=enc.side,
+                    enc.node, kind=enc.kind, mask_kind=enc.kind, from_tokenizer=True, side=enc.side,
                     encoding=None if lost else self.code(_base_of(expr)), lost_at=lost,
                     target_ids=enc.target_ids, rows=enc.rows,
                 ))
             elif name == "attention_mask" and enc.mask_kept:
-                out.add(GoodMask(expr))
+                out.add(GoodMask(expr, kind=enc.kind))
         return frozenset(out)
 
     # ---- literals and operators ----------------------------------------------------------
@@ -137,7 +139,7 @@ class ExpressionEvaluator:
         if self.mentions_call(expr, ARANGE) or any(
             tags_of(self.evaluate(e), Arange) for e in [expr.left, *(t.comparator for t in expr.comparisons)]
         ):
-            return frozenset({GoodMask(expr)})
+            return frozenset({GoodMask(expr, kind="np" if self.mentions_call(expr, {"numpy.arange"}) else "pt")})
         return EMPTY
 
     def eval_BinaryOperation(self, expr: cst.BinaryOperation) -> Value:
@@ -190,7 +192,7 @@ class ExpressionEvaluator:
     def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
         lfill, rfill = first(left, Fill), first(right, Fill)
         for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
-            if fill is None or (fill is lfill and rfill is not None and side == "left"):
+            if fill is None:
                 continue
             if fill.what == "pad":
                 return frozenset({self.list_padded(expr, data, data_node, fill, side)})
@@ -202,7 +204,7 @@ class ExpressionEvaluator:
                     return data
                 return frozenset({Masked(expr)})
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
-                return frozenset({GoodMask(expr)})
+                return frozenset({GoodMask(expr, kind="list")})
         return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
 
     def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded:
@@ -248,6 +250,9 @@ class ExpressionEvaluator:
             self.comprehension_stack.pop()
             if self.comprehension_has_ignore(expr.elt):
                 return frozenset({Masked(expr)})
+            ones = self.comprehension_ones(expr, value)
+            if ones is not None:
+                return frozenset({ones})
             return frozenset(self.as_rows(t) for t in value)
         finally:
             self.env = saved
@@ -260,6 +265,21 @@ class ExpressionEvaluator:
 
     def eval_Lambda(self, expr: cst.Lambda) -> Value:
         return self.walk_lambda(expr)
+
+    def comprehension_ones(self, expr, value: Value) -> Ones | None:
+        """`[[1] * len(r) for r in rows]`, `[1 for _ in ids]`: the comprehension is the ones mask."""
+        clauses = _for_clauses(expr.for_in)
+        iterated = self.evaluate(clauses[0].iter) if len(clauses) == 1 else EMPTY
+        padded = first(iterated, Padded)
+        code = self.code(clauses[0].iter) if padded is not None else None
+        if P.int_value(expr.elt) == 1 and not isinstance(expr.elt, cst.Name):
+            return Ones(expr, padded, code) if padded is not None else Ones(expr)
+        inner = [o for o in tags_of(value, Ones) if o.over is not None]
+        if inner and padded is not None and any(o.over.node is padded.node for o in inner):
+            return Ones(expr, padded, code)
+        if inner and padded is None and inner[0].over_code is None:
+            return Ones(expr, inner[0].over, None)  # `[[1] * MAX_LEN for _ in range(n)]`
+        return None
 
     def comprehension_has_ignore(self, elt: cst.BaseExpression) -> bool:
         """`[t if m else -100 for ...]`, `[(l if l != pad else -100) for l in row]`, nested once."""
@@ -333,7 +353,14 @@ class ExpressionEvaluator:
             arg = P.positional(call, 0)
             data = values[0] if values and arg is not None else EMPTY
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
-            return frozenset(t.but(kind=kind) if isinstance(t, Padded) and kind else t for t in data)
+            if arg is None or not kind:
+                return data
+            text, inner = self.code(call), self.code(arg.value)
+            start = text.find(inner, len(self.code(call.func)))
+            before, after = text[:start], text[start + len(inner):]
+            return frozenset(
+                t.derived(before, after, kind) if isinstance(t, Padded) else
+                GoodMask(t.node, t.padded, kind) if isinstance(t, GoodMask) else t for t in data)
         if name in ARANGE:
             self.evaluate_args(call)
             return frozenset({Arange(call)})
@@ -361,8 +388,8 @@ class ExpressionEvaluator:
             if P.int_value(fill.value) != 1:
                 return EMPTY
         dims = [shape.value] if shape is not None else []
-        if shape is not None and shape.keyword is None:
-            dims = [a.value for a in call.args if a.keyword is None]
+        if shape is None or shape.keyword is None:
+            dims = [a.value for a in call.args if a.keyword is None]  # `ones(B, L)`, `ones(*ids.shape)`
         for dim in dims:
             over, code = self.shape_source(dim)
             if over is not None:
@@ -390,7 +417,7 @@ class ExpressionEvaluator:
         if pad is not None and self.is_ignore(pad):
             return frozenset({Masked(call)})
         if (pad is None or P.int_value(pad) == 0) and tags_of(data, Ones):
-            return frozenset({GoodMask(call)})  # per-example ones padded with 0
+            return frozenset({GoodMask(call, kind="pt")})  # per-example ones padded with 0
         first_arg = P.keyword(call, "batch_first") or P.positional(call, 1)
         side_arg = P.keyword(call, "padding_side")
         lengths = names = None
@@ -413,7 +440,7 @@ class ExpressionEvaluator:
         if pad is not None and self.is_ignore(pad):
             return frozenset({Masked(call)})
         if tags_of(data, Ones):
-            return frozenset({GoodMask(call)}) if pad is None or P.int_value(pad) == 0 else EMPTY
+            return frozenset({GoodMask(call, kind=kind)}) if pad is None or P.int_value(pad) == 0 else EMPTY
         widths = P.positional(call, 1)
         side = "right"
         if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:

@@ -19,6 +19,7 @@ class OnesAtMask:
     """An all-ones mask over a padded value reached an attention-mask place."""
 
     ones: Ones
+    padded: Padded  # what the ones are shaped like (with the encoding that holds its real mask)
     sink: cst.CSTNode
     context: Context
     padded_code: str | None  # a name holding the padded value at the builder, for fixes

@@ -47,9 +47,8 @@ def _torch(context: Context) -> tuple[str, bool]:
 def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths_ok: bool, gap_ok: bool,
                    pad_code: str | None, pad_is_eos: bool, dtype: str | None) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
-    if padded.encoding and not padded.lost_at:
-        return Shape(f'{padded.encoding}["attention_mask"]{padded.suffix}', Applicability.SAFE,
-                     "Use the tokenizer's attention mask")
+    if padded.encoding_mask():
+        return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
     if ids is None or not is_place(ids):
         return None  # the fix names the ids several times: only a plain name or subscript will do
     if padded.kind == "pt" and lengths_ok and padded.batch_first:

@@ -30,7 +30,7 @@ SAME_VALUE_CALLS = {
     "torch.vstack", "torch.cat", "torch.concat", "torch.from_numpy", "numpy.array", "numpy.asarray",
     "numpy.stack", "numpy.vstack", "numpy.concatenate", "tuple",
 }
-COPY_CALLS = {"copy.deepcopy", "copy.copy", "list"}
+COPY_CALLS = {"copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"}
 # Methods that return the same tokens (a view, a dtype or device change).
 SAME_VALUE_METHODS = {
     "to", "long", "int", "bool", "float", "half", "bfloat16", "cuda", "cpu", "squeeze", "unsqueeze",

@@ -34,10 +34,22 @@ class Padded:
     target: str | None = None  # code of the padding width (`max_length`)
     rows: bool | None = None  # True: a list of rows, False: one row, None: unknown
     batch_first: bool = True
-    suffix: str = ""  # methods applied since the encoding: ".to(device)"
+    # How the value was derived from the encoding's ids, with § for them: "torch.tensor(§).to(device)".
+    template: str = "§"
+    mask_kind: str | None = None  # kind of the encoding's own mask ("list" even when the ids became tensors)
 
     def but(self, **changes) -> "Padded":
         return dataclasses.replace(self, **changes)
+
+    def derived(self, before: str, after: str, kind: str | None = None) -> "Padded":
+        """The same padding, seen through `before§after` (a method, an index, a conversion)."""
+        return self.but(template=f"{before}{self.template}{after}", kind=kind or self.kind)
+
+    def encoding_mask(self) -> str | None:
+        """The encoding's mask, derived the same way the ids were: `torch.tensor(enc["attention_mask"])`."""
+        if not self.encoding or self.lost_at is not None:
+            return None
+        return self.template.replace("§", f'{self.encoding}["attention_mask"]')
 
 
 @dataclass(eq=False)
@@ -103,6 +115,7 @@ class GoodMask:
 
     node: cst.CSTNode
     padded: Padded | None = None
+    kind: str = "?"  # "pt", "np", "list" or "?"
 
 
 @dataclass(eq=False)

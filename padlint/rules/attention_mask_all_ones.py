@@ -67,7 +67,7 @@ def forward(model, input_ids, attention_mask=None):
             if ones in facts.corrected_ones or ones.node in seen:
                 continue
             seen.add(ones.node)
-            padded = ones.over
+            padded = event.padded
             what = event.padded_code or "the padded ids"
             message = (
                 f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
@@ -76,7 +76,7 @@ def forward(model, input_ids, attention_mask=None):
             yield Finding(ones.node, message, self.fix(facts, event))
 
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
-        padded = event.ones.over
+        padded = event.padded
         shape = fixshapes.attention_mask(
             padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok,
             pad_code=facts.code(padded.pad) if padded.pad is not None else None,
