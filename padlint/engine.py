@@ -96,12 +96,16 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
 
 def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
     edits = []
-    for node, code in proposal.replacements:
-        span = positions.get(node)
-        if span is None:
-            return None
-        edits.append(Edit(code, Location(span.start.line, span.start.column + 1),
-                          Location(span.end.line, span.end.column + 1)))
+    for replacement in proposal.replacements:
+        if len(replacement) == 3:  # (start, end, code) with libcst CodePositions
+            start, end, code = replacement
+        else:
+            node, code = replacement
+            span = positions.get(node)
+            if span is None:
+                return None
+            start, end = span.start, span.end
+        edits.append(Edit(code, Location(start.line, start.column + 1), Location(end.line, end.column + 1)))
     if proposal.needs_torch:
         row = _import_row(module, positions)
         edits.append(Edit("import torch\n", Location(row, 1), Location(row, 1)))

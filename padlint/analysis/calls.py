@@ -212,8 +212,13 @@ class CallEvaluator:
             self.facts.ones_at_mask.append(OnesAtMask(
                 ones, padded, sink, self.context(padded), code,
                 lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
-                gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                gap_ok=bool(padded.gap) and self.still_valid(padded.names), pad_code=self.pad_code(padded),
             ))
+
+    def pad_code(self, padded: Padded) -> str | None:
+        if padded.pad is None or not self.still_valid(padded.pad_names):
+            return None
+        return self.code(padded.pad)
 
     def places_with(self, padded: Padded, encodings: bool = False) -> list[str]:
         found = []
@@ -249,6 +254,7 @@ class CallEvaluator:
             node, padded, copy, sink, kind, self.context(padded), source_code,
             lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
             gap_ok=bool(padded.gap) and self.still_valid(padded.names), mask_code=mask_code,
+            pad_code=self.pad_code(padded),
         ))
 
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:

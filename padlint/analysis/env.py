@@ -40,12 +40,22 @@ class Env:
         self.vars: dict[str, Value] = {}
         self.versions: dict[str, int] = {}
         self.parent = parent
+        self.scope = object()  # identity of the scope; branches of it share it
 
     def get(self, key: str) -> Value | None:
         env: Env | None = self
         while env is not None:
             if key in env.vars:
                 return env.vars[key]
+            env = env.parent
+        return None
+
+    def owner(self, key: str) -> object | None:
+        """The scope that binds `key` (None: unbound, a builtin or an import)."""
+        env: Env | None = self
+        while env is not None:
+            if key in env.vars:
+                return env.scope
             env = env.parent
         return None
 
@@ -70,6 +80,7 @@ class Env:
 
     def branch(self) -> "Env":
         copy = Env(self.parent)
+        copy.scope = self.scope
         copy.vars = dict(self.vars)
         copy.versions = dict(self.versions)
         return copy

@@ -215,7 +215,7 @@ class ExpressionEvaluator:
             target = g.target
         row_of = first(data, Padded)
         lengths, names = self.comprehension_lengths(data_node)
-        return Padded(
+        return self.padded(
             expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
             target=target, rows=False, of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
@@ -384,7 +384,7 @@ class ExpressionEvaluator:
                 return frozenset({Masked(call)})
             if tags_of(self.evaluate(fill.value), PadId):
                 width = _last_element(shape.value) if shape else None
-                return frozenset({Padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)})
+                return frozenset({self.padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)})
             if P.int_value(fill.value) != 1:
                 return EMPTY
         dims = [shape.value] if shape is not None else []
@@ -424,7 +424,7 @@ class ExpressionEvaluator:
         if data_arg is not None and isinstance(data_arg.value, (cst.Name, cst.Attribute)):
             lengths = f"[len(s) for s in {self.code(data_arg.value)}]"
             names = self.versions_of(data_arg.value)
-        return frozenset({Padded(
+        return frozenset({self.padded(
             call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
             lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
             of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
@@ -446,7 +446,7 @@ class ExpressionEvaluator:
         if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
             side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
         lengths, names = self.comprehension_lengths(data_arg.value if data_arg else None)
-        return frozenset({Padded(
+        return frozenset({self.padded(
             call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )})
@@ -458,7 +458,7 @@ class ExpressionEvaluator:
         side = "right" if side_arg and P.string_value(side_arg.value) == "post" else "left"
         if value_arg is not None and self.is_ignore(value_arg.value):
             return frozenset({Masked(call)})
-        return frozenset({Padded(call, kind="np", pad=value_arg.value if value_arg else None, side=side)})
+        return frozenset({self.padded(call, kind="np", pad=value_arg.value if value_arg else None, side=side)})
 
     def make_copy(self, node, data: Value, source_code: str) -> Copy:
         return Copy(node, first(data, Padded), source_code, self.current_mask_code(first(data, Padded)))
@@ -503,7 +503,13 @@ class ExpressionEvaluator:
             return self.is_label_code(expr.args[0].value)
         return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
 
+    def padded(self, node: cst.CSTNode, **fields) -> Padded:
+        """A new padding step; remembers which bindings its pad value's code depends on."""
+        pad = fields.get("pad")
+        return Padded(node, pad_names=self.versions_of(pad) if pad is not None else (), **fields)
+
     def versions_of(self, expr: cst.CSTNode) -> tuple:
+        """The bindings `expr`'s code reads: (name, defining scope, version) each."""
         names = set()
         stack = [expr]
         while stack:
@@ -512,12 +518,14 @@ class ExpressionEvaluator:
                 names.add(n.value)
             elif isinstance(n, cst.Attribute):
                 stack.append(n.value)
-                continue
-            stack.extend(c for c in n.children if not isinstance(c, cst.Attribute) or True)
-        return tuple((name, self.env.version(name)) for name in sorted(names))
+            else:
+                stack.extend(n.children)
+        return tuple((name, id(self.env.owner(name)), self.env.version(name)) for name in sorted(names))
 
     def still_valid(self, names: tuple) -> bool:
-        return all(self.env.version(name) == version for name, version in names)
+        """Is code written where those bindings were read still right here (same scope, not rebound)?"""
+        return all(
+            id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names)
 
 
 def _for_clauses(node) -> list:

@@ -25,6 +25,7 @@ class OnesAtMask:
     padded_code: str | None  # a name holding the padded value at the builder, for fixes
     lengths_ok: bool
     gap_ok: bool
+    pad_code: str | None = None  # the pad value, when its code is valid at the builder
 
 
 @dataclass
@@ -41,6 +42,7 @@ class LabelsAtSink:
     lengths_ok: bool
     gap_ok: bool
     mask_code: str | None  # a correct mask for these ids in scope, if any
+    pad_code: str | None = None  # the pad value, when its code is valid at the sink
 
 
 @dataclass

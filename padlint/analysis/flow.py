@@ -426,6 +426,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
         """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
         base = self.evaluate(target.value)
+        self.note_row_fill(target, base)
         if P.int_value(value_node) == 0 and tags_of(base, Ones):
             self.facts.corrected_ones.update(tags_of(base, Ones))
             return
@@ -433,6 +434,28 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         if ignore and self.indexes_padding(target):
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+
+    def note_row_fill(self, target: cst.Subscript, base: Value) -> None:
+        """`ids[i, :len(s)] = s` in `for i, s in enumerate(seqs)`: the rows' lengths are `len(s)` of `seqs`."""
+        if len(target.slice) != 2 or not isinstance(target.slice[1].slice, cst.Slice):
+            return
+        cut = target.slice[1].slice
+        bound, side = (cut.upper, "right") if cut.lower is None else (cut.lower, "left")
+        if side == "left" and isinstance(bound, cst.UnaryOperation) and isinstance(bound.operator, cst.Minus):
+            bound = bound.expression
+        elif side == "left" or cut.upper is None and cut.lower is None:
+            return
+        if not (isinstance(bound, cst.Call) and P.last_name(bound.func) == "len" and bound.args):
+            return
+        row = bound.args[0].value
+        walked = self.loop_aliases.get(row.value) if isinstance(row, cst.Name) else None
+        if walked is None or not walked.isidentifier():
+            return
+        for padded in tags_of(base, Padded):
+            if padded.lengths is None and padded.kind in ("pt", "np"):
+                padded.lengths = f"[len({row.value}) for {row.value} in {walked}]"
+                padded.lengths_names = ((walked, id(self.env.owner(walked)), self.env.version(walked)),)
+                padded.side = side
 
     def indexes_padding(self, target: cst.Subscript) -> bool:
         """Does `x[index]` select pad positions (a mask, a comparison, a suffix) rather than a prompt prefix?"""
@@ -458,6 +481,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
             if name == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and sources:
                 self.assign(target.elements[0].value, EMPTY, iterable)
                 self.assign(target.elements[1].value, sources[0], iterable)
+                item, walked = target.elements[1].value, iterable.args[0].value
+                if isinstance(item, cst.Name) and place_key(walked):
+                    self.loop_aliases[item.value] = place_key(walked)
                 return
             if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
                 for element, source, arg in zip(target.elements, sources, iterable.args):

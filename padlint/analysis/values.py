@@ -21,6 +21,7 @@ class Padded:
     node: cst.CSTNode  # the padding step
     kind: str = "?"  # "pt", "np", "list" or "?"
     pad: cst.BaseExpression | None = None  # the pad value, when known
+    pad_names: tuple = ()  # bindings the pad value's code reads (see ScopeWalker.still_valid)
     side: str = "right"
     from_tokenizer: bool = False
     encoding: str | None = None  # code of the encoding whose mask is still there ("enc")

@@ -79,7 +79,7 @@ def forward(model, input_ids, attention_mask=None):
         padded = event.padded
         shape = fixshapes.attention_mask(
             padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok,
-            pad_code=facts.code(padded.pad) if padded.pad is not None else None,
+            pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos, dtype=_dtype(facts, event.ones.node),
         )
         if shape is None:

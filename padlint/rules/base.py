@@ -21,7 +21,9 @@ class FixProposal:
 
     applicability: Applicability
     message: str
-    replacements: tuple  # (node, code) pairs: the node's text becomes the code
+    # (node, code): the node's text becomes the code; (start, end, code): the text between two
+    # libcst CodePositions does (insertions and deletions that keep the layout around them).
+    replacements: tuple
     needs_torch: bool = False  # the code uses `torch`, which the module does not import yet
 
 

@@ -66,7 +66,7 @@ def group_texts(examples, block=512):
         padded = event.padded
         shape = fixshapes.masked_labels(
             padded, event.source_code, event.mask_code, event.context, lengths_ok=event.lengths_ok,
-            gap_ok=event.gap_ok, pad_code=facts.code(padded.pad) if padded.pad is not None else None,
+            gap_ok=event.gap_ok, pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos,
         )
         if shape is None:

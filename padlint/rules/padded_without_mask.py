@@ -70,18 +70,14 @@ def score(model, tokenizer, text: str):
             call = event.padded.node if event.padded is not None else event.encoding.node
             if not isinstance(call, cst.Call):
                 return None
-            fixed = call.with_changes(args=[a for a in call.args if a is not event.node])
-            return FixProposal(safe, "Drop `return_attention_mask=False`", ((call, facts.code(fixed)),))
+            edit = _delete_item(facts, call, list(call.args), event.node)
+            return FixProposal(safe, "Drop `return_attention_mask=False`", (edit,)) if edit else None
         if event.how == "sink" and event.mask_code:
-            fixed = _with_mask(event.sink, event.mask_code)
-            if fixed is None:
-                return None
-            return FixProposal(safe, "Pass the tokenizer's attention mask along", ((event.sink, facts.code(fixed)),))
+            edit = _insert_mask(facts, event.sink, event.mask_code)
+            return FixProposal(safe, "Pass the tokenizer's attention mask along", (edit,)) if edit else None
         if event.how == "columns" and isinstance(event.sink, cst.Call):
-            fixed = _columns_with_mask(event.sink)
-            if fixed is None:
-                return None
-            return FixProposal(safe, "Keep the `attention_mask` column", ((event.sink, facts.code(fixed)),))
+            edit = _columns_with_mask(facts, event.sink)
+            return FixProposal(safe, "Keep the `attention_mask` column", (edit,)) if edit else None
         return None
 
 
@@ -90,68 +86,60 @@ def _is_feature_dict(node) -> bool:
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict")
 
 
-def _with_mask(sink: cst.CSTNode, mask_code: str) -> cst.CSTNode | None:
-    """The dict / call with `attention_mask` added right after `input_ids`."""
-    mask = cst.parse_expression(mask_code)
-    if isinstance(sink, cst.Dict):
-        elements = list(sink.elements)
-        for i, element in enumerate(elements):
-            if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
-                quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
-                new = cst.DictElement(cst.SimpleString(f"{quote}attention_mask{quote}"), mask, comma=element.comma)
-                elements[i] = element.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                elements.insert(i + 1, new)
-                return sink.with_changes(elements=elements)
+def _delete_item(facts: ModuleFacts, owner: cst.CSTNode, items: list, item) -> tuple | None:
+    """Delete one argument / element with its separator, leaving the layout of the rest alone."""
+    i = items.index(item)
+    span = facts.span(item)
+    if span is None:
         return None
-    if isinstance(sink, cst.Call):
-        args = list(sink.args)
-        for i, arg in enumerate(args):
-            is_ids = arg.keyword is not None and arg.keyword.value == "input_ids"
-            if is_ids or (arg.keyword is None and not arg.star and i == 0 and P.keyword(sink, "input_ids") is None):
-                new = cst.Arg(mask, keyword=cst.Name("attention_mask"), comma=arg.comma,
-                              equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-                args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                args.insert(i + 1, new)
-                return sink.with_changes(args=_keywords_after_positionals(args))
+    if i + 1 < len(items):
+        following = facts.span(items[i + 1])
+        return (span.start, following.start, "") if following else None
+    if i > 0:
+        previous = facts.span(items[i - 1])
+        return (previous.end, span.end, "") if previous else None
+    if isinstance(owner, cst.Call):  # the only argument: rewrite the (one-item) call
+        return (owner, facts.code(owner.with_changes(args=[])))
     return None
 
 
-def _keywords_after_positionals(args: list[cst.Arg]) -> list[cst.Arg]:
-    # `model(ids, attention_mask=m, other)` would not compile: move later positionals before it.
-    positional = [a for a in args if a.keyword is None and not a.star]
-    rest = [a for a in args if not (a.keyword is None and not a.star)]
-    if all(args.index(p) < min((args.index(r) for r in rest), default=len(args)) for p in positional):
-        return args
-    ordered = positional + rest
-    last = ordered[-1]
-    fixed = [a if a.comma is not cst.MaybeSentinel.DEFAULT else a.with_changes(
-        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in ordered[:-1]]
-    return fixed + [last.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
+    """Insert `attention_mask` right after the ids (after the last positional argument in a call)."""
+    if isinstance(sink, cst.Dict):
+        for element in sink.elements:
+            if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
+                quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
+                end = facts.span(element).end
+                return (end, end, f", {quote}attention_mask{quote}: {mask_code}")
+        return None
+    if isinstance(sink, cst.Call):
+        args = list(sink.args)
+        ids = P.keyword(sink, "input_ids")
+        positional = [a for a in args if a.keyword is None and not a.star]
+        anchor = ids if ids is not None else (positional[-1] if positional else None)
+        if anchor is None:
+            return None
+        if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
+            anchor = positional[-1]
+        end = facts.span(anchor).end
+        return (end, end, f", attention_mask={mask_code}")
+    return None
 
 
-def _columns_with_mask(call: cst.Call) -> cst.Call | None:
+def _columns_with_mask(facts: ModuleFacts, call: cst.Call) -> tuple | None:
     for arg in call.args:
         value = arg.value
         if not isinstance(value, (cst.List, cst.Tuple)):
             continue
-        names = [P.string_value(e.value) for e in value.elements]
+        elements = list(value.elements)
+        names = [P.string_value(e.value) for e in elements]
         if P.last_name(call.func) == "remove_columns":
-            if "attention_mask" not in names:
-                continue
-            kept = [e for e, n in zip(value.elements, names) if n != "attention_mask"]
-            if kept:
-                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return call.with_changes(args=[a if a is not arg else a.with_changes(value=value.with_changes(elements=kept))
-                                           for a in call.args])
+            if "attention_mask" in names and len(elements) > 1:
+                return _delete_item(facts, value, elements, elements[names.index("attention_mask")])
+            continue
         if "input_ids" in names:
-            i = names.index("input_ids")
-            elements = list(value.elements)
-            quote = '"'
-            if isinstance(elements[i].value, cst.SimpleString):
-                quote = elements[i].value.value[0]
-            new = cst.Element(cst.SimpleString(f"{quote}attention_mask{quote}"), comma=elements[i].comma)
-            elements[i] = elements[i].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            elements.insert(i + 1, new)
-            return call.with_changes(args=[a if a is not arg else a.with_changes(value=value.with_changes(elements=elements))
-                                           for a in call.args])
+            element = elements[names.index("input_ids")]
+            quote = element.value.value[0] if isinstance(element.value, cst.SimpleString) else '"'
+            end = facts.span(element.value).end
+            return (end, end, f", {quote}attention_mask{quote}")
     return None
