@@ -216,9 +216,11 @@ class CallEvaluator:
             ))
 
     def pad_code(self, padded: Padded) -> str | None:
-        if padded.pad is None or not self.still_valid(padded.pad_names):
-            return None
-        return self.code(padded.pad)
+        """The pad value spelled with names that mean the same here as where it was read."""
+        for expr, names in padded.pad_spellings:
+            if self.still_valid(names):
+                return self.code(expr)
+        return None
 
     def places_with(self, padded: Padded, encodings: bool = False) -> list[str]:
         found = []
@@ -305,7 +307,8 @@ class CallEvaluator:
         callee = self.code(call.func)
         if P.FROZEN_ENCODER.search(callee):
             return
-        carries = "attention_mask" in keywords or P.has_star_kwargs(call)
+        carries = "attention_mask" in keywords or P.has_star_kwargs(call) or any(
+            tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
         if "input_ids" in keywords:
             self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
         elif P.MODEL_CALLEE.search(P.last_name(call.func)) or P.last_name(call.func) in ("generate", "forward"):

@@ -33,19 +33,27 @@ class ExpressionEvaluator:
     def eval_Name(self, expr: cst.Name) -> Value:
         held = self.env.get(expr.value)
         if held:
-            return held
+            return self.seen_as(expr, held)
         if P.is_pad_id_expression(expr):
-            return frozenset({PadId(expr)})
+            return frozenset({PadId(expr, names=self.versions_of(expr))})
         return held or EMPTY
+
+    def seen_as(self, expr: cst.BaseExpression, held: Value) -> Value:
+        """A pad id read through a name: remember this spelling too (a fix may only be able to use it)."""
+        if not any(isinstance(t, PadId) for t in held):
+            return held
+        here = (expr, self.versions_of(expr))
+        return frozenset(
+            PadId(t.node, t.eos_fallback, t.names, (here, *t.aliases)) if isinstance(t, PadId) else t for t in held)
 
     def eval_Attribute(self, expr: cst.Attribute) -> Value:
         key = place_key(expr)
         held = self.env.get(key) if key else None
         if held is not None:
-            return held
+            return self.seen_as(expr, held)
         attr = expr.attr.value
         if attr in P.PAD_ID_ATTR:
-            return frozenset({PadId(expr)})
+            return frozenset({PadId(expr, names=self.versions_of(expr))})
         if isinstance(expr.value, cst.Call) and attr in ("logits", "last_hidden_state", "hidden_states"):
             self.unused_loss_calls.add(expr.value)
         base = self.evaluate(expr.value)
@@ -121,7 +129,7 @@ class ExpressionEvaluator:
     def eval_BooleanOperation(self, expr: cst.BooleanOperation) -> Value:
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
         if isinstance(expr.operator, cst.Or) and tags_of(left, PadId) and P.mentions_eos(expr.right):
-            return frozenset({PadId(expr, eos_fallback=True)})
+            return frozenset({PadId(expr, eos_fallback=True, names=self.versions_of(expr))})
         return left | right
 
     def eval_IfExp(self, expr: cst.IfExp) -> Value:
@@ -506,7 +514,16 @@ class ExpressionEvaluator:
     def padded(self, node: cst.CSTNode, **fields) -> Padded:
         """A new padding step; remembers which bindings its pad value's code depends on."""
         pad = fields.get("pad")
-        return Padded(node, pad_names=self.versions_of(pad) if pad is not None else (), **fields)
+        if pad is None:
+            return Padded(node, **fields)
+        spellings = [(pad, self.versions_of(pad))]
+        for origin in tags_of(self.evaluate(pad), PadId):
+            # A helper's `fill` parameter is the caller's `self.pad_id`: keep every spelling, and
+            # let the fix use the first one that is valid where it is written.
+            spellings += [a for a in origin.aliases if place_key(a[0]) is not None]
+            if place_key(origin.node) is not None:
+                spellings.append((origin.node, origin.names))
+        return Padded(node, pad_spellings=tuple(spellings), **fields)
 
     def versions_of(self, expr: cst.CSTNode) -> tuple:
         """The bindings `expr`'s code reads: (name, defining scope, version) each."""

@@ -123,6 +123,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         self.list_names: set[str] = set()
         self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
         self.unused_loss_calls: set = set()  # `model(..., labels=x).logits`: the loss is never read
+        self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
         self.in_target_context = False
@@ -353,12 +354,23 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
             value = self.evaluate(small.value)
             self.returns.append(value)
             self.returned(value, small)
+            self.returned_by_stores(small.value)
             parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
             for part in parts:
                 expr = getattr(part, "value", part)
                 key = place_key(expr)
                 if key is not None and P.LABEL_NAME.search(key.rsplit(".", 1)[-1]):
                     self.label_sink(self.evaluate(expr), expr, small, "return")
+
+    def returned_by_stores(self, expr: cst.BaseExpression) -> None:
+        """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
+        key = place_key(expr)
+        if key is None or f"{key}['input_ids']" not in self.store_nodes:
+            return
+        if self.env.get(f"{key}['attention_mask']") is not None or self.env.get(key):
+            return  # the mask is stored too, or `batch` is an encoding that carries it
+        ids = self.env.get(f"{key}['input_ids']") or EMPTY
+        self.ids_sink(ids, self.store_nodes[f"{key}['input_ids']"], False)
 
     def aug_assign(self, stmt: cst.AugAssign) -> None:
         current = self.evaluate(stmt.target)
@@ -405,6 +417,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         if subscript_key in ("labels", "label_ids"):
             self.label_sink(value, value_node, target, "store")
         self.env.set(key, value)
+        self.store_nodes[key] = target
         for padded in tags_of(value, Padded):
             if padded.target and padded not in self.padded_targets:
                 self.padded_targets.append(padded)

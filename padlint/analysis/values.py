@@ -21,7 +21,7 @@ class Padded:
     node: cst.CSTNode  # the padding step
     kind: str = "?"  # "pt", "np", "list" or "?"
     pad: cst.BaseExpression | None = None  # the pad value, when known
-    pad_names: tuple = ()  # bindings the pad value's code reads (see ScopeWalker.still_valid)
+    pad_spellings: tuple = ()  # (expression, bindings it reads) for the pad value, nearest first
     side: str = "right"
     from_tokenizer: bool = False
     encoding: str | None = None  # code of the encoding whose mask is still there ("enc")
@@ -57,6 +57,8 @@ class Padded:
 class PadId:
     node: cst.CSTNode
     eos_fallback: bool = False  # `pad or eos` / `pad if pad is not None else eos`
+    names: tuple = ()  # bindings the node's code reads, where it was written
+    aliases: tuple = ()  # (expression, bindings) of names it was read through, latest first
 
 
 @dataclass(eq=False)
