@@ -8,6 +8,7 @@ from typing import Collection
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from padlint.analysis.patterns import child_nodes
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
 
 MAX_FIX_ROUNDS = 10
@@ -67,31 +68,43 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
     rules = _enabled_rules(select)
     if not rules:
         return []
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = _LazyPositions(module)
     try:
         facts = analyse(module, positions, Imports(module))
     except RecursionError:
         raise SourceError("too deeply nested to analyse") from None
+    findings = [(rule, finding) for rule in rules for finding in rule.check(facts)]
+    if not findings:
+        return []
     statements = _StatementIndex(module, positions)
     diagnostics: list[Diagnostic] = []
-    for rule in rules:
-        for finding in rule.check(facts):
-            span = positions.get(finding.node)
-            if span is None:
-                continue
-            fix = None
-            if finding.fix is not None:
-                fix = _make_fix(finding.fix, positions, module)
-            diagnostics.append(Diagnostic(
-                code=rule.code, name=rule.name, message=finding.message, filename=filename,
-                location=Location(span.start.line, span.start.column + 1),
-                end_location=Location(span.end.line, span.end.column + 1),
-                url=rule.url(), fix=fix, confidence=finding.confidence,
-                statement_rows=statements.rows_of(span.start.line, span.start.column),
-            ))
+    for rule, finding in findings:
+        span = positions.get(finding.node)
+        if span is None:
+            continue
+        fix = _make_fix(finding.fix, positions, module) if finding.fix is not None else None
+        diagnostics.append(Diagnostic(
+            code=rule.code, name=rule.name, message=finding.message, filename=filename,
+            location=Location(span.start.line, span.start.column + 1),
+            end_location=Location(span.end.line, span.end.column + 1),
+            url=rule.url(), fix=fix, confidence=finding.confidence,
+            statement_rows=statements.rows_of(span.start.line, span.start.column),
+        ))
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
+
+
+class _LazyPositions:
+    """Node positions, computed on first use: a file with no finding never pays for them."""
+
+    def __init__(self, module: cst.Module):
+        self.module = module
+        self.resolved: dict | None = None
+
+    def get(self, node: cst.CSTNode, default=None):
+        if self.resolved is None:
+            self.resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self.resolved.get(node, default)
 
 
 def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
@@ -141,7 +154,7 @@ class _StatementIndex:
                 body = positions.get(node.body)
                 header_end = body.start.line if body is not None else span.start.line
                 self.spans.append((span.start.line, span.start.column, header_end, 10**9))
-                stack.extend(node.body.children if hasattr(node.body, "children") else [])
+                stack.extend(child_nodes(node.body))
                 for extra in ("orelse", "handlers", "finalbody"):
                     part = getattr(node, extra, None)
                     if isinstance(part, (list, tuple)):
@@ -149,7 +162,7 @@ class _StatementIndex:
                     elif part is not None:
                         stack.append(part)
             elif not isinstance(node, cst.BaseExpression):
-                stack.extend(node.children)
+                stack.extend(child_nodes(node))
 
     def rows_of(self, line: int, column: int) -> tuple[int, int]:
         best = None

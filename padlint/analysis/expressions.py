@@ -484,7 +484,7 @@ class ExpressionEvaluator:
             n = stack.pop()
             if isinstance(n, cst.Call) and self.imports.qualify(n.func) in names:
                 return True
-            stack.extend(n.children)
+            stack.extend(P.child_nodes(n))
         return False
 
     def is_ignore(self, expr: cst.BaseExpression | None) -> bool:
@@ -536,7 +536,7 @@ class ExpressionEvaluator:
             elif isinstance(n, cst.Attribute):
                 stack.append(n.value)
             else:
-                stack.extend(n.children)
+                stack.extend(P.child_nodes(n))
         return tuple((name, id(self.env.owner(name)), self.env.version(name)) for name in sorted(names))
 
     def still_valid(self, names: tuple) -> bool:

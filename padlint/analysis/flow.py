@@ -47,7 +47,7 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        stack.extend(node.children)
+        stack.extend(P.child_nodes(node))
         if isinstance(node, cst.Call):
             _note_call(node, info, facts)
         elif isinstance(node, cst.Assign):
@@ -90,7 +90,7 @@ def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
             isinstance(c.operator, cst.NotEqual) and P.is_pad_id_expression(c.comparator) for c in node.comparisons
         ):
             return True
-        stack.extend(node.children)
+        stack.extend(P.child_nodes(node))
     return False
 
 

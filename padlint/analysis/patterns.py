@@ -4,6 +4,7 @@ Everything here is a pure function of CST nodes plus the module's import table: 
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import libcst as cst
@@ -51,6 +52,28 @@ PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 LABEL_NAME = re.compile(r"label|target|tgt", re.I)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes of `node`, read straight from its fields.
+
+    libcst's `node.children` runs a visitor per call, which made it the hot spot of the pass;
+    reading the dataclass fields gives the same nodes (whitespace and tokens included) far faster.
+    """
+    out: list[cst.CSTNode] = []
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out
 
 
 class Imports:
@@ -104,7 +127,7 @@ def _import_nodes(module: cst.Module):
             continue
         if isinstance(node, (cst.BaseExpression,)):
             continue
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
 
 
 def dotted(node: cst.CSTNode) -> str:
@@ -201,7 +224,7 @@ def mentions_eos(node: cst.CSTNode) -> bool:
         n = stack.pop()
         if isinstance(n, (cst.Name, cst.Attribute)) and is_eos_expression(n):
             return True
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
     return False
 
 
