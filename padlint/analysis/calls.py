@@ -26,6 +26,8 @@ class CallEvaluator:
         if method in P.COPY_METHODS:
             return recv | {self.make_copy(call, recv, self.code(receiver))}
         if method in P.SAME_VALUE_METHODS:
+            if not any(isinstance(t, (Padded, GoodMask)) for t in recv):
+                return recv
             suffix = self.code(call)[len(self.code(receiver)):]
             kind = {"numpy": "np", "tolist": "list"}.get(method)
             return frozenset(t.derived("", suffix, kind) if isinstance(t, Padded) else
@@ -304,8 +306,10 @@ class CallEvaluator:
                 self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value)
         if "labels" in keywords and call not in self.unused_loss_calls:
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
-        callee = self.code(call.func)
-        if P.FROZEN_ENCODER.search(callee):
+        ids = keywords.get("input_ids")
+        model_like = ids is None and (P.MODEL_CALLEE.search(P.last_name(call.func))
+                                      or P.last_name(call.func) in ("generate", "forward"))
+        if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
         carries = "attention_mask" in keywords or P.has_star_kwargs(call) or any(
             tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)

@@ -55,6 +55,9 @@ LABEL_NAME = re.compile(r"label|target|tgt", re.I)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# Fields that hold only layout (whitespace, brackets, separators): no walk here needs them.
+_LAYOUT_FIELD = re.compile(r"whitespace|^lpar$|^rpar$|comma|semicolon|^colon$|^dot$|^equal$|^lbrac|^rbrac|"
+                           r"^lbrace$|^rbrace$|^header$|^footer$|leading_lines|^newline$|^asname_|^star_tok")
 
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -66,7 +69,8 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node) if not _LAYOUT_FIELD.search(f.name))
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
