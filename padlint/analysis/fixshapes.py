@@ -12,6 +12,7 @@ import libcst as cst
 
 from padlint.analysis.env import place_key
 from padlint.analysis.values import Context, Padded
+from padlint.rules.base import FixProposal
 from padlint.types import Applicability
 
 IGNORE = "-100"
@@ -23,6 +24,10 @@ class Shape:
     applicability: Applicability
     title: str
     needs_torch: bool = False  # the code uses `torch` and the module does not import it
+
+    def proposal(self, node) -> FixProposal:
+        """The fix that writes this shape in place of `node`."""
+        return FixProposal(self.applicability, self.title, ((node, self.code),), self.needs_torch)
 
 
 def is_place(code: str) -> bool:
@@ -68,17 +73,11 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
         return Shape(code, Applicability.SAFE, "Build the attention mask from the padding length")
     if pad_code is None or pad_is_eos:
         return None
-    title = "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)"
-    if padded.kind == "pt":
-        cast = f".to({dtype})" if dtype else ".long()"
-        return Shape(f"({ids} != {pad_code}){cast}", Applicability.UNSAFE, title)
-    if padded.kind == "np" and context.numpy:
-        return Shape(f"({ids} != {pad_code}).astype({context.numpy}.int64)", Applicability.UNSAFE, title)
-    if padded.kind == "list" and padded.rows is False:
-        return Shape(f"[int(t != {pad_code}) for t in {ids}]", Applicability.UNSAFE, title)
-    if padded.kind == "list" and padded.rows:
-        return Shape(f"[[int(t != {pad_code}) for t in row] for row in {ids}]", Applicability.UNSAFE, title)
-    return None
+    cast = f".to({dtype})" if dtype else ".long()"
+    return _by_pad_id(
+        padded, ids, context, "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)",
+        tensor=f"({ids} != {pad_code}){cast}", array=f"({ids} != {pad_code}).astype({context.numpy}.int64)",
+        item=f"int(t != {pad_code})")
 
 
 def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, *, lengths_ok: bool,
@@ -117,15 +116,24 @@ def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, 
             return Shape(code, Applicability.SAFE, "Set the labels of padding positions to -100 (from the padding length)")
     if pad_code is None or pad_is_eos:
         return None
-    title = "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)"
+    return _by_pad_id(
+        padded, ids, context, "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)",
+        tensor=f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})",
+        array=f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})",
+        item=f"{IGNORE} if t == {pad_code} else t")
+
+
+def _by_pad_id(padded: Padded, ids: str, context: Context, title: str, *, tensor: str, array: str,
+               item: str) -> Shape | None:
+    """The UNSAFE shape that compares each token with the pad id, written for the ids' kind."""
     if padded.kind == "pt":
-        return Shape(f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})", Applicability.UNSAFE, title)
+        return Shape(tensor, Applicability.UNSAFE, title)
     if padded.kind == "np" and context.numpy:
-        return Shape(f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})", Applicability.UNSAFE, title)
+        return Shape(array, Applicability.UNSAFE, title)
     if padded.kind == "list" and padded.rows is False:
-        return Shape(f"[{IGNORE} if t == {pad_code} else t for t in {ids}]", Applicability.UNSAFE, title)
+        return Shape(f"[{item} for t in {ids}]", Applicability.UNSAFE, title)
     if padded.kind == "list" and padded.rows:
-        return Shape(f"[[{IGNORE} if t == {pad_code} else t for t in row] for row in {ids}]", Applicability.UNSAFE, title)
+        return Shape(f"[[{item} for t in row] for row in {ids}]", Applicability.UNSAFE, title)
     return None
 
 

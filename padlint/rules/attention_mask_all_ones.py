@@ -82,9 +82,7 @@ def forward(model, input_ids, attention_mask=None):
             pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos, dtype=_dtype(facts, event.ones.node),
         )
-        if shape is None:
-            return None
-        return FixProposal(shape.applicability, shape.title, ((event.ones.node, shape.code),), shape.needs_torch)
+        return shape.proposal(event.ones.node) if shape else None
 
 
 def _dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:

@@ -69,9 +69,7 @@ def group_texts(examples, block=512):
             gap_ok=event.gap_ok, pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos,
         )
-        if shape is None:
-            return None
-        return FixProposal(shape.applicability, shape.title, ((event.node, shape.code),), shape.needs_torch)
+        return shape.proposal(event.node) if shape else None
 
 
 def _brief(code: str) -> str:
