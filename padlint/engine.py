@@ -70,7 +70,7 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
         return []
     positions = _LazyPositions(module)
     try:
-        facts = analyse(module, positions, Imports(module))
+        facts = analyse(module, positions, Imports(module), filename)
     except RecursionError:
         raise SourceError("too deeply nested to analyse") from None
     findings = [(rule, finding) for rule in rules for finding in rule.check(facts)]

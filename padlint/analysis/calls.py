@@ -7,7 +7,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import LabelsAtSink, MaskLost, OnesAtMask
 from padlint.analysis.values import (
-    Context, Copy, Encoding, Fill, GoodMask, MappedDataset, Masked, Ones, Padded, ShapeOf,
+    Context, Copy, Encoding, Fill, GoodMask, MappedDataset, Masked, Ones, PadIdMask, Padded, ShapeOf,
     Tokenizer, Value, first, tags_of,
 )
 
@@ -44,6 +44,10 @@ class CallEvaluator:
             return frozenset({Ones(call, over, code)})
         if method in ("masked_fill", "masked_fill_"):
             return self.masked_fill(call, method, receiver, recv)
+        if method == "ne" and call.args:
+            return self.pad_comparison(call, receiver, call.args[0].value)
+        if method == "mean":
+            self.masked_mean(call, receiver)
         if method in ("append", "extend"):
             self.grow(call, method, receiver, args)
             return EMPTY
@@ -61,9 +65,14 @@ class CallEvaluator:
         if fill is None:
             return EMPTY
         if self.is_ignore(fill.value):
+            self.note_label_value(call, fill.value)
+            condition = P.positional(call, 0) or P.keyword(call, "mask")
+            if condition is not None:
+                self.masking_by_pad_id(call, condition.value, recv, method)
             if method == "masked_fill_":
                 self.facts.masked_copies.update(tags_of(recv, Copy))
                 self.mark_place_masked(receiver)
+                self.written_in_place(receiver, None)
             return frozenset({Masked(call)})
         if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
             self.facts.corrected_ones.update(tags_of(recv, Ones))
@@ -111,6 +120,7 @@ class CallEvaluator:
         # Tokenizing or padding `labels` / `targets`: label ids by design (PAD006's business).
         of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
+            self.facts.repadding_collator = True
             return frozenset({Encoding(call, True, not dropped, kind, True, lost_at=mask_arg if dropped else None,
                                        side=self.padding_side(call), target_ids=of_labels)})
         padding = P.padding_requested(call, self.constants)
@@ -199,23 +209,28 @@ class CallEvaluator:
 
     def mask_sink(self, value: Value, sink: cst.CSTNode) -> None:
         for ones in tags_of(value, Ones):
-            if ones.over is None:
-                continue
-            padded = ones.over
-            code = ones.over_code
-            if code is None or not isinstance(code, str) or not code.isidentifier():
-                holders = [k for k in self.places_with(padded) if k.isidentifier()]
-                code = holders[0] if holders else code
-            if padded.from_tokenizer and not padded.encoding and not padded.lost_at:
-                # Ones shaped by a tokenizer's max_length: the encoding holding the real mask.
-                encodings = self.places_with(padded, encodings=True)
-                if encodings:
-                    padded = padded.but(encoding=_key_code(encodings[0]))
-            self.facts.ones_at_mask.append(OnesAtMask(
-                ones, padded, sink, self.context(padded), code,
-                lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
-                gap_ok=bool(padded.gap) and self.still_valid(padded.names), pad_code=self.pad_code(padded),
-            ))
+            if ones.over is not None:
+                self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
+        for mask in tags_of(value, PadIdMask):
+            if mask.padded is not None and self.facts.pad_is_eos:
+                event = self.mask_event(mask, mask.padded, mask.ids_code, sink)
+                self.facts.add("PAD005", mask.node, event=event)
+
+    def mask_event(self, mask, padded: Padded, code: str | None, sink: cst.CSTNode) -> OnesAtMask:
+        """What a fix needs to write a correct mask for `padded` at this point."""
+        if code is None or not code.isidentifier():
+            holders = [k for k in self.places_with(padded) if k.isidentifier()]
+            code = holders[0] if holders else code
+        if padded.from_tokenizer and not padded.encoding and not padded.lost_at:
+            # Shaped by a tokenizer's max_length: the encoding holding the real mask.
+            encodings = self.places_with(padded, encodings=True)
+            if encodings:
+                padded = padded.but(encoding=_key_code(encodings[0]))
+        return OnesAtMask(
+            mask, padded, sink, self.context(padded), code,
+            lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
+            gap_ok=bool(padded.gap) and self.still_valid(padded.names), pad_code=self.pad_code(padded),
+        )
 
     def pad_code(self, padded: Padded) -> str | None:
         """The pad value spelled with names that mean the same here as where it was read."""
@@ -236,6 +251,8 @@ class CallEvaluator:
         return found
 
     def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None:
+        if kind in ("dict", "store"):
+            self.labels_built_here(value)
         if tags_of(value, Masked):
             return
         copies = [c for c in tags_of(value, Copy) if c.padded is not None]
@@ -249,6 +266,10 @@ class CallEvaluator:
             return
 
     def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
+        if padded.target_ids and isinstance(padded.node, cst.Call):
+            target = P.keyword(padded.node, "text_target")
+            if target is not None:  # targets padded with the pad id, used as labels as they are
+                self.facts.add("PAD006", target, "text_target")
         if padded.target_ids or padded.of_labels:
             return
         leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
@@ -277,6 +298,9 @@ class CallEvaluator:
     def returned(self, value: Value, node: cst.CSTNode) -> None:
         """A function or lambda hands back a padded encoding or ids whose mask was lost."""
         for enc in tags_of(value, Encoding):
+            target = P.keyword(enc.node, "text_target")
+            if enc.padded and target is not None and enc.target_ids is False and enc not in self.labels_replaced:
+                self.facts.add("PAD006", target, "text_target")  # `labels` inside the encoding keep pad ids
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):
@@ -291,8 +315,13 @@ class CallEvaluator:
             elif key in ("labels", "label_ids"):
                 self.label_sink(value, value_node, node, kind)
         if "input_ids" in entries:
-            value, _ = entries["input_ids"]
+            value, ids_node = entries["input_ids"]
             self.ids_sink(value, node, splat or "attention_mask" in entries)
+            if not splat and "attention_mask" not in entries:
+                for padded in tags_of(value, Padded):
+                    if padded.kind == "list" and not padded.from_tokenizer:
+                        self.facts.add("PAD009", node, padded=padded, ids_code=self.code(ids_node),
+                                       gap_ok=bool(padded.gap) and self.still_valid(padded.names))
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}

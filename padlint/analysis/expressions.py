@@ -15,6 +15,14 @@ from padlint.analysis.values import (
 )
 
 ARANGE = {"torch.arange", "numpy.arange"}
+LOSSES = {
+    "torch.nn.CrossEntropyLoss", "torch.nn.functional.cross_entropy", "torch.nn.NLLLoss",
+    "torch.nn.functional.nll_loss", "torch.nn.modules.loss.CrossEntropyLoss",
+}
+REPADDING_COLLATORS = {
+    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
+    "DataCollatorForTokenClassification",
+}
 
 
 class ExpressionEvaluator:
@@ -148,6 +156,9 @@ class ExpressionEvaluator:
             tags_of(self.evaluate(e), Arange) for e in [expr.left, *(t.comparator for t in expr.comparisons)]
         ):
             return frozenset({GoodMask(expr, kind="np" if self.mentions_call(expr, {"numpy.arange"}) else "pt")})
+        pair = P.comparison_operand(expr, (cst.NotEqual,))
+        if pair is not None:
+            return self.pad_comparison(expr, *pair)
         return EMPTY
 
     def eval_BinaryOperation(self, expr: cst.BinaryOperation) -> Value:
@@ -177,6 +188,7 @@ class ExpressionEvaluator:
                     over, code = self.shape_source(count)
                     return Fill("one", count, ones=Ones(expr, over, code))
                 if self.is_ignore(item):
+                    self.note_label_value(expr, item)
                     return Fill("ignore", count)
                 if tags_of(self.evaluate(item), PadId):
                     return Fill("pad", count, pad=item)
@@ -223,12 +235,15 @@ class ExpressionEvaluator:
             target = g.target
         row_of = first(data, Padded)
         lengths, names = self.comprehension_lengths(data_node)
-        return self.padded(
+        padded = self.padded(
             expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
             target=target, rows=False, of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
             lengths=lengths, lengths_names=names,
         )
+        if padded.of_labels:
+            self.label_padding(padded, fill.pad, "list")
+        return padded
 
     def comprehension_lengths(self, data_node) -> tuple[str | None, tuple]:
         """Inside `[pad(x) for x in xs]`: the lengths `[len(x) for x in xs]`, valid while `xs` is."""
@@ -257,6 +272,7 @@ class ExpressionEvaluator:
             value = self.evaluate(expr.elt)
             self.comprehension_stack.pop()
             if self.comprehension_has_ignore(expr.elt):
+                self.comprehension_masks_by_pad_id(expr, expr.elt)
                 return frozenset({Masked(expr)})
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
@@ -330,6 +346,16 @@ class ExpressionEvaluator:
         return [self.evaluate(a.value) for a in call.args]
 
     def known_function(self, call: cst.Call, name: str) -> Value | None:
+        if name in LOSSES:
+            self.evaluate_args(call)
+            self.loss_call(call)
+            return EMPTY
+        if name.rsplit(".", 1)[-1] in REPADDING_COLLATORS:
+            self.evaluate_args(call)
+            self.collator_call(call, name)
+            return EMPTY
+        if name in ("torch.mean", "numpy.mean") and call.args:
+            self.masked_mean(call, call.args[0].value)
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)
         if name in P.FUNCTIONAL_PAD:
@@ -389,6 +415,7 @@ class ExpressionEvaluator:
             if fill is None:
                 return EMPTY
             if self.is_ignore(fill.value):
+                self.note_label_value(call, fill.value)
                 return frozenset({Masked(call)})
             if tags_of(self.evaluate(fill.value), PadId):
                 width = _last_element(shape.value) if shape else None
@@ -423,6 +450,7 @@ class ExpressionEvaluator:
         value_arg = P.keyword(call, "padding_value") or P.positional(call, 2)
         pad = value_arg.value if value_arg else None
         if pad is not None and self.is_ignore(pad):
+            self.note_label_value(call, pad)
             return frozenset({Masked(call)})
         if (pad is None or P.int_value(pad) == 0) and tags_of(data, Ones):
             return frozenset({GoodMask(call, kind="pt")})  # per-example ones padded with 0
@@ -432,11 +460,14 @@ class ExpressionEvaluator:
         if data_arg is not None and isinstance(data_arg.value, (cst.Name, cst.Attribute)):
             lengths = f"[len(s) for s in {self.code(data_arg.value)}]"
             names = self.versions_of(data_arg.value)
-        return frozenset({self.padded(
+        padded = self.padded(
             call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
             lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
             of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
-        )})
+        )
+        if padded.of_labels:
+            self.label_padding(padded, pad, "padding_value")
+        return frozenset({padded})
 
     def functional_pad(self, call: cst.Call, kind: str) -> Value:
         data_arg = P.positional(call, 0)
@@ -446,6 +477,7 @@ class ExpressionEvaluator:
             P.positional(call, 3) if kind == "pt" else None)
         pad = value_arg.value if value_arg else None
         if pad is not None and self.is_ignore(pad):
+            self.note_label_value(call, pad)
             return frozenset({Masked(call)})
         if tags_of(data, Ones):
             return frozenset({GoodMask(call, kind=kind)}) if pad is None or P.int_value(pad) == 0 else EMPTY
@@ -454,10 +486,13 @@ class ExpressionEvaluator:
         if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
             side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
         lengths, names = self.comprehension_lengths(data_arg.value if data_arg else None)
-        return frozenset({self.padded(
+        padded = self.padded(
             call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
-        )})
+        )
+        if padded.of_labels and pad is not None:
+            self.label_padding(padded, pad, "padding_value")
+        return frozenset({padded})
 
     def keras_pad(self, call: cst.Call) -> Value:
         self.evaluate_args(call)
@@ -516,6 +551,7 @@ class ExpressionEvaluator:
         pad = fields.get("pad")
         if pad is None:
             return Padded(node, **fields)
+        self.note_pad_fallback(pad)
         spellings = [(pad, self.versions_of(pad))]
         for origin in tags_of(self.evaluate(pad), PadId):
             # A helper's `fill` parameter is the caller's `self.pad_id`: keep every spelling, and

@@ -70,6 +70,19 @@ class ModuleFacts:
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
+    filename: str = "-"
+    # The relatives (PAD004–PAD012): one list of events per rule code, in the order they were seen.
+    events: dict = field(default_factory=dict)
+    label_values: list = field(default_factory=list)  # (node, int | None, code): values labels are padded/masked with
+    loss_ignores: list = field(default_factory=list)  # (loss call, ignore_index Arg | None, int | None, code)
+    lm_collators: list = field(default_factory=list)  # DataCollatorForLanguageModeling(mlm=False) calls
+    repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
+    map_labels_built: bool = False  # a map function returns labels with -100 on the prompt
+
+    def add(self, code: str, node: cst.CSTNode, how: str = "", **detail) -> None:
+        events = self.events.setdefault(code, [])
+        if all(e.node is not node for e in events):
+            events.append(Event(node, how, detail))
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -87,3 +100,12 @@ class ModuleFacts:
             return f"{self.code(node.func)}(...)"
         text = " ".join(self.code(node).split())
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass
+class Event:
+    """A finding candidate of the relatives (PAD004–PAD012): a node and what a fix needs."""
+
+    node: cst.CSTNode
+    how: str = ""
+    detail: dict = field(default_factory=dict)

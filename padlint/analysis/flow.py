@@ -16,8 +16,11 @@ from padlint.analysis import patterns as P
 from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
+from padlint.analysis.relatives import RelativesMixin
 from padlint.analysis.facts import ModuleFacts
-from padlint.analysis.values import Copy, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
+from padlint.analysis.values import (
+    Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of,
+)
 
 MAX_DEPTH = 3  # nested helper calls followed
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
@@ -31,6 +34,17 @@ class ModuleInfo:
     functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
+    imports: P.Imports | None = None
+    filename: str = "-"
+
+    def resolve_imported(self, name: str) -> int | None:
+        """`IGNORE_INDEX` imported from a module of the scanned project."""
+        source = self.imports.from_imports.get(name) if self.imports else None
+        if source is None:
+            return None
+        from padlint.analysis.constants import imported_int
+
+        return imported_int(self.filename, source[0], source[1], source[2])
 
 
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
@@ -67,6 +81,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         mlm = P.keyword(call, "mlm")
         if mlm is not None and P.int_value(mlm.value) == 0:
             facts.lm_collator_rebuilds_labels = True
+            facts.lm_collators.append(call)
     for arg in call.args:
         if arg.keyword is None:
             continue
@@ -109,7 +124,7 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
     return P.int_value(expr) is not None or P.string_value(expr) is not None
 
 
-class ScopeWalker(ExpressionEvaluator, CallEvaluator):
+class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
     def __init__(self, facts: ModuleFacts, info: ModuleInfo):
         self.facts = facts
         self.imports = facts.imports
@@ -124,6 +139,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
         self.unused_loss_calls: set = set()  # `model(..., labels=x).logits`: the loss is never read
         self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
+        self.value_nodes: dict[str, cst.CSTNode] = {}  # place -> the expression last stored in it
+        self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases (PAD012)
+        self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
         self.in_target_context = False
@@ -409,6 +427,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
             padded = [t for t in value if isinstance(t, Padded)]
             if any(p.node is value_node for p in padded):
                 # `labels = pad_sequence(...)`: labels padded on their own (PAD006), not a copy of ids.
+                for p in padded:
+                    if p.node is value_node and not p.of_labels:
+                        self.label_padding(p, p.pad, "padding_value")
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
@@ -416,8 +437,12 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
             self.mask_sink(value, value_node)
         if subscript_key in ("labels", "label_ids"):
             self.label_sink(value, value_node, target, "store")
+            self.labels_replaced.update(tags_of(self.evaluate(target.value), Encoding))
         self.env.set(key, value)
         self.store_nodes[key] = target
+        self.value_nodes[key] = value_node
+        if isinstance(target, cst.Name):
+            self.note_alias(key, target, value_node)
         for padded in tags_of(value, Padded):
             if padded.target and padded not in self.padded_targets:
                 self.padded_targets.append(padded)
@@ -443,7 +468,12 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator):
         if P.int_value(value_node) == 0 and tags_of(base, Ones):
             self.facts.corrected_ones.update(tags_of(base, Ones))
             return
+        self.written_in_place(target.value, value_node)
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
+        if ignore and tags_of(base, Copy):
+            self.note_label_value(target, value_node)
+        if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+            self.masking_by_pad_id(target, target.slice[0].slice.value, base, "index")
         if ignore and self.indexes_padding(target):
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
@@ -541,8 +571,9 @@ def _orelse_body(orelse) -> list:
     return list(orelse.body.body)
 
 
-def analyse(module: cst.Module, positions: dict, imports: P.Imports) -> ModuleFacts:
-    facts = ModuleFacts(module=module, positions=positions, imports=imports)
+def analyse(module: cst.Module, positions: dict, imports: P.Imports, filename: str = "-") -> ModuleFacts:
+    facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename)
     info = gather_module_info(module, facts)
+    info.imports, info.filename = imports, filename
     ScopeWalker(facts, info).run(module)
     return facts

@@ -85,7 +85,13 @@ class Imports:
 
     def __init__(self, module: cst.Module):
         self.aliases: dict[str, str] = {}
+        self.from_imports: dict[str, tuple[str, int, str]] = {}  # local -> (module, level, name)
         for node in _import_nodes(module):
+            if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    local = alias.asname.name.value if alias.asname is not None else dotted(alias.name)  # type: ignore[union-attr]
+                    module_name = dotted(node.module) if node.module is not None else ""
+                    self.from_imports[local] = (module_name, len(node.relative), dotted(alias.name))
             if isinstance(node, cst.Import):
                 for alias in node.names:
                     full = dotted(alias.name)

@@ -195,3 +195,19 @@ class TupleOf:
     """A tuple literal's element values, so `a, b = helper()` can unpack a returned tuple."""
 
     items: tuple
+
+
+@dataclass(eq=False)
+class PadIdMask:
+    """A mask computed as `ids != pad_id`: right only while the pad id never occurs as a real token."""
+
+    node: cst.CSTNode
+    padded: Padded | None
+    ids_code: str | None
+
+
+@dataclass(eq=False)
+class LabelFeatures:
+    """Features whose labels a map function built (with -100 on the prompt)."""
+
+    node: cst.CSTNode

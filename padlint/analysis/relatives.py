@@ -1,0 +1,170 @@
+"""Hooks of the flow pass for the relatives of the seed bugs (PAD004–PAD012).
+
+The walker calls these at the points where the facts arise (a pad-id comparison, a label padding
+step, an in-place write, a loss call); each records an event in `facts` with what a fix needs.
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.values import Copy, Masked, PadId, PadIdMask, Padded, Value, first, tags_of
+
+SEQ2SEQ_COLLATORS = {"DataCollatorForSeq2Seq", "DataCollatorForTokenClassification"}
+REPADDING_COLLATORS = {
+    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
+    "DataCollatorForTokenClassification",
+}
+IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", P.re.I)
+
+
+class RelativesMixin:
+    """Mixed into the scope walker."""
+
+    # ---- pad ids: PAD005 masks, PAD010 falsy fallbacks ---------------------------------------
+    def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value:
+        """`ids != pad_id` / `ids.ne(pad_id)`: a mask that hides every real token equal to the pad id."""
+        pads = tags_of(self.evaluate(pad), PadId)
+        if not pads and not P.is_pad_id_expression(pad):
+            return EMPTY
+        for fallback in (p for p in pads if p.eos_fallback):
+            self.facts.add("PAD010", fallback.node)
+        ids_value = self.evaluate(ids)
+        return frozenset({PadIdMask(node, first(ids_value, Padded), self.code(ids))})
+
+    def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
+        """A padding step fills with `pad_token_id or eos_token_id` (PAD010)."""
+        if pad is None:
+            return
+        for origin in tags_of(self.evaluate(pad), PadId):
+            if origin.eos_fallback:
+                self.facts.add("PAD010", origin.node)
+
+    # ---- labels: PAD004 masking by pad id, PAD006 label padding, PAD007 values ----------------
+    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+        """Labels are padded or masked with `value` (for PAD007's comparison with the loss)."""
+        if value is None:
+            self.facts.label_values.append((node, 0, "0"))  # pad_sequence's default padding_value
+            return
+        self.facts.label_values.append((node, self.resolve_int(value), self.code(value)))
+
+    def resolve_int(self, expr: cst.BaseExpression) -> int | str | None:
+        """An int literal or constant (also imported from a module of the project); "pad" for a pad id."""
+        number = P.int_value(expr)
+        if number is not None:
+            return number
+        if tags_of(self.evaluate(expr), PadId) or P.is_pad_id_expression(expr):
+            return "pad"
+        if isinstance(expr, cst.Name):
+            constant = self.constants.get(expr.value)
+            if constant is not None:
+                return P.int_value(constant)
+            return self.module_info.resolve_imported(expr.value)
+        return None
+
+    def label_padding(self, padded: Padded, pad_arg: cst.Arg | None, how: str) -> None:
+        """Labels padded with the pad id / 0 / -1 rather than -100 (PAD006)."""
+        self.note_label_value(padded.node, pad_arg.value if pad_arg is not None else None)
+        self.facts.add("PAD006", padded.node, how, pad_arg=pad_arg)
+
+    def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
+        """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
+        pair = P.comparison_operand(condition, (cst.Equal,))
+        if pair is None and isinstance(condition, cst.Call) and P.last_name(condition.func) == "eq" and condition.args:
+            pair = (condition.func.value, condition.args[0].value)  # type: ignore[union-attr]
+        if pair is None:
+            return
+        left, right = pair
+        if not (tags_of(self.evaluate(right), PadId) or P.is_pad_id_expression(right)):
+            return
+        copies = [c for c in tags_of(labels, Copy)]
+        mask = copies[0].mask_code if copies else None
+        self.facts.add("PAD004", node, how, condition=condition, mask_code=mask)
+
+    def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
+        """`[(t if t != pad_id else -100) for t in row]` (PAD004 when pad is EOS)."""
+        while isinstance(elt, (cst.ListComp, cst.GeneratorExp)):
+            elt = elt.elt
+        if not isinstance(elt, cst.IfExp):
+            return
+        pair = P.comparison_operand(elt.test, (cst.NotEqual, cst.Equal))
+        if pair is not None and (P.is_pad_id_expression(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)):
+            self.facts.add("PAD004", expr, "comprehension")
+
+    def collator_call(self, call: cst.Call, name: str) -> None:
+        """Collators configured with a label pad (PAD006) or that pad features again (PAD009)."""
+        short = name.rsplit(".", 1)[-1]
+        if short in REPADDING_COLLATORS:
+            self.facts.repadding_collator = True
+        if short in SEQ2SEQ_COLLATORS:
+            arg = P.keyword(call, "label_pad_token_id")
+            if arg is not None:
+                self.note_label_value(call, arg.value)
+                if not self.is_ignore(arg.value):
+                    self.facts.add("PAD006", call, "collator", pad_arg=arg)
+            else:
+                self.facts.label_values.append((call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
+
+    def loss_call(self, call: cst.Call) -> None:
+        arg = P.keyword(call, "ignore_index")
+        value = self.resolve_int(arg.value) if arg is not None else P.IGNORE_VALUE
+        self.facts.loss_ignores.append((call, arg, value))
+
+    # ---- PAD011 masked means, PAD012 aliases ------------------------------------------------------
+    def masked_mean(self, call: cst.Call, product: cst.BaseExpression) -> None:
+        if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
+            return
+        for mask, other in ((product.right, product.left), (product.left, product.right)):
+            if "mask" in self.code(mask).lower():
+                self.facts.add("PAD011", call, product=product, mask=mask, dims=bool(call.args))
+                return
+
+    def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:
+        """`labels = input_ids`: no copy; an in-place write into labels would reach the ids (PAD012)."""
+        source = place_key(value_node)
+        leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
+        if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key):
+            self.label_aliases[key] = (value_node, self.env.version(key), source)
+        else:
+            self.label_aliases.pop(key, None)
+
+    def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None:
+        key = place_key(receiver)
+        alias = self.label_aliases.get(key) if key else None
+        if alias is None or self.env.version(key) != alias[1]:
+            return
+        self.facts.add("PAD012", alias[0], kind=self.kind_of(alias[2]), list_write=_is_list_value(value_node))
+
+    def kind_of(self, key: str) -> str:
+        """What the aliased ids are: "pt", "np", "list" or "?"."""
+        value = self.env.get(key) or EMPTY
+        padded = first(value, Padded)
+        if padded is not None and padded.kind in ("pt", "np", "list"):
+            return padded.kind
+        node = self.value_nodes.get(key)
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        if isinstance(node, (cst.List, cst.ListComp)) or (
+                isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+            return "list"
+        if isinstance(node, cst.Call):
+            qualified = self.imports.qualify(node.func) or ""
+            if qualified.startswith("torch."):
+                return "pt"
+            if qualified.startswith("numpy."):
+                return "np"
+            if qualified == "list":
+                return "list"
+        return "?"
+
+    def labels_built_here(self, value: Value) -> None:
+        """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
+        if tags_of(value, Masked):
+            self.facts.map_labels_built = True
+
+
+def _is_list_value(node) -> bool:
+    return isinstance(node, (cst.List, cst.ListComp, cst.BinaryOperation))
