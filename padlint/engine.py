@@ -119,9 +119,10 @@ def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
                 return None
             start, end = span.start, span.end
         edits.append(Edit(code, Location(start.line, start.column + 1), Location(end.line, end.column + 1)))
-    if proposal.needs_torch:
+    lines = (("import torch",) if proposal.needs_torch else ()) + tuple(proposal.import_lines)
+    if lines:
         row = _import_row(module, positions)
-        edits.append(Edit("import torch\n", Location(row, 1), Location(row, 1)))
+        edits.extend(Edit(line + "\n", Location(row, 1), Location(row, 1)) for line in lines)
     return Fix(proposal.applicability, proposal.message, tuple(sorted(edits, key=lambda e: e.location)))
 
 

@@ -71,6 +71,7 @@ class ModuleFacts:
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
     filename: str = "-"
+    pad_eos_node: cst.CSTNode | None = None
     # The relatives (PAD004–PAD012): one list of events per rule code, in the order they were seen.
     events: dict = field(default_factory=dict)
     label_values: list = field(default_factory=list)  # (node, int | None, code): values labels are padded/masked with
@@ -78,6 +79,11 @@ class ModuleFacts:
     lm_collators: list = field(default_factory=list)  # DataCollatorForLanguageModeling(mlm=False) calls
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
     map_labels_built: bool = False  # a map function returns labels with -100 on the prompt
+
+    def note_pad_eos(self, node: cst.CSTNode) -> None:
+        """The module makes the pad token the EOS token here (first place kept, for messages)."""
+        if not self.pad_is_eos:
+            self.pad_is_eos, self.pad_eos_node = True, node
 
     def add(self, code: str, node: cst.CSTNode, how: str = "", **detail) -> None:
         events = self.events.setdefault(code, [])

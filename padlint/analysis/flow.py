@@ -68,7 +68,7 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
             _note_assign(node, info, facts)
         elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
-                facts.pad_is_eos = True
+                facts.note_pad_eos(node)
     return info
 
 
@@ -86,7 +86,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         if arg.keyword is None:
             continue
         if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
-            facts.pad_is_eos = True
+            facts.note_pad_eos(arg)
         if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
             info.padding_side = "left"
         if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
@@ -115,7 +115,7 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
             facts.mask_rebuilt_from_pad_id = True
         if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
-            facts.pad_is_eos = True
+            facts.note_pad_eos(node)
         if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
             info.padding_side = "left"
 

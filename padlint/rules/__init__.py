@@ -8,10 +8,23 @@ ALL_RULES: list[type[Rule]] = []
 
 def _register() -> None:
     from padlint.rules.attention_mask_all_ones import AttentionMaskAllOnes
+    from padlint.rules.collator_overwrites_labels import CollatorOverwritesLabels
+    from padlint.rules.double_padding_resets_mask import DoublePaddingResetsMask
+    from padlint.rules.ignore_index_mismatch import IgnoreIndexMismatch
+    from padlint.rules.label_pad_not_ignored import LabelPadNotIgnored
+    from padlint.rules.labels_alias_input_ids import LabelsAliasInputIds
     from padlint.rules.labels_not_masked import LabelsNotMasked
+    from padlint.rules.masked_mean_over_padding import MaskedMeanOverPadding
+    from padlint.rules.pad_eos_attention_mask import PadEosAttentionMask
+    from padlint.rules.pad_eos_label_mask import PadEosLabelMask
+    from padlint.rules.pad_id_falsy_fallback import PadIdFalsyFallback
     from padlint.rules.padded_without_mask import PaddedWithoutMask
 
-    ALL_RULES.extend([AttentionMaskAllOnes, LabelsNotMasked, PaddedWithoutMask])
+    ALL_RULES.extend([
+        AttentionMaskAllOnes, LabelsNotMasked, PaddedWithoutMask, PadEosLabelMask, PadEosAttentionMask,
+        LabelPadNotIgnored, IgnoreIndexMismatch, CollatorOverwritesLabels, DoublePaddingResetsMask,
+        PadIdFalsyFallback, MaskedMeanOverPadding, LabelsAliasInputIds,
+    ])
 
 
 _register()

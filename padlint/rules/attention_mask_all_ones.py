@@ -80,12 +80,12 @@ def forward(model, input_ids, attention_mask=None):
         shape = fixshapes.attention_mask(
             padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok,
             pad_code=event.pad_code,
-            pad_is_eos=facts.pad_is_eos, dtype=_dtype(facts, event.ones.node),
+            pad_is_eos=facts.pad_is_eos, dtype=mask_dtype(facts, event.ones.node),
         )
         return shape.proposal(event.ones.node) if shape else None
 
 
-def _dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
+def mask_dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Call):
         arg = P.keyword(node, "dtype")
         if arg is not None:

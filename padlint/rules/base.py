@@ -25,6 +25,7 @@ class FixProposal:
     # libcst CodePositions does (insertions and deletions that keep the layout around them).
     replacements: tuple
     needs_torch: bool = False  # the code uses `torch`, which the module does not import yet
+    import_lines: tuple = ()  # import statements the code needs, added after the module's imports
 
 
 @dataclass

@@ -8,6 +8,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.edits import delete_item
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -70,7 +71,7 @@ def score(model, tokenizer, text: str):
             call = event.padded.node if event.padded is not None else event.encoding.node
             if not isinstance(call, cst.Call):
                 return None
-            edit = _delete_item(facts, call, list(call.args), event.node)
+            edit = delete_item(facts, call, list(call.args), event.node)
             return FixProposal(safe, "Drop `return_attention_mask=False`", (edit,)) if edit else None
         if event.how == "sink" and event.mask_code:
             edit = _insert_mask(facts, event.sink, event.mask_code)
@@ -84,23 +85,6 @@ def score(model, tokenizer, text: str):
 def _is_feature_dict(node) -> bool:
     return isinstance(node, cst.Dict) or (
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict")
-
-
-def _delete_item(facts: ModuleFacts, owner: cst.CSTNode, items: list, item) -> tuple | None:
-    """Delete one argument / element with its separator, leaving the layout of the rest alone."""
-    i = items.index(item)
-    span = facts.span(item)
-    if span is None:
-        return None
-    if i + 1 < len(items):
-        following = facts.span(items[i + 1])
-        return (span.start, following.start, "") if following else None
-    if i > 0:
-        previous = facts.span(items[i - 1])
-        return (previous.end, span.end, "") if previous else None
-    if isinstance(owner, cst.Call):  # the only argument: rewrite the (one-item) call
-        return (owner, facts.code(owner.with_changes(args=[])))
-    return None
 
 
 def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
@@ -135,7 +119,7 @@ def _columns_with_mask(facts: ModuleFacts, call: cst.Call) -> tuple | None:
         names = [P.string_value(e.value) for e in elements]
         if P.last_name(call.func) == "remove_columns":
             if "attention_mask" in names and len(elements) > 1:
-                return _delete_item(facts, value, elements, elements[names.index("attention_mask")])
+                return delete_item(facts, value, elements, elements[names.index("attention_mask")])
             continue
         if "input_ids" in names:
             element = elements[names.index("input_ids")]

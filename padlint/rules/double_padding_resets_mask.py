@@ -1,0 +1,71 @@
+"""PAD009 double-padding-resets-mask."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from padlint.analysis import fixshapes
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.values import Context
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.edits import insert_after
+from padlint.types import Applicability
+
+
+class DoublePaddingResetsMask(Rule):
+    """Features padded by hand without an attention mask, then padded again by a collator that makes it all ones."""
+
+    code = "PAD009"
+    name = "double-padding-resets-mask"
+    summary = "Pre-padded features without attention_mask are re-padded by a collator that rebuilds the mask as ones"
+    fix_safety = "safe (keep the mask in the features) when the padding length is in view; none otherwise"
+
+    INVALID = [
+        """
+from transformers import DataCollatorWithPadding
+
+def to_fixed(example, tokenizer, width=64):
+    ids = tokenizer(example["text"], truncation=True, max_length=width)["input_ids"]
+    gap = width - len(ids)
+    ids = ids + [tokenizer.pad_token_id] * gap
+    return {"input_ids": ids, "labels": example["label"]}
+
+def collator(tokenizer):
+    return DataCollatorWithPadding(tokenizer)
+""",
+    ]
+    VALID = [
+        """
+from transformers import DataCollatorWithPadding
+
+def to_fixed(example, tokenizer, width=64):
+    return tokenizer(example["text"], truncation=True, max_length=width)
+
+def collator(tokenizer):
+    return DataCollatorWithPadding(tokenizer)
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        if not facts.repadding_collator:
+            return
+        for event in facts.events.get(self.code, []):
+            padded = event.detail["padded"]
+            message = (f"features padded by `{facts.brief(padded.node)}` on line {facts.line(padded.node)} carry no "
+                       "attention_mask: the collator that pads them again builds it as all ones")
+            yield Finding(event.node, message, self.fix(facts, event))
+
+    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+        node = event.node
+        shape = fixshapes.attention_mask(event.detail["padded"], event.detail["ids_code"], Context(),
+                                         lengths_ok=False, gap_ok=event.detail["gap_ok"], pad_code=None,
+                                         pad_is_eos=True, dtype=None)
+        if shape is None or not isinstance(node, cst.Dict):
+            return None
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
+                edit = insert_after(facts, element, f', "attention_mask": {shape.code}')
+                return FixProposal(Applicability.SAFE, "Keep the attention mask in the features", (edit,))
+        return None

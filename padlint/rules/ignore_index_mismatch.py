@@ -1,0 +1,97 @@
+"""PAD007 ignore-index-mismatch."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.edits import add_keyword
+from padlint.types import Applicability
+
+
+class IgnoreIndexMismatch(Rule):
+    """The loss ignores a different value than the one this module pads or masks labels with."""
+
+    code = "PAD007"
+    name = "ignore-index-mismatch"
+    summary = "The loss's ignore_index differs from the value labels are padded or masked with"
+    fix_safety = "safe when the label value is a literal or a module constant; none otherwise"
+
+    INVALID = [
+        """
+import torch
+import torch.nn.functional as F
+
+def collate(batch, pad_id):
+    width = max(len(b["labels"]) for b in batch)
+    labels = torch.full((len(batch), width), -100)
+    for i, b in enumerate(batch):
+        labels[i, : len(b["labels"])] = torch.tensor(b["labels"])
+    return labels
+
+def loss_fn(logits, labels):
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-1)
+""",
+    ]
+    VALID = [
+        """
+import torch
+import torch.nn.functional as F
+
+def collate(batch, pad_id):
+    width = max(len(b["labels"]) for b in batch)
+    labels = torch.full((len(batch), width), -100)
+    for i, b in enumerate(batch):
+        labels[i, : len(b["labels"])] = torch.tensor(b["labels"])
+    return labels
+
+def loss_fn(logits, labels):
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten())
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        values = {}
+        for node, value, code in facts.label_values:
+            if value is not None:
+                values.setdefault(value, code)
+        if not values:
+            return
+        for call, arg, ignored in facts.loss_ignores:
+            if ignored is None or ignored in values:
+                continue
+            shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
+            used = ", ".join(sorted(str(v) for v in values))
+            message = (f"the loss ignores {shown} but this module pads or masks labels with {used}: "
+                       "padding is graded, or real tokens are skipped")
+            yield Finding(call, message, self.fix(facts, call, arg, values))
+
+    def fix(self, facts: ModuleFacts, call: cst.Call, arg, values: dict) -> FixProposal | None:
+        if len(values) != 1:
+            return None
+        (value, code), = values.items()
+        if value == "pad" or not _writable_anywhere(facts, code):
+            return None
+        title = f"Make the loss ignore {code}"
+        if arg is not None:
+            return FixProposal(Applicability.SAFE, title, ((arg.value, code),))
+        edit = add_keyword(facts, call, "ignore_index", code)
+        return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
+
+
+def _writable_anywhere(facts: ModuleFacts, code: str) -> bool:
+    """A literal, or a name bound at module level (a constant or an import)."""
+    try:
+        expr = cst.parse_expression(code)
+    except cst.ParserSyntaxError:
+        return False
+    if isinstance(expr, (cst.Integer, cst.UnaryOperation)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in facts.imports.from_imports or any(
+            isinstance(s, cst.SimpleStatementLine) and any(
+                isinstance(t, cst.Assign) and any(getattr(x.target, "value", None) == expr.value for x in t.targets)
+                for t in s.body) for s in facts.module.body)
+    return False

@@ -1,0 +1,73 @@
+"""PAD006 label-pad-not-ignored."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
+from padlint.types import Applicability
+
+MESSAGES = {
+    "padding_value": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
+    "list": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
+    "collator": "`label_pad_token_id={pad}` pads labels with a real token id instead of -100: the loss trains on the padding",
+    "text_target": "targets padded by the tokenizer keep the pad id as their label: set pad positions to -100 before training",
+}
+
+
+class LabelPadNotIgnored(Rule):
+    """Labels padded with the pad id (or 0, or -1) where the loss ignores only -100."""
+
+    code = "PAD006"
+    name = "label-pad-not-ignored"
+    summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
+    fix_safety = "safe (pad labels with -100); none for text_target= targets"
+
+    INVALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def collate(batch, pad_id):
+    labels = pad_sequence([torch.tensor(b["labels"]) for b in batch], batch_first=True, padding_value=pad_id)
+    return {"labels": labels}
+""",
+    ]
+    VALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def collate(batch, pad_id):
+    labels = pad_sequence([torch.tensor(b["labels"]) for b in batch], batch_first=True, padding_value=-100)
+    return {"labels": labels}
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        ignored = {value for _, _, value in facts.loss_ignores}
+        for event in facts.events.get(self.code, []):
+            pad = event.detail.get("pad_arg")
+            pad_node = pad.value if isinstance(pad, cst.Arg) else pad
+            if "pad" in ignored and pad_node is not None and P.is_pad_id_expression(pad_node):
+                continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
+            shown = facts.brief(pad_node) if pad_node is not None else "0"
+            node = event.node
+            yield Finding(node, MESSAGES[event.how].format(pad=shown), self.fix(facts, event, pad_node))
+
+    def fix(self, facts: ModuleFacts, event, pad_node) -> FixProposal | None:
+        ignore = ignore_spelling(facts)
+        title = "Pad the labels with -100"
+        if event.how in ("padding_value", "list") and pad_node is not None:
+            return FixProposal(Applicability.SAFE, title, ((pad_node, ignore),))
+        if event.how == "padding_value" and isinstance(event.node, cst.Call):
+            edit = add_keyword(facts, event.node, "padding_value", ignore)
+            return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
+        if event.how == "collator" and isinstance(event.node, cst.Call):
+            edit = delete_item(facts, event.node, list(event.node.args), event.detail["pad_arg"])
+            return FixProposal(Applicability.SAFE, "Drop `label_pad_token_id` (the default is -100)", (edit,)) if edit else None
+        return None

@@ -1,0 +1,51 @@
+"""PAD012 labels-alias-input-ids."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.types import Applicability
+
+COPIES = {"pt": "{}.clone()", "np": "{}.copy()", "list": "list({})"}
+
+
+class LabelsAliasInputIds(Rule):
+    """`labels = input_ids` without a copy, then an in-place write into labels: it writes into input_ids."""
+
+    code = "PAD012"
+    name = "labels-alias-input-ids"
+    summary = "labels alias input_ids and are written in place: the write corrupts input_ids"
+    fix_safety = "safe (copy first) when the ids' type is known; unsafe `.clone()` otherwise"
+
+    INVALID = [
+        """
+def add_labels(batch):
+    labels = batch["input_ids"]
+    labels[batch["attention_mask"] == 0] = -100
+    batch["labels"] = labels
+    return batch
+""",
+    ]
+    VALID = [
+        """
+def add_labels(batch):
+    labels = batch["input_ids"].clone()
+    labels[batch["attention_mask"] == 0] = -100
+    batch["labels"] = labels
+    return batch
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        for event in facts.events.get(self.code, []):
+            source = facts.code(event.node)
+            message = (f"labels are `{source}` itself, not a copy, and are then written in place: "
+                       f"the write changes `{source}` too (-100 in the input ids)")
+            kind = event.detail["kind"]
+            if kind in COPIES:
+                fix = FixProposal(Applicability.SAFE, "Copy the ids first", ((event.node, COPIES[kind].format(source)),))
+            else:
+                fix = FixProposal(Applicability.UNSAFE, "Copy the ids first with .clone() (assumes a tensor)",
+                                  ((event.node, f"{source}.clone()"),))
+            yield Finding(event.node, message, fix)

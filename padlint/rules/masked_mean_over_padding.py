@@ -1,0 +1,68 @@
+"""PAD011 masked-mean-over-padding."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.types import Applicability
+
+PURE_METHODS = {"float", "bool", "long", "int", "half", "to", "type", "unsqueeze", "detach", "contiguous"}
+
+
+class MaskedMeanOverPadding(Rule):
+    """`(loss * mask).mean()` divides by every position, padding included."""
+
+    code = "PAD011"
+    name = "masked-mean-over-padding"
+    summary = "`(loss * mask).mean()` averages over pad positions too"
+    fix_safety = "safe (`(loss * mask).sum() / mask.sum().clamp(min=1)`); none with a `dim` argument"
+
+    INVALID = [
+        """
+def token_loss(per_token, attention_mask):
+    return (per_token * attention_mask).mean()
+""",
+    ]
+    VALID = [
+        """
+def token_loss(per_token, attention_mask):
+    return (per_token * attention_mask).sum() / attention_mask.sum().clamp(min=1)
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        for event in facts.events.get(self.code, []):
+            mask = event.detail["mask"]
+            message = (f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "
+                       "the loss shrinks with the amount of padding")
+            yield Finding(event.node, message, self.fix(facts, event))
+
+    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+        product, mask = event.detail["product"], event.detail["mask"]
+        if event.detail["dims"] or not _pure(mask):
+            return None
+        total = facts.code(product)
+        if not product.lpar:
+            total = f"({total})"
+        mask_code = facts.code(mask)
+        if facts.imports.local_name_for("torch") or "torch" in facts.imports.aliases.values():
+            count = f"{mask_code}.sum().clamp(min=1)"
+        else:
+            count = f"max({mask_code}.sum(), 1)"
+        return FixProposal(Applicability.SAFE, "Divide by the number of real positions",
+                           ((event.node, f"({total}.sum() / {count})"),))
+
+
+def _pure(node: cst.CSTNode) -> bool:
+    """Only names, attributes, subscripts and dtype/shape methods: safe to evaluate twice."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call) and not (isinstance(n.func, cst.Attribute) and n.func.attr.value in PURE_METHODS):
+            return False
+        stack.extend(P.child_nodes(n))
+    return True

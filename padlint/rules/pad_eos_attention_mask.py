@@ -1,0 +1,58 @@
+"""PAD005 pad-eos-attention-mask."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from padlint.analysis import fixshapes
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.attention_mask_all_ones import mask_dtype
+from padlint.rules.base import Finding, Rule
+
+
+class PadEosAttentionMask(Rule):
+    """The pad token is the EOS token and the attention mask is `ids != pad_id`: real EOS tokens are masked out."""
+
+    code = "PAD005"
+    name = "pad-eos-attention-mask"
+    summary = "Pad is EOS and the attention mask is `ids != pad_id`: every real EOS is hidden from the model"
+    fix_safety = "safe (mask from lengths or the tokenizer); none when neither is in scope"
+
+    INVALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def setup(tok):
+    tok.pad_token_id = tok.eos_token_id
+
+def collate(rows, tok):
+    seqs = [torch.tensor(r) for r in rows]
+    ids = pad_sequence(seqs, batch_first=True, padding_value=tok.pad_token_id)
+    return {"input_ids": ids, "attention_mask": ids.ne(tok.pad_token_id)}
+""",
+    ]
+    VALID = [
+        """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+def setup(tok):
+    tok.add_special_tokens({"pad_token": "[PAD]"})
+
+def collate(rows, tok):
+    seqs = [torch.tensor(r) for r in rows]
+    ids = pad_sequence(seqs, batch_first=True, padding_value=tok.pad_token_id)
+    return {"input_ids": ids, "attention_mask": ids.ne(tok.pad_token_id)}
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        where = f" (pad set to EOS on line {facts.line(facts.pad_eos_node)})" if facts.pad_eos_node else ""
+        for event in facts.events.get(self.code, []):
+            mask = event.detail["event"]
+            message = (f"attention mask is `ids != pad_id` while the pad token is the EOS token{where}: "
+                       "every real EOS is hidden from the model")
+            shape = fixshapes.attention_mask(
+                mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok,
+                pad_code=None, pad_is_eos=True, dtype=mask_dtype(facts, event.node))
+            yield Finding(event.node, message, shape.proposal(event.node) if shape else None)

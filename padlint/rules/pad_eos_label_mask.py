@@ -1,0 +1,62 @@
+"""PAD004 pad-eos-label-mask."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.types import Applicability
+
+
+class PadEosLabelMask(Rule):
+    """The pad token is the EOS token and labels are masked by the pad id: every real EOS loses its label."""
+
+    code = "PAD004"
+    name = "pad-eos-label-mask"
+    summary = "Pad is EOS and labels are masked by pad id: every real EOS gets -100, the model never learns to stop"
+    fix_safety = "safe (mask labels from the attention mask); none for DataCollatorForLanguageModeling"
+
+    INVALID = [
+        """
+def load(tokenizer):
+    tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+def collate(tokenizer, texts):
+    batch = tokenizer([t + tokenizer.eos_token for t in texts], padding=True, return_tensors="pt")
+    labels = batch["input_ids"].clone()
+    labels[labels == tokenizer.pad_token_id] = -100
+    batch["labels"] = labels
+    return batch
+""",
+    ]
+    VALID = [
+        """
+def load(tokenizer):
+    tokenizer.add_special_tokens({"pad_token": "<pad>"})
+    return tokenizer
+
+def collate(tokenizer, texts):
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    labels = batch["input_ids"].clone()
+    labels[labels == tokenizer.pad_token_id] = -100
+    batch["labels"] = labels
+    return batch
+""",
+    ]
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        if not facts.pad_is_eos:
+            return
+        where = f" (pad set to EOS on line {facts.line(facts.pad_eos_node)})" if facts.pad_eos_node else ""
+        for event in facts.events.get(self.code, []):
+            message = f"labels are masked where they equal the pad id, which is the EOS token{where}: every real EOS gets -100 and the model never learns to stop"
+            fix = None
+            condition, mask = event.detail.get("condition"), event.detail.get("mask_code")
+            if condition is not None and mask:
+                fix = FixProposal(Applicability.SAFE, "Mask the labels where the attention mask is 0",
+                                  ((condition, f"{mask} == 0"),))
+            yield Finding(event.node, message, fix)
+        for call in facts.lm_collators:
+            yield Finding(call, "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id to -100, "
+                                f"and the pad token is the EOS token{where}: every real EOS loses its label")
