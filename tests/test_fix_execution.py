@@ -17,7 +17,8 @@ Each case is described by a small dict (see CASES):
   entry     the function or class to call;  kind: how it is called (see `run_entry`)
   side      "right" or "left": where the padding goes
   checks    which invariants apply ("mask", "labels")
-  lib       "torch", "numpy" or "lists": torch cases are skipped when torch is missing
+  lib       "torch", "numpy", "lists" or "transformers": torch cases are skipped when torch is missing,
+            transformers cases (which run a transformers collator) when torch or transformers is missing
   safe_fix  True when RULES.md promises a safe fix for the case (then the safe run must fix it);
             False when only an unsafe fix exists (then a safe run may leave it, but must not break it)
   setup     optional: a module function called with the tokenizer first (e.g. it sets pad = EOS)
@@ -89,6 +90,34 @@ CASES = {
     "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
     "p3_dict_call_tensor_ids.py": _case("PAD003", ["PAD003"], "encode_item", "example", checks=("mask",)),
     "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),
+    # PAD004: pad is EOS and labels are masked by the pad id; the fix masks them by the attention mask
+    "p4_tokenizer_labels_eq_pad.py": _case("PAD004", ["PAD004"], "make_lm_batch", "texts",
+                                           setup="configure_tokenizer"),
+    "p4_lengths_mask_class.py": _case("PAD004", ["PAD004"], "CausalLMCollator", "class",
+                                      setup="configure_tokenizer"),
+    # PAD005: pad is EOS and the mask is `ids != pad_id`; the fix uses lengths or the tokenizer's mask
+    "p5_pad_sequence_lengths_ne.py": _case("PAD005", ["PAD005"], "collate", "features", setup="configure_tokenizer"),
+    "p5_left_pad_tokenizer_ne.py": _case("PAD005", ["PAD005"], "encode_prompts", "texts", checks=("mask",),
+                                         side="left", setup="configure_tokenizer"),
+    "p5_numpy_rowfill_neq.py": _case("PAD005", ["PAD005"], "collate_np", "features", checks=("mask",),
+                                     lib="numpy", setup="configure_tokenizer"),
+    # PAD006: labels padded with the pad id; the fix pads them with -100
+    "p6_pad_sequence_labels_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features"),
+    "p6_seq2seq_label_pad_token_id.py": _case("PAD006", ["PAD006"], "CausalSFTCollator", "class",
+                                              lib="transformers"),
+    # PAD009: ids padded in a map function without their mask, then padded again by the tokenizer
+    "p9_map_right_pad_tokenizer_pad.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",)),
+    "p9_map_left_pad_inline.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",),
+                                       side="left", lib="transformers"),
+    # PAD010: `pad_token_id or eos_token_id` (pad id 0 is falsy); the module then masks by that pad id, so
+    # PAD005/PAD004 fire too and the fixes together must be right with pad != EOS and pad == EOS
+    "p10_fallback_pad_ne_mask.py": _case("PAD010", ["PAD010", "PAD005"], "collate", "features"),
+    "p10_fallback_labels_eq_pad.py": _case("PAD010", ["PAD010", "PAD004"], "build_batch", "texts"),
+    # PAD012: labels alias input_ids and are written in place (a task prefix set to -100 reaches the ids)
+    "p12_prefix_mask_alias_class.py": _case("PAD012", ["PAD012"], "PrefixMaskingCollator", "class",
+                                            checks=("mask",)),
+    "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",),
+                                       lib="numpy"),
 }
 
 
@@ -102,6 +131,9 @@ def test_every_exec_fixture_is_described():
 def _require_lib(case):
     if case["lib"] == "torch":
         pytest.importorskip("torch")
+    elif case["lib"] == "transformers":  # cases that run a transformers collator (CI does not install it)
+        pytest.importorskip("torch")
+        pytest.importorskip("transformers")
     elif case["lib"] == "numpy":
         pytest.importorskip("numpy")
 
