@@ -135,6 +135,11 @@ def _lint_one(run: _Run, filename: str, data: bytes | None, settings: Settings, 
 def _unified_diff(filename: str, old: str, new: str) -> str:
     import difflib
 
+    if filename.endswith(".ipynb"):  # the virtual module's cells, each diffed on its own
+        from padlint.notebook import cell_diff
+
+        return cell_diff(filename, old, new)
+
     lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), filename, filename)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 

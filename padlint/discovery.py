@@ -1,8 +1,8 @@
 """Paths -> the Python files to lint.
 
-Directories are walked for *.py and *.pyi, skipping what `.gitignore` files ignore (every one in the
-tree, plus those above it up to the repository root, and .git/info/exclude) and what `exclude` /
-`extend-exclude` name. A file named on the command line is linted even if excluded, unless
+Directories are walked for *.py, *.pyi and Jupyter notebooks (*.ipynb), skipping what `.gitignore`
+files ignore (every one in the tree, plus those above it up to the repository root, and
+.git/info/exclude) and what `exclude` / `extend-exclude` name. A file named on the command line is linted even if excluded, unless
 `force-exclude` is set: pre-commit passes every staged file by name, so its hook needs that flag.
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from padlint.config import matches as _matches
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
+LINTED_SUFFIXES = PYTHON_SUFFIXES + (NOTEBOOK_SUFFIX,)
 ALWAYS_SKIP = frozenset({".git"})  # even when `exclude` replaces the defaults
 
 # (directory the ignore file applies from, compiled gitignore spec)
@@ -146,7 +147,7 @@ class _Walker:
                 is_file = not is_dir and entry.is_file()
             except OSError:
                 continue
-            if not (is_dir or (is_file and entry.name.endswith(PYTHON_SUFFIXES))):
+            if not (is_dir or (is_file and entry.name.endswith(LINTED_SUFFIXES))):
                 continue
             if self.excluded(path, is_dir, directory):
                 continue
@@ -182,8 +183,6 @@ def discover(paths: Sequence[str], settings: Settings) -> Discovery:
         elif os.path.isdir(path):
             if not walker.skipped_explicit(path, True):
                 walker.walk(path)
-        elif path.endswith(NOTEBOOK_SUFFIX):
-            result.warnings.append(f"{given}: notebooks are not supported yet; skipped")
         elif not walker.skipped_explicit(path, False):
             result.files.append(path)
     seen: set[str] = set()

@@ -15,6 +15,7 @@ import tokenize
 from dataclasses import dataclass
 
 MAX_BYTES = 8 * 1024 * 1024  # larger files are generated or data, not batch code: refuse them
+NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs (plots, tables) along
 BINARY_SNIFF_BYTES = 8192  # a NUL byte in this prefix marks a binary file (git's heuristic)
 _BOM = b"\xef\xbb\xbf"
 _LONE_LF = re.compile(r"(?<!\r)\n")
@@ -41,6 +42,7 @@ class SourceFile:
     newline: str  # the first line ending in the file ("\n" if there is none)
     digest: str  # sha256 of the bytes read, to notice a file changed before we write it
     path: str | None = None
+    notebook: object | None = None  # a padlint.notebook.Notebook: `text` is its virtual module
 
 
 def _digest(data: bytes) -> str:
@@ -60,6 +62,12 @@ def _row_col(data: bytes, offset: int) -> tuple[int, int]:
 
 def decode_source(data: bytes, path: str | None = None) -> SourceFile:
     """Turn file bytes into a SourceFile, or raise SourceReadError with the reason."""
+    if path is not None and _is_notebook(path):
+        if len(data) > NOTEBOOK_MAX_BYTES:
+            raise SourceReadError(f"notebook is larger than {NOTEBOOK_MAX_BYTES // (1024 * 1024)} MB ({len(data)} bytes)")
+        from padlint.notebook import decode_notebook
+
+        return decode_notebook(data, os.fspath(path))
     if len(data) > MAX_BYTES:
         raise SourceReadError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MB ({len(data)} bytes)")
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
@@ -86,15 +94,20 @@ def decode_source(data: bytes, path: str | None = None) -> SourceFile:
     return SourceFile(text, encoding, has_bom, _newline_style(text), _digest(data), path)
 
 
+def _is_notebook(path: str | os.PathLike[str]) -> bool:
+    return os.fspath(path).endswith(".ipynb")
+
+
 def read_source(path: str | os.PathLike[str]) -> SourceFile:
     """Read and decode one file. Every failure is a SourceReadError with a one-line reason."""
+    limit = NOTEBOOK_MAX_BYTES if _is_notebook(path) else MAX_BYTES
     try:
         with open(path, "rb") as fh:
             # Read one byte past the limit so an oversized file is refused without loading it whole.
-            data = fh.read(MAX_BYTES + 1)
-            if len(data) > MAX_BYTES:
+            data = fh.read(limit + 1)
+            if len(data) > limit:
                 size = os.fstat(fh.fileno()).st_size
-                raise SourceReadError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MB ({size} bytes)")
+                raise SourceReadError(f"file is larger than {limit // (1024 * 1024)} MB ({size} bytes)")
     except OSError as exc:
         raise SourceReadError(exc.strerror or str(exc)) from None
     return decode_source(data, os.fspath(path))
@@ -102,6 +115,8 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
 
 def encode_source(text: str, like: SourceFile) -> bytes:
     """Encode text the way `like` was stored: same codec, same BOM, same line endings."""
+    if like.notebook is not None:
+        return like.notebook.encode(text)  # the fixed cells spliced into the notebook's JSON
     if like.newline == "\r\n" and not _LONE_LF.search(like.text):
         # Fixes are written with "\n"; in a file that uses CRLF throughout keep it CRLF throughout.
         text = _LONE_LF.sub("\r\n", text)

@@ -30,9 +30,9 @@ def files(paths=(".",), **settings) -> list[str]:
     return result.files
 
 
-def test_recurses_for_py_and_pyi_sorted(cli_tree):
+def test_recurses_for_py_pyi_and_notebooks_sorted(cli_tree):
     cli_tree("b.py", "a/z.pyi", "a/y.py", "notes.txt", "data.json", "nb.ipynb", "a/deep/er/c.py")
-    assert files() == ["a/deep/er/c.py", "a/y.py", "a/z.pyi", "b.py"]
+    assert files() == ["a/deep/er/c.py", "a/y.py", "a/z.pyi", "b.py", "nb.ipynb"]
 
 
 def test_default_excludes(cli_tree):
@@ -125,7 +125,12 @@ def test_directory_links_inside_the_tree_are_followed_once(cli_tree, tmp_path):
     assert files(["proj"]) == ["proj/alias/a.py"]  # the same file, listed once
 
 
-def test_named_notebook_is_skipped_with_a_warning(cli_tree, tmp_path):
+def test_named_notebook_is_listed(cli_tree, tmp_path):
     (tmp_path / "nb.ipynb").write_text("{}")
     result = discover(["nb.ipynb"], Settings(root=tmp_path))
-    assert result.files == [] and "not supported" in result.warnings[0]
+    assert result.files == ["nb.ipynb"] and result.warnings == []
+
+
+def test_notebook_checkpoints_are_excluded_by_default(cli_tree):
+    cli_tree("nb.ipynb", ".ipynb_checkpoints/nb-checkpoint.ipynb")
+    assert files() == ["nb.ipynb"]

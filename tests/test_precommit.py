@@ -41,7 +41,7 @@ def test_manifest_declares_the_padlint_hook():
     hook = hooks[0]
     assert hook["entry"] == "padlint check --force-exclude"
     assert hook["language"] == "python"
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     assert hook["require_serial"] is True
 
 

@@ -1,6 +1,8 @@
 """Method calls, tokenizer calls and the sinks where masks, labels and ids start to matter."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -285,7 +287,7 @@ class CallEvaluator:
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         for padded in tags_of(value, Padded):
-            if not padded.from_tokenizer or padded.target_ids:
+            if not padded.from_tokenizer or padded.target_ids or _prompt_encoder_input(padded.node):
                 continue
             if padded.lost_at is not None:
                 how = "dropped" if isinstance(padded.lost_at, cst.Arg) else (
@@ -305,6 +307,8 @@ class CallEvaluator:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):
             if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
+                if _pads_to_model_context(padded.node):
+                    continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
                 self.ids_sink(frozenset({padded}), node, False)
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
@@ -369,6 +373,27 @@ class CallEvaluator:
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and expr.attr.value in ("eos_token", "bos_token", "sep_token")
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _prompt_encoder_input(node: cst.CSTNode) -> bool:
+    """Captions or prompts padded to the text encoder's full context: diffusion training feeds
+    these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161)."""
+    if not _pads_to_model_context(node):
+        return False
+    text = P.positional(node, 0) or P.keyword(node, "text")
+    return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
+
+
+def _pads_to_model_context(node: cst.CSTNode) -> bool:
+    """`tokenizer(..., padding="max_length", max_length=tokenizer.model_max_length)`: the diffusion idiom."""
+    if not isinstance(node, cst.Call):
+        return False
+    width = P.keyword(node, "max_length")
+    return width is not None and isinstance(width.value, cst.Attribute) and width.value.attr.value == "model_max_length"
 
 
 def _mask_as(tag, kind: str):

@@ -272,7 +272,8 @@ class ExpressionEvaluator:
             value = self.evaluate(expr.elt)
             self.comprehension_stack.pop()
             if self.comprehension_has_ignore(expr.elt):
-                self.comprehension_masks_by_pad_id(expr, expr.elt)
+                if not self.comprehension_stack:  # the outermost comprehension reports it once
+                    self.comprehension_masks_by_pad_id(expr, expr.elt)
                 return frozenset({Masked(expr)})
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
@@ -533,9 +534,9 @@ class ExpressionEvaluator:
             constant = self.constants.get(expr.value)
             if constant is not None:
                 return P.int_value(constant) == P.IGNORE_VALUE
-            return "ignore" in expr.value.lower()
+            return "ignore" in expr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
         if isinstance(expr, cst.Attribute):
-            return "ignore" in expr.attr.value.lower()
+            return "ignore" in expr.attr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
         return False
 
     def is_label_code(self, expr: cst.BaseExpression) -> bool:

@@ -71,24 +71,40 @@ class ModuleFacts:
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
     filename: str = "-"
-    pad_eos_node: cst.CSTNode | None = None
+    pad_eos: list = field(default_factory=list)  # (node, owner) where pad is set to EOS
+    current_owner: cst.CSTNode | None = None  # the top-level def/class being gathered or walked
     # The relatives (PAD004–PAD012): one list of events per rule code, in the order they were seen.
     events: dict = field(default_factory=dict)
     label_values: list = field(default_factory=list)  # (node, int | None, code): values labels are padded/masked with
     loss_ignores: list = field(default_factory=list)  # (loss call, ignore_index Arg | None, int | None, code)
     lm_collators: list = field(default_factory=list)  # DataCollatorForLanguageModeling(mlm=False) calls
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
-    map_labels_built: bool = False  # a map function returns labels with -100 on the prompt
+    labels_built: list = field(default_factory=list)  # owners of functions returning labels with -100 on the prompt
 
     def note_pad_eos(self, node: cst.CSTNode) -> None:
-        """The module makes the pad token the EOS token here (first place kept, for messages)."""
-        if not self.pad_is_eos:
-            self.pad_is_eos, self.pad_eos_node = True, node
+        """The module makes the pad token the EOS token here."""
+        self.pad_is_eos = True
+        self.pad_eos.append((node, self.current_owner))
+
+    def pad_eos_for(self, owner) -> cst.CSTNode | None:
+        """Where pad is set to EOS in a way that reaches code owned by `owner`, if anywhere."""
+        same = [node for node, where in self.pad_eos if where == owner]
+        linked = [node for node, where in self.pad_eos if self.connected(where, owner)]
+        candidates = same or linked
+        return min(candidates, key=self.line) if candidates else None
+
+    @staticmethod
+    def connected(a, b) -> bool:
+        """Do facts of two places meet? The same function or method, script code, a module-level
+        function (a helper anyone may call), or a class's set-up (`__init__`, a fixture) and its methods."""
+        if a is None or b is None or a == b or a[0] == "func" or b[0] == "func":
+            return True
+        return a[2] is not None and a[2] is b[2] and (_is_setup(a) or _is_setup(b))
 
     def add(self, code: str, node: cst.CSTNode, how: str = "", **detail) -> None:
         events = self.events.setdefault(code, [])
         if all(e.node is not node for e in events):
-            events.append(Event(node, how, detail))
+            events.append(Event(node, how, detail, self.current_owner))
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -115,3 +131,17 @@ class Event:
     node: cst.CSTNode
     how: str = ""
     detail: dict = field(default_factory=dict)
+    owner: cst.CSTNode | None = None  # the top-level def/class it sits in
+
+
+SETUP_METHODS = {"__init__", "__post_init__", "setUp", "setUpClass", "setup", "setup_method", "setup_class"}
+
+
+def _is_setup(owner) -> bool:
+    kind, node, _ = owner
+    if kind == "class":
+        return True
+    return node.name.value in SETUP_METHODS or any(
+        "fixture" in getattr(d.decorator, "value", "") or "fixture" in getattr(getattr(d.decorator, "attr", None), "value", "")
+        or isinstance(d.decorator, cst.Call) and "fixture" in getattr(getattr(d.decorator.func, "attr", d.decorator.func), "value", "")
+        for d in node.decorators)

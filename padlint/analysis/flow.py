@@ -46,6 +46,18 @@ class ModuleInfo:
 
         return imported_int(self.filename, source[0], source[1], source[2])
 
+    def resolve_module_attribute(self, module: str, name: str) -> int | None:
+        """`DST.DEFAULT_LABEL_PADDING_NUM` where `DST` is a module of the scanned project."""
+        if self.imports is None:
+            return None
+        from padlint.analysis.constants import imported_int
+
+        if module in self.imports.from_imports:  # `from .data import DST`
+            base, level, sub = self.imports.from_imports[module]
+            return imported_int(self.filename, f"{base}.{sub}" if base else sub, level, name)
+        dotted = self.imports.aliases.get(module)  # `import utils.data.DST as DST`
+        return imported_int(self.filename, dotted, 0, name) if dotted else None
+
 
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
@@ -58,7 +70,29 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
                     target = small.targets[0].target
                     if isinstance(target, cst.Name) and _is_literal(small.value):
                         info.constants[target.value] = small.value
-    stack: list[cst.CSTNode] = [module]
+    for top in module.body:
+        # Facts are tied to the function or method they sit in: a pad=EOS in one test method
+        # does not make another test's collator wrong (see ModuleFacts.connected).
+        if isinstance(top, cst.ClassDef):
+            for stmt in top.body.body:
+                facts.current_owner = owner_of(stmt, top)
+                _gather(stmt, info, facts)
+        else:
+            facts.current_owner = owner_of(top, None)
+            _gather(top, info, facts)
+    facts.current_owner = None
+    return info
+
+
+def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None):
+    """(kind, node, class) for a module-level function, a method or a class body; None for script code."""
+    if isinstance(stmt, cst.FunctionDef):
+        return ("method" if cls is not None else "func", stmt, cls)
+    return ("class", cls, cls) if cls is not None else None
+
+
+def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
+    stack: list[cst.CSTNode] = [top]
     while stack:
         node = stack.pop()
         stack.extend(P.child_nodes(node))
@@ -69,7 +103,6 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
         elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
                 facts.note_pad_eos(node)
-    return info
 
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
@@ -81,7 +114,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         mlm = P.keyword(call, "mlm")
         if mlm is not None and P.int_value(mlm.value) == 0:
             facts.lm_collator_rebuilds_labels = True
-            facts.lm_collators.append(call)
+            facts.lm_collators.append((call, facts.current_owner))
     for arg in call.args:
         if arg.keyword is None:
             continue
@@ -159,18 +192,24 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
     def run(self, module: cst.Module) -> None:
         self.execute_block(module.body, module_level=True)
         for stmt in module.body:
+            self.facts.current_owner = owner_of(stmt, stmt if isinstance(stmt, cst.ClassDef) else None)
             if isinstance(stmt, cst.FunctionDef):
                 self.walk_function(stmt, self.module_env)
             elif isinstance(stmt, cst.ClassDef):
                 self.walk_class(stmt, self.module_env)
+        self.facts.current_owner = None
 
     def walk_class(self, cls: cst.ClassDef, parent: Env) -> None:
         class_env = Env(parent)
         methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
         methods.sort(key=lambda f: f.name.value != "__init__")  # __init__ first: it sets self.*
         self.class_envs.append((cls, class_env))
+        outer = self.facts.current_owner
+        top_level = outer is not None and outer[0] == "class" and outer[1] is cls
         try:
             for method in methods:
+                if top_level:
+                    self.facts.current_owner = owner_of(method, cls)
                 env = self.walk_function(method, class_env)
                 if method.name.value == "__init__" and env is not None:
                     for key, value in env.vars.items():
@@ -178,6 +217,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
                             class_env.vars[key] = value
         finally:
             self.class_envs.pop()
+            self.facts.current_owner = outer
 
     def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None:
         """Walk one function body; returns its final env (None if the walk was refused)."""

@@ -63,12 +63,19 @@ class RelativesMixin:
             if constant is not None:
                 return P.int_value(constant)
             return self.module_info.resolve_imported(expr.value)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            return self.module_info.resolve_module_attribute(expr.value.value, expr.attr.value)
         return None
 
-    def label_padding(self, padded: Padded, pad_arg: cst.Arg | None, how: str) -> None:
+    def label_padding(self, padded: Padded, pad: cst.BaseExpression | None, how: str) -> None:
         """Labels padded with the pad id / 0 / -1 rather than -100 (PAD006)."""
-        self.note_label_value(padded.node, pad_arg.value if pad_arg is not None else None)
-        self.facts.add("PAD006", padded.node, how, pad_arg=pad_arg)
+        if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full":
+            return  # a buffer filled with the pad id, then written row by row: not a padding of labels
+        self.note_label_value(padded.node, pad)
+        value = self.resolve_int(pad) if pad is not None else 0
+        if value is None or value == P.IGNORE_VALUE:
+            return  # a value we cannot read (precision first), or -100 spelled another way
+        self.facts.add("PAD006", padded.node, how, pad_arg=pad)
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
         """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
@@ -126,7 +133,9 @@ class RelativesMixin:
         """`labels = input_ids`: no copy; an in-place write into labels would reach the ids (PAD012)."""
         source = place_key(value_node)
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
-        if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key):
+        rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
+        targets = any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))
+        if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding and not targets:
             self.label_aliases[key] = (value_node, self.env.version(key), source)
         else:
             self.label_aliases.pop(key, None)
@@ -163,7 +172,7 @@ class RelativesMixin:
     def labels_built_here(self, value: Value) -> None:
         """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
         if tags_of(value, Masked):
-            self.facts.map_labels_built = True
+            self.facts.labels_built.append(self.facts.current_owner)
 
 
 def _is_list_value(node) -> bool:

@@ -43,5 +43,29 @@ def get_formatter(name: str) -> Formatter:
 
 
 def render(name: str, diagnostics: list[Diagnostic], context: ReportContext) -> str:
-    """The whole report for `diagnostics` in format `name` (a str ending in a newline, or "")."""
+    """The whole report for `diagnostics` in format `name` (a str ending in a newline, or "").
+
+    Findings in notebooks arrive with rows of the notebook's virtual module; they are reported
+    with their cell and the row within the cell.
+    """
+    if any(d.filename.endswith(".ipynb") and d.cell is None for d in diagnostics):
+        from padlint.notebook import to_cells
+
+        diagnostics = to_cells(diagnostics, context.sources)
     return get_formatter(name)(diagnostics, context)
+
+
+def source_of(d: Diagnostic, context: ReportContext) -> str:
+    """The text `d`'s rows point into: the file, or for a notebook finding its cell."""
+    source = context.sources.get(d.filename, "")
+    if d.cell is not None and source:
+        from padlint.notebook import cell_text
+
+        return cell_text(source, d.cell)
+    return source
+
+
+def position(d: Diagnostic) -> str:
+    """`row:column`, or `cell N:row:column` in a notebook (ruff's notation)."""
+    where = f"{d.location.row}:{d.location.column}"
+    return where if d.cell is None else f"cell {d.cell}:{where}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from padlint.report import ReportContext, fix_is_applicable
+from padlint.report import ReportContext, fix_is_applicable, position, source_of
 from padlint.types import Applicability, Diagnostic
 
 CONTEXT_LINES = 2  # lines shown above and below the flagged range
@@ -54,7 +54,7 @@ def _marker(d: Diagnostic, context: ReportContext) -> str:
 def _header(d: Diagnostic, context: ReportContext) -> Line:
     return [
         (d.filename, "bold"),
-        (f":{d.location.row}:{d.location.column}: ", ""),
+        (f":{position(d)}: ", ""),
         (d.code, "bold red"),
         (_marker(d, context), "cyan"),
         (f" {d.message}", ""),
@@ -127,7 +127,7 @@ def format_full(diagnostics: list[Diagnostic], context: ReportContext) -> str:
     lines: list[Line] = []
     for d in diagnostics:
         lines.append(_header(d, context))
-        lines.extend(_frame(d, context.sources.get(d.filename, "")))
+        lines.extend(_frame(d, source_of(d, context)))
         lines.extend(_help(d, context))
         lines.append([])
     lines.extend([[(text, "bold" if i == 0 else "")] for i, text in enumerate(summary(diagnostics, context))])

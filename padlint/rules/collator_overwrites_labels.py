@@ -47,9 +47,9 @@ def make_collator(tokenizer):
     ]
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        if not facts.map_labels_built:
-            return
-        for call in facts.lm_collators:
+        for call, owner in facts.lm_collators:
+            if not any(facts.connected(owner, built) for built in facts.labels_built):
+                continue
             message = ("`DataCollatorForLanguageModeling(mlm=False)` rebuilds labels from input_ids: the labels "
                        "built in the map function (with -100 on the prompt) are thrown away")
             yield Finding(call, message, self.fix(facts, call))

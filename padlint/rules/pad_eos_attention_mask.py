@@ -47,10 +47,12 @@ def collate(rows, tok):
     ]
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        where = f" (pad set to EOS on line {facts.line(facts.pad_eos_node)})" if facts.pad_eos_node else ""
         for event in facts.events.get(self.code, []):
+            eos = facts.pad_eos_for(event.owner)
+            if eos is None:
+                continue
             mask = event.detail["event"]
-            message = (f"attention mask is `ids != pad_id` while the pad token is the EOS token{where}: "
+            message = (f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
                        "every real EOS is hidden from the model")
             shape = fixshapes.attention_mask(
                 mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok,

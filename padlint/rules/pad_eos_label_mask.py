@@ -48,15 +48,21 @@ def collate(tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return
-        where = f" (pad set to EOS on line {facts.line(facts.pad_eos_node)})" if facts.pad_eos_node else ""
         for event in facts.events.get(self.code, []):
-            message = f"labels are masked where they equal the pad id, which is the EOS token{where}: every real EOS gets -100 and the model never learns to stop"
+            eos = facts.pad_eos_for(event.owner)
+            if eos is None:
+                continue
+            message = (f"labels are masked where they equal the pad id, which is the EOS token (line {facts.line(eos)}): "
+                       "every real EOS gets -100 and the model never learns to stop")
             fix = None
             condition, mask = event.detail.get("condition"), event.detail.get("mask_code")
             if condition is not None and mask:
                 fix = FixProposal(Applicability.SAFE, "Mask the labels where the attention mask is 0",
                                   ((condition, f"{mask} == 0"),))
             yield Finding(event.node, message, fix)
-        for call in facts.lm_collators:
-            yield Finding(call, "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id to -100, "
-                                f"and the pad token is the EOS token{where}: every real EOS loses its label")
+        for call, owner in facts.lm_collators:
+            eos = facts.pad_eos_for(owner)
+            if eos is not None:
+                yield Finding(call, "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id "
+                                    f"to -100, and the pad token is the EOS token (line {facts.line(eos)}): every real "
+                                    "EOS loses its label")
