@@ -200,7 +200,8 @@ class Notebook:
             raise NotebookError(f"not valid JSON: {exc}") from None
         if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
             if isinstance(document, dict) and "worksheets" in document:
-                raise NotebookError("nbformat 3 notebooks are not supported (convert with `jupyter nbconvert --to notebook`)")
+                raise NotebookError("nbformat 3 notebooks are not supported "
+                                    "(convert with `jupyter nbconvert --to notebook`)")
             raise NotebookError("not a Jupyter notebook (no `cells` list)")
         spans = _source_spans(self.json_text)
         self.cells: list[_Cell] = []

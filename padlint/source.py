@@ -64,7 +64,8 @@ def decode_source(data: bytes, path: str | None = None) -> SourceFile:
     """Turn file bytes into a SourceFile, or raise SourceReadError with the reason."""
     if path is not None and _is_notebook(path):
         if len(data) > NOTEBOOK_MAX_BYTES:
-            raise SourceReadError(f"notebook is larger than {NOTEBOOK_MAX_BYTES // (1024 * 1024)} MB ({len(data)} bytes)")
+            limit = NOTEBOOK_MAX_BYTES // (1024 * 1024)
+            raise SourceReadError(f"notebook is larger than {limit} MB ({len(data)} bytes)")
         from padlint.notebook import decode_notebook
 
         return decode_notebook(data, os.fspath(path))

@@ -39,7 +39,8 @@ HELP = "collate_fn?"
 OUTPUTS = [
     {"name": "stdout", "output_type": "stream", "text": ["collating\n", "done\n"]},
     {
-        "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kg"
+                              "AAAABJRU5ErkJggg==",
                  "text/plain": ["<Figure size 640x480 with 1 Axes>"]},
         "execution_count": 3,
         "metadata": {},
@@ -119,7 +120,8 @@ def test_values_flow_across_cells(project):
         code("import torch\nfrom torch.nn.utils.rnn import pad_sequence", "a1"),
         markdown("Pad the whole dataset once.", "a2"),
         code("input_ids = pad_sequence(rows, batch_first=True, padding_value=0)", "a3"),
-        code("attention_mask = torch.ones_like(input_ids)\nout = model(input_ids, attention_mask=attention_mask)", "a4"),
+        code("attention_mask = torch.ones_like(input_ids)\n"
+             "out = model(input_ids, attention_mask=attention_mask)", "a4"),
     )
     write(project, jupyter(nb))
     [finding] = json.loads(run("check", "--output-format", "json", "train.ipynb").stdout)
