@@ -232,6 +232,7 @@ class CallEvaluator:
             mask, padded, sink, self.context(padded), code,
             lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
             gap_ok=bool(padded.gap) and self.still_valid(padded.names), pad_code=self.pad_code(padded),
+            data_ok=bool(padded.data) and self.still_valid(padded.data_names),
         )
 
     def pad_code(self, padded: Padded) -> str | None:
@@ -325,7 +326,8 @@ class CallEvaluator:
                 for padded in tags_of(value, Padded):
                     if padded.kind == "list" and not padded.from_tokenizer:
                         self.facts.add("PAD009", node, padded=padded, ids_code=self.code(ids_node),
-                                       gap_ok=bool(padded.gap) and self.still_valid(padded.names))
+                                       gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                                       data_ok=bool(padded.data) and self.still_valid(padded.data_names))
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}

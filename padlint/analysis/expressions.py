@@ -237,6 +237,7 @@ class ExpressionEvaluator:
         lengths, names = self.comprehension_lengths(data_node)
         padded = self.padded(
             expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
+            data=self.code(data_node), data_names=self.versions_of(data_node),
             target=target, rows=False, of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
             lengths=lengths, lengths_names=names,

@@ -26,6 +26,7 @@ class OnesAtMask:
     lengths_ok: bool
     gap_ok: bool
     pad_code: str | None = None  # the pad value, when its code is valid at the builder
+    data_ok: bool = False  # list padding: the unpadded `x` of `x + [pad] * gap` is still valid here
 
 
 @dataclass

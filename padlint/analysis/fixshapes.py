@@ -50,10 +50,15 @@ def _torch(context: Context) -> tuple[str, bool]:
 
 
 def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths_ok: bool, gap_ok: bool,
-                   pad_code: str | None, pad_is_eos: bool, dtype: str | None) -> Shape | None:
+                   pad_code: str | None, pad_is_eos: bool, dtype: str | None, data_ok: bool = False) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
     if padded.encoding_mask():
         return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
+    if padded.kind == "list" and padded.rows is False and gap_ok and data_ok:
+        # `x + [pad] * gap` pads with max(gap, 0) items: ones over x, zeros over the rest.
+        real, pads = f"[1] * len({padded.data})", f"[0] * max({padded.gap}, 0)"
+        code = f"{real} + {pads}" if padded.side == "right" else f"{pads} + {real}"
+        return Shape(code, Applicability.SAFE, "Build the attention mask from the padding length")
     if ids is None or not is_place(ids):
         return None  # the fix names the ids several times: only a plain name or subscript will do
     if padded.kind == "pt" and lengths_ok and padded.batch_first:

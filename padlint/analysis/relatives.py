@@ -85,8 +85,11 @@ class RelativesMixin:
         if pair is None:
             return
         left, right = pair
-        if not (tags_of(self.evaluate(right), PadId) or P.is_pad_id_expression(right)):
+        pads = tags_of(self.evaluate(right), PadId)
+        if not (pads or P.is_pad_id_expression(right)):
             return
+        for fallback in (p for p in pads if p.eos_fallback):
+            self.facts.add("PAD010", fallback.node)  # labels masked with `pad or eos`
         copies = [c for c in tags_of(labels, Copy)]
         mask = copies[0].mask_code if copies else None
         self.facts.add("PAD004", node, how, condition=condition, mask_code=mask)
@@ -136,7 +139,9 @@ class RelativesMixin:
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
         targets = any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))
         if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding and not targets:
-            self.label_aliases[key] = (value_node, self.env.version(key), source)
+            padded = first(self.evaluate(value_node), Padded)
+            kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
+            self.label_aliases[key] = (value_node, self.env.version(key), kind)
         else:
             self.label_aliases.pop(key, None)
 
@@ -145,7 +150,7 @@ class RelativesMixin:
         alias = self.label_aliases.get(key) if key else None
         if alias is None or self.env.version(key) != alias[1]:
             return
-        self.facts.add("PAD012", alias[0], kind=self.kind_of(alias[2]), list_write=_is_list_value(value_node))
+        self.facts.add("PAD012", alias[0], kind=alias[2], list_write=_is_list_value(value_node))
 
     def kind_of(self, key: str) -> str:
         """What the aliased ids are: "pt", "np", "list" or "?"."""

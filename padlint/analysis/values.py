@@ -31,6 +31,8 @@ class Padded:
     lengths: str | None = None  # code of a list of per-row lengths, valid where `lengths_names` hold
     lengths_names: tuple = ()  # (place, version) pairs the lengths code depends on
     gap: str | None = None  # list padding `x + [pad] * gap`: the gap's code
+    data: str | None = None  # list padding: the code of the unpadded `x`
+    data_names: tuple = ()  # bindings the data code reads
     names: tuple = ()  # (place, version) pairs the gap code depends on
     target: str | None = None  # code of the padding width (`max_length`)
     rows: bool | None = None  # True: a list of rows, False: one row, None: unknown

@@ -78,7 +78,7 @@ def forward(model, input_ids, attention_mask=None):
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
         padded = event.padded
         shape = fixshapes.attention_mask(
-            padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok,
+            padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok, data_ok=event.data_ok,
             pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos, dtype=mask_dtype(facts, event.ones.node),
         )

@@ -61,6 +61,7 @@ def collator(tokenizer):
         node = event.node
         shape = fixshapes.attention_mask(event.detail["padded"], event.detail["ids_code"], Context(),
                                          lengths_ok=False, gap_ok=event.detail["gap_ok"], pad_code=None,
+                                         data_ok=event.detail["data_ok"],
                                          pad_is_eos=True, dtype=None)
         if shape is None or not isinstance(node, cst.Dict):
             return None

@@ -55,6 +55,6 @@ def collate(rows, tok):
             message = (f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
                        "every real EOS is hidden from the model")
             shape = fixshapes.attention_mask(
-                mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok,
+                mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok, data_ok=mask.data_ok,
                 pad_code=None, pad_is_eos=True, dtype=mask_dtype(facts, event.node))
             yield Finding(event.node, message, shape.proposal(event.node) if shape else None)
