@@ -1,0 +1,245 @@
+"""Run padlint's PAD007 and PAD011 fixes on small loss functions and check the numbers they compute.
+
+The batch-level harness (test_fix_execution.py) checks masks and labels; these two rules are about the
+loss itself, so each case here is a module with a loss function that is linted, fixed with
+`fix_source(..., unsafe=False)`, written to tmp_path, imported and called on a tiny ragged example:
+
+- PAD011 (`(loss * mask).mean()`): the fixed loss must equal the mean of the per-token loss over the
+  real tokens only, must not change when the values at pad positions change, and must be 0 (not NaN)
+  for a batch whose mask is all zeros; the original must give a different (smaller) value.
+- PAD007 (`ignore_index` differs from the label pad value): the fixed loss must equal the mean
+  cross-entropy over the real targets, and must not change when the logits at pad positions change;
+  the original either fails (a pad value the loss does not ignore is out of range) or grades padding.
+
+Every case needs torch and is skipped without it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from padlint.engine import fix_source, lint_source
+
+# ---- the cases ------------------------------------------------------------------------------------------
+
+PAD011_CASES = {
+    # entry(values, mask) -> scalar loss; `values` is the per-token loss (B, T), `mask` is 1 on real tokens
+    "functional_token_loss": (
+        "token_loss",
+        '''
+        import torch
+        import torch.nn.functional as F
+
+
+        def token_loss(per_token, attention_mask):
+            """Cross-entropy per token is computed upstream; average it over the batch."""
+            return (per_token * attention_mask).mean()
+
+
+        def lm_loss(logits, targets, attention_mask):
+            per_token = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+            return token_loss(per_token, attention_mask)
+        ''',
+    ),
+    "torch_mean_pad_mask": (
+        "masked_regression",
+        '''
+        import torch
+
+
+        def masked_regression(squared_error, pad_mask):
+            return torch.mean(squared_error * pad_mask)
+        ''',
+    ),
+    "mask_on_the_left_in_a_method": (
+        "ResponseLoss",
+        '''
+        import torch
+        from torch import nn
+
+
+        class ResponseLoss(nn.Module):
+            def forward(self, per_token, response_mask):
+                return (response_mask * per_token).mean()
+        ''',
+    ),
+}
+
+PAD007_CASES = {
+    # entry(logits, rows) -> scalar loss; `rows` are ragged target rows, padded inside the module
+    "criterion_ignores_minus_one_labels_padded_minus_100": (
+        "training_loss",
+        '''
+        import torch
+        from torch import nn
+        from torch.nn.utils.rnn import pad_sequence
+
+        criterion = nn.CrossEntropyLoss(ignore_index=-1)
+
+
+        def training_loss(logits, rows):
+            labels = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=-100)
+            return criterion(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
+        ''',
+    ),
+    "default_loss_labels_padded_with_constant": (
+        "training_loss",
+        '''
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.utils.rnn import pad_sequence
+
+        LABEL_PAD = -1
+
+
+        def training_loss(logits, rows):
+            labels = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=LABEL_PAD)
+            return F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
+        ''',
+    ),
+    "functional_ignores_zero_labels_masked_minus_100": (
+        "training_loss",
+        '''
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        def training_loss(logits, rows):
+            ids = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=0)
+            lengths = torch.tensor([len(r) for r in rows])
+            mask = torch.arange(ids.size(1))[None, :] < lengths[:, None]
+            labels = ids.masked_fill(~mask, -100)
+            loss = F.cross_entropy(
+                logits.reshape(-1, logits.size(-1)),
+                labels.reshape(-1),
+                ignore_index=0,
+            )
+            return loss
+        ''',
+    ),
+}
+
+# ragged rows: lengths 4, 2 and 1 in a batch of width 4; token 0 appears as a real target (so a loss
+# that ignores 0 also drops real tokens)
+ROWS = [[5, 0, 7, 3], [2, 9], [4]]
+VOCAB = 11
+
+
+# ---- helpers --------------------------------------------------------------------------------------------
+
+def _source(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _load(source: str, tmp_path: Path, name: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"padlint_loss_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(spec.name, None)
+    return module
+
+
+def _entry(module, entry: str):
+    obj = getattr(module, entry)
+    return obj() if isinstance(obj, type) else obj
+
+
+def _fixed(source: str, code: str) -> str:
+    codes = {d.code for d in lint_source(source, "case.py")}
+    assert code in codes, f"{code} is not reported on the original (found {sorted(codes)})"
+    outcome = fix_source(source, "case.py", unsafe=False)
+    assert outcome.error is None, f"fix refused: {outcome.error}"
+    assert outcome.source != source, "no safe fix was applied"
+    left = [(d.code, d.location.row) for d in outcome.remaining if d.code == code]
+    assert not left, f"the fixed code is still flagged: {left}\n{outcome.source}"
+    return outcome.source
+
+
+def _ragged_mask(torch):
+    width = max(len(r) for r in ROWS)
+    return torch.tensor([[1.0] * len(r) + [0.0] * (width - len(r)) for r in ROWS])
+
+
+# ---- PAD011 ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(PAD011_CASES))
+def test_masked_mean_fix_averages_over_real_tokens(name, tmp_path):
+    torch = pytest.importorskip("torch")
+    entry, text = PAD011_CASES[name]
+    source = _source(text)
+    fixed = _fixed(source, "PAD011")
+    before = _entry(_load(source, tmp_path, f"{name}_orig"), entry)
+    after = _entry(_load(fixed, tmp_path, f"{name}_fixed"), entry)
+
+    torch.manual_seed(0)
+    mask = _ragged_mask(torch)
+    values = torch.rand(mask.shape) + 0.5
+    expected = values[mask.bool()].mean()
+
+    got = after(values, mask)
+    assert torch.allclose(got, expected), f"fixed loss {got.item()} != mean over real tokens {expected.item()}\n{fixed}"
+    # the original divides by every position, padding included
+    assert before(values, mask).item() < expected.item() - 1e-6
+
+    # what sits at the pad positions does not matter any more
+    noisy = values.clone()
+    noisy[~mask.bool()] = 1e3
+    assert torch.allclose(after(noisy, mask), expected)
+
+    # a batch with no real token gives 0, not NaN
+    empty = after(values, torch.zeros_like(mask))
+    assert not torch.isnan(empty) and empty.item() == 0.0
+
+
+# ---- PAD007 ---------------------------------------------------------------------------------------------
+
+def _reference_loss(torch, logits):
+    """Mean cross-entropy over the real targets of ROWS only."""
+    terms = []
+    for i, row in enumerate(ROWS):
+        for j, target in enumerate(row):
+            terms.append(-torch.log_softmax(logits[i, j], dim=-1)[target])
+    return torch.stack(terms).mean()
+
+
+@pytest.mark.parametrize("name", sorted(PAD007_CASES))
+def test_ignore_index_fix_ignores_exactly_the_padding(name, tmp_path):
+    torch = pytest.importorskip("torch")
+    entry, text = PAD007_CASES[name]
+    source = _source(text)
+    fixed = _fixed(source, "PAD007")
+    before = _entry(_load(source, tmp_path, f"{name}_orig"), entry)
+    after = _entry(_load(fixed, tmp_path, f"{name}_fixed"), entry)
+
+    torch.manual_seed(0)
+    width = max(len(r) for r in ROWS)
+    logits = torch.randn(len(ROWS), width, VOCAB)
+    expected = _reference_loss(torch, logits)
+
+    got = after(logits, ROWS)
+    assert torch.allclose(got, expected, atol=1e-6), (
+        f"fixed loss {got.item()} != mean over real targets {expected.item()}\n{fixed}"
+    )
+
+    # the logits at pad positions do not reach the loss
+    mask = _ragged_mask(torch).bool()
+    noisy = logits.clone()
+    noisy[~mask] = torch.randn(int((~mask).sum()), VOCAB) * 50
+    assert torch.allclose(after(noisy, ROWS), expected, atol=1e-6)
+
+    # the original is wrong: it fails on a pad value it does not ignore, or grades the wrong positions
+    try:
+        original = before(logits, ROWS)
+    except (IndexError, RuntimeError):
+        return
+    assert not torch.allclose(original, expected, atol=1e-6), "the original already computes the right loss"
