@@ -165,6 +165,16 @@ def _fixed(source: str, code: str) -> str:
     return outcome.source
 
 
+def _before_and_after(cases, name: str, code: str, tmp_path: Path):
+    """The case's entry point from the original module and from the fixed one, and the fixed source."""
+    entry, text = cases[name]
+    source = _source(text)
+    fixed = _fixed(source, code)
+    before = _entry(_load(source, tmp_path, f"{name}_orig"), entry)
+    after = _entry(_load(fixed, tmp_path, f"{name}_fixed"), entry)
+    return before, after, fixed
+
+
 def _ragged_mask(torch):
     width = max(len(r) for r in ROWS)
     return torch.tensor([[1.0] * len(r) + [0.0] * (width - len(r)) for r in ROWS])
@@ -175,11 +185,7 @@ def _ragged_mask(torch):
 @pytest.mark.parametrize("name", sorted(PAD011_CASES))
 def test_masked_mean_fix_averages_over_real_tokens(name, tmp_path):
     torch = pytest.importorskip("torch")
-    entry, text = PAD011_CASES[name]
-    source = _source(text)
-    fixed = _fixed(source, "PAD011")
-    before = _entry(_load(source, tmp_path, f"{name}_orig"), entry)
-    after = _entry(_load(fixed, tmp_path, f"{name}_fixed"), entry)
+    before, after, fixed = _before_and_after(PAD011_CASES, name, "PAD011", tmp_path)
 
     torch.manual_seed(0)
     mask = _ragged_mask(torch)
@@ -215,11 +221,7 @@ def _reference_loss(torch, logits):
 @pytest.mark.parametrize("name", sorted(PAD007_CASES))
 def test_ignore_index_fix_ignores_exactly_the_padding(name, tmp_path):
     torch = pytest.importorskip("torch")
-    entry, text = PAD007_CASES[name]
-    source = _source(text)
-    fixed = _fixed(source, "PAD007")
-    before = _entry(_load(source, tmp_path, f"{name}_orig"), entry)
-    after = _entry(_load(fixed, tmp_path, f"{name}_fixed"), entry)
+    before, after, fixed = _before_and_after(PAD007_CASES, name, "PAD007", tmp_path)
 
     torch.manual_seed(0)
     width = max(len(r) for r in ROWS)
