@@ -193,11 +193,19 @@ def _wants_color(stream_is_tty: bool) -> bool:
 @click.option("--extend-exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude as well.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore ignores.")
 @click.option("--config", metavar="PATH", help="The pyproject.toml to read [tool.padlint] from.")
+@click.option("-o", "--output-file", metavar="PATH", help="Write the report to PATH instead of standard output.")
+@click.option("--statistics", is_flag=True, help="Show the number of findings per rule instead of each one.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to silence every current finding.")
+@click.option("--baseline", metavar="FILE", help="Report only findings that this baseline file does not record.")
+@click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE, exit 0.")
 def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, show_fixes: bool,
           select: str | None, ignore: str | None, extend_select: str | None, output_format: str,
           exit_zero: bool, stdin_filename: str | None, force_exclude: bool | None, exclude: str | None,
-          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None) -> None:
+          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None, **adoption) -> None:
     """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
+    from padlint.cli_adoption import Adoption
+
+    extras = Adoption(output_format=output_format, **adoption)
     use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
     if "-" in paths and not use_stdin:
         raise click.UsageError("`-` (stdin) cannot be combined with other paths")
@@ -212,6 +220,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         _error(str(exc))
         sys.exit(2)
     mode = "diff" if diff else ("fix" if fix else "lint")
+    extras.validate(mode, use_stdin)
     run = _Run()
     if use_stdin:
         _check_stdin(run, settings, stdin_filename, mode)
@@ -224,9 +233,12 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         for message in found.errors:
             _error(message)
         run.failed |= bool(found.errors)
-        for filename in found.files:
+        if extras.add_noqa:
+            sys.exit(extras.add_noqa_to(found.files, settings, _warning, _error, run.failed))
+        for filename in extras.track(found.files):
             _lint_one(run, filename, None, settings, mode)
-    sys.exit(_finish(run, settings, mode, output_format, show_fixes, exit_zero, to_stderr=use_stdin and mode == "fix"))
+    sys.exit(_finish(run, settings, mode, output_format, show_fixes, exit_zero, to_stderr=use_stdin and mode == "fix",
+                     extras=extras))
 
 
 def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode: str) -> None:
@@ -247,11 +259,15 @@ def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode
 
 
 def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_fixes: bool,
-            exit_zero: bool, to_stderr: bool) -> int:
+            exit_zero: bool, to_stderr: bool, extras=None) -> int:
     """Print the report and return the exit code."""
     from padlint.report import ReportContext, render
 
     run.diagnostics.sort(key=Diagnostic.sort_key)
+    if extras is not None and extras.baseline and mode != "diff":
+        done = extras.apply_baseline(run, _warning, _error, quiet=to_stderr)
+        if done is not None:  # --write-baseline: nothing to report
+            return done
     if mode == "diff":
         click.echo("".join(run.diffs), nl=False)
         count = len(run.fixed)
@@ -261,10 +277,14 @@ def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_f
             return 2
         return 0 if exit_zero else int(bool(run.diffs))
     err = to_stderr
-    color = output_format == "full" and _wants_color((sys.stderr if err else sys.stdout).isatty())
+    to_file = extras is not None and extras.output_file
+    color = not to_file and output_format == "full" and _wants_color((sys.stderr if err else sys.stdout).isatty())
     context = ReportContext(sources=run.sources, unsafe_fixes=settings.unsafe_fixes, fix_mode=mode == "fix",
                             fixed=len(run.fixed), color=color)
-    click.echo(render(output_format, run.diagnostics, context), nl=False, err=err, color=color or None)
+    if extras is not None and (extras.statistics or to_file):
+        run.failed |= not extras.emit(run.diagnostics, context, err, _error)
+    else:
+        click.echo(render(output_format, run.diagnostics, context), nl=False, err=err, color=color or None)
     if show_fixes and mode == "fix":
         click.echo(_show_fixes(run.fixed), nl=False, err=err or output_format == "json")
     if run.failed:

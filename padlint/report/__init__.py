@@ -30,12 +30,17 @@ Formatter = Callable[[list[Diagnostic], ReportContext], str]
 
 
 def _formats() -> dict[str, Formatter]:
-    from padlint.report import json_format, text
+    from padlint.report import ci, json_format, sarif, text
 
-    return {"full": text.format_full, "concise": text.format_concise, "json": json_format.format_json}
+    return {
+        "full": text.format_full, "concise": text.format_concise, "json": json_format.format_json,
+        "json-lines": json_format.format_json_lines, "sarif": sarif.format_sarif,
+        "github": ci.format_github, "gitlab": ci.format_gitlab,
+    }
 
 
-FORMAT_NAMES = ("full", "concise", "json")
+FORMAT_NAMES = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
+HUMAN_FORMATS = ("full", "concise")  # the others are read by programs: no summary, no progress bar
 
 
 def get_formatter(name: str) -> Formatter:

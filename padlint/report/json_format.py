@@ -40,3 +40,8 @@ def diagnostic_to_dict(d: Diagnostic) -> dict:
 
 def format_json(diagnostics: list[Diagnostic], context: ReportContext) -> str:
     return json.dumps([diagnostic_to_dict(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+
+
+def format_json_lines(diagnostics: list[Diagnostic], context: ReportContext) -> str:
+    """`--output-format json-lines`: the same objects as `json`, one per line."""
+    return "".join(json.dumps(diagnostic_to_dict(d), ensure_ascii=False) + "\n" for d in diagnostics)
