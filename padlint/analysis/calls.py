@@ -49,7 +49,7 @@ class CallEvaluator:
         if method == "ne" and call.args:
             return self.pad_comparison(call, receiver, call.args[0].value)
         if method == "mean":
-            self.masked_mean(call, receiver)
+            self.masked_mean(call, receiver, dims=bool(call.args))
         if method in ("append", "extend"):
             self.grow(call, method, receiver, args)
             return EMPTY
@@ -256,6 +256,8 @@ class CallEvaluator:
     def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None:
         if kind in ("dict", "store"):
             self.labels_built_here(value)
+        if not tags_of(value, Masked):
+            self.label_pads_reaching(value)
         if tags_of(value, Masked):
             return
         copies = [c for c in tags_of(value, Copy) if c.padded is not None]

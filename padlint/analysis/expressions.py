@@ -242,7 +242,7 @@ class ExpressionEvaluator:
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
             lengths=lengths, lengths_names=names,
         )
-        if padded.of_labels:
+        if padded.of_labels and self.is_label_code(data_node, strict=True):
             self.label_padding(padded, fill.pad, "list")
         return padded
 
@@ -357,7 +357,7 @@ class ExpressionEvaluator:
             self.collator_call(call, name)
             return EMPTY
         if name in ("torch.mean", "numpy.mean") and call.args:
-            self.masked_mean(call, call.args[0].value)
+            self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)
         if name in P.FUNCTIONAL_PAD:
@@ -467,7 +467,7 @@ class ExpressionEvaluator:
             lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
             of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
         )
-        if padded.of_labels:
+        if padded.of_labels and data_arg is not None and self.is_label_code(data_arg.value, strict=True):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
 
@@ -492,7 +492,7 @@ class ExpressionEvaluator:
             call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )
-        if padded.of_labels and pad is not None:
+        if padded.of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
 
@@ -540,12 +540,16 @@ class ExpressionEvaluator:
             return "ignore" in expr.attr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
         return False
 
-    def is_label_code(self, expr: cst.BaseExpression) -> bool:
+    def is_label_code(self, expr: cst.BaseExpression, strict: bool = False) -> bool:
+        """Named like labels (`tgt`, `f["labels"]`); `strict`: token labels only, not `label_map`."""
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
-            return self.is_label_code(expr.elt)
-        key = place_key(expr) or ""
+            return self.is_label_code(expr.elt, strict)
         if isinstance(expr, cst.Call) and expr.args:
-            return self.is_label_code(expr.args[0].value)
+            return self.is_label_code(expr.args[0].value, strict)
+        key = place_key(expr) or ""
+        if strict:
+            leaf = key_of_subscript(expr) if isinstance(expr, cst.Subscript) else key.rsplit(".", 1)[-1]
+            return bool(leaf and P.TOKEN_LABELS.match(leaf))
         return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
 
     def padded(self, node: cst.CSTNode, **fields) -> Padded:

@@ -468,7 +468,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
             if any(p.node is value_node for p in padded):
                 # `labels = pad_sequence(...)`: labels padded on their own (PAD006), not a copy of ids.
                 for p in padded:
-                    if p.node is value_node and not p.of_labels:
+                    if p.node is value_node and not p.of_labels and P.TOKEN_LABELS.match(field_name):
                         self.label_padding(p, p.pad, "padding_value")
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:

@@ -52,6 +52,8 @@ PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 LABEL_NAME = re.compile(r"label|target|tgt", re.I)
+# Token-level labels (what a loss grades), as opposed to `label_map`, `target_sizes`, `labels_mask`.
+TOKEN_LABELS = re.compile(r"^(labels?|label_ids|lbls?|targets?|target_ids|tgts?|\w+_labels|\w+_targets)$", re.I)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

@@ -11,13 +11,18 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
-from padlint.analysis.values import Copy, Masked, PadId, PadIdMask, Padded, Value, first, tags_of
+from padlint.analysis.values import (
+    Copy, GoodMask, Masked, Ones, PadId, PadIdMask, Padded, Value, first, tags_of,
+)
 
 SEQ2SEQ_COLLATORS = {"DataCollatorForSeq2Seq", "DataCollatorForTokenClassification"}
 REPADDING_COLLATORS = {
     "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
     "DataCollatorForTokenClassification",
 }
+PADDING_MASK_NAME = re.compile(
+    r"(^|[._'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
+    r"seq_mask|valid_mask|mask)(['\]]*)$", re.I)
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", P.re.I)
 
 
@@ -75,7 +80,15 @@ class RelativesMixin:
         value = self.resolve_int(pad) if pad is not None else 0
         if value is None or value == P.IGNORE_VALUE:
             return  # a value we cannot read (precision first), or -100 spelled another way
-        self.facts.add("PAD006", padded.node, how, pad_arg=pad)
+        # Reported once these labels reach a labels place (a batch key, `labels=`, a return):
+        # SAM's point labels padded with -1 never do.
+        self.facts.pending_label_pads[padded.node] = (how, pad)
+
+    def label_pads_reaching(self, value: Value) -> None:
+        for padded in tags_of(value, Padded):
+            pending = self.facts.pending_label_pads.get(padded.node)
+            if pending is not None:
+                self.facts.add("PAD006", padded.node, pending[0], pad_arg=pending[1])
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
         """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
@@ -124,12 +137,14 @@ class RelativesMixin:
         self.facts.loss_ignores.append((call, arg, value))
 
     # ---- PAD011 masked means, PAD012 aliases ------------------------------------------------------
-    def masked_mean(self, call: cst.Call, product: cst.BaseExpression) -> None:
+    def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> None:
         if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
             return
         for mask, other in ((product.right, product.left), (product.left, product.right)):
-            if "mask" in self.code(mask).lower():
-                self.facts.add("PAD011", call, product=product, mask=mask, dims=bool(call.args))
+            value = self.evaluate(mask)
+            named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
+            if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
+                self.facts.add("PAD011", call, product=product, mask=mask, dims=dims)
                 return
 
     def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:
@@ -178,6 +193,17 @@ class RelativesMixin:
         """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
         if tags_of(value, Masked):
             self.facts.labels_built.append(self.facts.current_owner)
+
+
+def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`mask[:, 1:].float()` -> `mask`: the place a mask expression reads."""
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        elif isinstance(node, cst.Subscript) and place_key(node) is None:
+            node = node.value
+        else:
+            return node
 
 
 def _is_list_value(node) -> bool:

@@ -19,15 +19,19 @@ def _register() -> None:
     from padlint.rules.pad_eos_label_mask import PadEosLabelMask
     from padlint.rules.pad_id_falsy_fallback import PadIdFalsyFallback
     from padlint.rules.padded_without_mask import PaddedWithoutMask
+    from padlint.rules.unused_noqa import UnusedNoqa
 
     ALL_RULES.extend([
         AttentionMaskAllOnes, LabelsNotMasked, PaddedWithoutMask, PadEosLabelMask, PadEosAttentionMask,
         LabelPadNotIgnored, IgnoreIndexMismatch, CollatorOverwritesLabels, DoublePaddingResetsMask,
-        PadIdFalsyFallback, MaskedMeanOverPadding, LabelsAliasInputIds,
+        PadIdFalsyFallback, MaskedMeanOverPadding, LabelsAliasInputIds, UnusedNoqa,
     ])
 
 
 _register()
+
+# Rules that run only when selected explicitly (by code, prefix or ALL), like ruff's RUF100.
+DEFAULT_OFF: frozenset[str] = frozenset({"PAD100"})
 
 RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
 RULES_BY_NAME: dict[str, type[Rule]] = {r.name: r for r in ALL_RULES}
