@@ -83,7 +83,9 @@ def expand_codes(codes: Iterable[str], where: str) -> frozenset[str]:
 
 
 def _select_layers(settings: Settings) -> frozenset[str]:
-    selected = frozenset(known_codes()) | {SYNTAX_ERROR_CODE}
+    from padlint.rules import DEFAULT_OFF
+
+    selected = (frozenset(known_codes()) - DEFAULT_OFF) | {SYNTAX_ERROR_CODE}
     for layer in settings.layers:
         if layer.select is not None:
             selected = expand_codes(layer.select, "select") | {SYNTAX_ERROR_CODE}

@@ -55,10 +55,11 @@ def lint_source(source: str, filename: str = "-", select: Collection[str] | None
 
     `select` is the set of enabled rule codes (None: all). Raises SourceError if it does not parse.
     """
-    from padlint.suppress import filter_suppressed
+    from padlint.suppress import filter_suppressed, report_unused_suppressions
 
     diagnostics = _lint_module(parse(source), filename, select)
-    return filter_suppressed(source, diagnostics)
+    kept = filter_suppressed(source, diagnostics)
+    return report_unused_suppressions(source, diagnostics, kept, filename, select)  # PAD100, opt-in
 
 
 def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
@@ -178,14 +179,15 @@ def fix_source(
     source: str, filename: str = "-", select: Collection[str] | None = None, unsafe: bool = False
 ) -> FixOutcome:
     """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable."""
-    from padlint.suppress import filter_suppressed
+    from padlint.suppress import filter_suppressed, report_unused_suppressions
 
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
     current = source
     fixed: list[Diagnostic] = []
     error = None
     for _ in range(MAX_FIX_ROUNDS):
-        diagnostics = filter_suppressed(current, _lint_module(parse(current), filename, select))
+        found = _lint_module(parse(current), filename, select)
+        diagnostics = report_unused_suppressions(current, found, filter_suppressed(current, found), filename, select)
         applicable = [d for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
         if not applicable:
             return FixOutcome(current, fixed, diagnostics, error)
@@ -199,7 +201,8 @@ def fix_source(
             return FixOutcome(current, fixed, diagnostics, error)
         fixed.extend(applied)
         current = candidate
-    remaining = filter_suppressed(current, _lint_module(parse(current), filename, select))
+    found = _lint_module(parse(current), filename, select)
+    remaining = report_unused_suppressions(current, found, filter_suppressed(current, found), filename, select)
     return FixOutcome(current, fixed, remaining, error)
 
 

@@ -90,3 +90,142 @@ def filter_suppressed(source: str, diagnostics: list[Diagnostic]) -> list[Diagno
 def noqa_row(diagnostic: Diagnostic) -> int:
     """The row where a `# noqa` for this diagnostic goes: the end of its statement."""
     return _rows(diagnostic)[1]
+
+
+# --- PAD100 unused-noqa (opt-in): suppressions that suppress nothing -------------------------------
+
+UNUSED_NOQA = "PAD100"
+_UNUSED_NAME = "unused-noqa"
+
+
+@dataclass(frozen=True)
+class _Comment:
+    row: int
+    column: int  # 0-based start of the comment token
+    text: str
+    own_line: bool
+
+
+def _comment_tokens(source: str) -> list[_Comment]:
+    found = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT and parse_comment(tok.string) is not False:
+                row, col = tok.start
+                found.append(_Comment(row, col, tok.string, not tok.line[:col].strip()))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def _pad_codes(comment: str) -> set[str]:
+    codes: set[str] = set()
+    for match in _NOQA.finditer(comment):
+        codes.update(c.upper() for c in _CODE.findall(match.group("codes") or ""))
+    for match in _IGNORE.finditer(comment):
+        codes.update(c.upper() for c in _CODE.findall(match.group("codes")))
+    return {c for c in codes if c.startswith("PAD")}
+
+
+def _used_codes(directives: dict[int, _Directive], diagnostics: list[Diagnostic]) -> dict[int, set[str]]:
+    """Row of a directive -> the codes of the findings it suppressed."""
+    used: dict[int, set[str]] = {}
+    for d in diagnostics:
+        first, last = _rows(d)
+        for row in {first, last}:
+            directive = directives.get(row)
+            if directive is not None and not directive.own_line and directive.covers(d.code):
+                used.setdefault(row, set()).add(d.code.upper())
+        above = directives.get(first - 1)
+        if above is not None and above.own_line and above.covers(d.code):
+            used.setdefault(first - 1, set()).add(d.code.upper())
+    return used
+
+
+def _without_codes(comment: str, drop: set[str]) -> str:
+    """The comment with `drop` removed from its noqa / padlint-ignore lists (empty lists go)."""
+
+    def keep(codes: str) -> list[str]:
+        return [c for c in re.split(r"[\s,]+", codes.strip()) if c and c.upper() not in drop]
+
+    def noqa(match: re.Match) -> str:
+        if match.group("codes") is None:
+            return match.group(0)
+        rest = keep(match.group("codes"))
+        if not rest:
+            return ""
+        start, end = match.span("codes")
+        whole = match.group(0)
+        base = match.start()
+        return whole[: start - base] + ", ".join(rest) + whole[end - base:]
+
+    def ignore(match: re.Match) -> str:
+        rest = keep(match.group("codes"))
+        if not rest:
+            return ""
+        return match.group(0).replace(match.group("codes"), ", ".join(rest), 1)
+
+    out = _IGNORE.sub(ignore, _NOQA.sub(noqa, comment)).strip()
+    return "" if out in ("", "#") else out
+
+
+def _unused_fix(comment: _Comment, drop: set[str], source_lines: list[str]):
+    from padlint.types import Applicability, Edit, Fix, Location
+
+    new = _without_codes(comment.text, drop)
+    row, col = comment.row, comment.column
+    if new:
+        edit = Edit(new, Location(row, col + 1), Location(row, col + len(comment.text) + 1))
+        return Fix(Applicability.SAFE, "Remove the unused code from the suppression comment", (edit,))
+    if comment.own_line:  # the line holds nothing else: delete it
+        edit = Edit("", Location(row, 1), Location(row + 1, 1))
+    else:
+        line = source_lines[row - 1] if row - 1 < len(source_lines) else ""
+        code_end = len(line[:col].rstrip())
+        edit = Edit("", Location(row, code_end + 1), Location(row, col + len(comment.text) + 1))
+    return Fix(Applicability.SAFE, "Remove the unused suppression comment", (edit,))
+
+
+def report_unused_suppressions(source: str, diagnostics: list[Diagnostic], kept: list[Diagnostic],
+                               filename: str, select) -> list[Diagnostic]:
+    """`kept` plus a PAD100 finding for each padlint code in a suppression comment that suppressed
+    none of `diagnostics` (all findings, before suppression), or that is not a padlint code.
+
+    Only codes of selected rules are judged (a deselected rule cannot have fired). Codes of other
+    tools and bare `# noqa` are left alone, and so is a comment that names PAD100 itself.
+    """
+    if select is not None and UNUSED_NOQA not in select:
+        return kept
+    if "noqa" not in source.lower() and "padlint" not in source.lower():
+        return kept
+    from padlint.config import SYNTAX_ERROR_CODE
+    from padlint.rules import RULES_BY_CODE
+    from padlint.rules.base import DOCS_BASE
+    from padlint.types import Location
+
+    directives = _comments(source)
+    used = _used_codes(directives, diagnostics)
+    lines = re.split(r"\r\n|\r|\n", source)  # the tokenizer's rows (str.splitlines splits on more)
+    found: list[Diagnostic] = []
+    for comment in _comment_tokens(source):
+        codes = _pad_codes(comment.text)
+        if UNUSED_NOQA in codes:
+            continue
+        unknown = {c for c in codes if c not in RULES_BY_CODE and c != SYNTAX_ERROR_CODE}
+        judged = {c for c in codes - unknown if select is None or c in select}
+        unused = judged - used.get(comment.row, set())
+        if not unknown and not unused:
+            continue
+        parts = [f"{kind}: {', '.join(f'`{c}`' for c in sorted(group))}"
+                 for kind, group in (("unused", unused), ("unknown", unknown)) if group]
+        found.append(Diagnostic(
+            code=UNUSED_NOQA, name=_UNUSED_NAME, filename=filename,
+            message=f"suppression comment that suppresses nothing ({'; '.join(parts)})",
+            location=Location(comment.row, comment.column + 1),
+            end_location=Location(comment.row, comment.column + len(comment.text) + 1),
+            url=f"{DOCS_BASE}{UNUSED_NOQA}.md", fix=_unused_fix(comment, unused | unknown, lines),
+            statement_rows=(comment.row, comment.row),
+        ))
+    if not found:
+        return kept
+    return sorted(kept + filter_suppressed(source, found), key=Diagnostic.sort_key)

@@ -295,3 +295,95 @@ def test_no_progress_output_in_a_pipe(project):
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1
     assert proc.stderr == "" and "\x1b" not in proc.stdout
+
+
+# --- PAD100 unused-noqa (opt-in) ------------------------------------------------------------------
+
+STALE = textwrap.dedent(
+    '''\
+    import os  # noqa: F401
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+
+    def collate(seqs, pad_id):
+        input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)
+        attention_mask = torch.ones_like(input_ids)  # noqa: PAD001
+        lengths = torch.tensor([len(s) for s in seqs])  # noqa: E501, PAD001
+        # padlint: ignore[PAD003]
+        positions = torch.arange(input_ids.size(1))  # type: ignore  # noqa: PAD002
+        extra = lengths.max()  # padlint: ignore[PAD999, PAD001]
+        total = lengths.sum()  # noqa
+        kept = lengths.min()  # noqa: PAD002, PAD100
+        return {"input_ids": input_ids, "attention_mask": attention_mask, "positions": positions}
+    '''
+)
+
+
+def _pad100(*args: str) -> list[tuple[int, str]]:
+    result = run("check", "--output-format", "json", *args)
+    return [(f["location"]["row"], f["message"]) for f in json.loads(result.stdout) if f["code"] == "PAD100"]
+
+
+def test_unused_noqa_is_off_by_default(project):
+    (project / "src" / "collate.py").write_text(STALE)
+    assert run("check", "src").exit_code == 0
+    assert _pad100("src") == []
+
+
+@pytest.mark.parametrize("flags, rows", [
+    (("--extend-select", "PAD100"), [9, 10, 11, 12]),
+    (("--select", "ALL"), [9, 10, 11, 12]),
+    (("--select", "PAD001,PAD100"), [9, 12]),  # PAD002 and PAD003 did not run: their comments are not judged
+])
+def test_unused_noqa_when_selected(project, flags, rows):
+    (project / "src" / "collate.py").write_text(STALE)
+    found = _pad100(*flags, "src")
+    # used (8), other tools only (1), bare (13) and comments naming PAD100 (14) are left alone
+    assert [row for row, _ in found] == rows, found
+    messages = dict(found)
+    assert "unused: `PAD001`" in messages[9]
+    assert "unused: `PAD001`; unknown: `PAD999`" in messages[12]
+
+
+def test_unused_noqa_judges_only_rules_that_ran(project):
+    (project / "src" / "collate.py").write_text(STALE)
+    found = dict(_pad100("--select", "PAD100", "src"))
+    # PAD001-PAD003 did not run: only the unknown code is certain
+    assert list(found) == [12] and "unknown: `PAD999`" in found[12] and "unused" not in found[12]
+
+
+def test_unused_noqa_from_the_configuration(project):
+    (project / "src" / "collate.py").write_text(STALE)
+    (project / "pyproject.toml").write_text('[tool.padlint]\nextend-select = ["PAD100"]\n')
+    assert run("check", "src").exit_code == 1
+
+
+def test_unused_noqa_fix_removes_only_the_dead_codes(project):
+    path = project / "src" / "collate.py"
+    path.write_text(STALE)
+    result = run("check", "--extend-select", "PAD100", "--fix", "src")
+    assert result.exit_code == 0, result.output
+    new = path.read_text()
+    expected = (
+        STALE.replace("  # noqa: E501, PAD001\n", "  # noqa: E501\n")
+        .replace("    # padlint: ignore[PAD003]\n", "")
+        .replace("  # type: ignore  # noqa: PAD002\n", "  # type: ignore\n")
+        .replace("  # padlint: ignore[PAD999, PAD001]\n", "\n")
+    )
+    assert new == expected
+    assert run("check", "--extend-select", "PAD100", "src").exit_code == 0
+
+
+def test_add_noqa_then_unused_noqa_finds_nothing(project):
+    run("check", "--add-noqa", "src")
+    assert run("check", "--extend-select", "PAD100", "src").exit_code == 0
+
+
+def test_unused_noqa_in_a_notebook(project):
+    nb = notebook(code("import torch", "a"), code("mask = torch.ones(4, 8)  # noqa: PAD001", "b"))
+    (project / "nb.ipynb").write_bytes(jupyter(nb))
+    result = run("check", "--extend-select", "PAD100", "--output-format", "concise", "nb.ipynb")
+    assert result.stdout.startswith("nb.ipynb:cell 2:1:26: PAD100 [*] ")
+    assert run("check", "--extend-select", "PAD100", "--fix", "nb.ipynb").exit_code == 0
+    assert json.loads((project / "nb.ipynb").read_bytes())["cells"][1]["source"] == ["mask = torch.ones(4, 8)"]
