@@ -182,15 +182,7 @@ def _ragged_mask(torch):
 
 # ---- PAD011 ---------------------------------------------------------------------------------------------
 
-# padlint reports `torch.mean(x * mask)` but offers no fix for it yet (RULES.md promises the same safe
-# fix as for `(x * mask).mean()`); strict, so this fails as soon as the fix exists and the mark can go
-_NO_FIX_YET = {"torch_mean_pad_mask": "PAD011 offers no fix for torch.mean(loss * mask) yet"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=_NO_FIX_YET[n], strict=True)) if n in _NO_FIX_YET else n
-    for n in sorted(PAD011_CASES)
-])
+@pytest.mark.parametrize("name", sorted(PAD011_CASES))
 def test_masked_mean_fix_averages_over_real_tokens(name, tmp_path):
     torch = pytest.importorskip("torch")
     before, after, fixed = _before_and_after(PAD011_CASES, name, "PAD011", tmp_path)
