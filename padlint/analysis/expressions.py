@@ -39,6 +39,7 @@ class ExpressionEvaluator:
 
     # ---- names, attributes, subscripts --------------------------------------------------
     def eval_Name(self, expr: cst.Name) -> Value:
+        self.read_place(expr.value, whole=not self.partial_read)
         held = self.env.get(expr.value)
         if held:
             return self.seen_as(expr, held)
@@ -75,10 +76,12 @@ class ExpressionEvaluator:
 
     def eval_Subscript(self, expr: cst.Subscript) -> Value:
         key = place_key(expr)
+        if key:
+            self.read_place(key, whole=True)
         held = self.env.get(key) if key else None
         if held is not None:
             return held
-        base = self.evaluate(expr.value)
+        base = self.evaluate_base(expr.value, key is not None)
         name = key_of_subscript(expr)
         if name is not None:
             return self.encoding_field(base, name, expr)
@@ -89,6 +92,14 @@ class ExpressionEvaluator:
         if _is_full_slice(expr) and tags_of(base, Padded):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
+
+    def evaluate_base(self, base: cst.BaseExpression, partial: bool) -> Value:
+        """Evaluate `x` of `x["k"]`: reading one key is not reading the whole of `x`."""
+        saved, self.partial_read = self.partial_read, partial
+        try:
+            return self.evaluate(base)
+        finally:
+            self.partial_read = saved
 
     def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value:
         out = set()

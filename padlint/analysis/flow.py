@@ -174,6 +174,8 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
         self.value_nodes: dict[str, cst.CSTNode] = {}  # place -> the expression last stored in it
         self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases (PAD012)
+        self.pending_alias_writes: dict[str, tuple] = {}  # ids written through an alias, until read again
+        self.partial_read = False  # evaluating the base of `x["k"]`
         self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
@@ -227,6 +229,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.env = Env(parent)
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
+        self.pending_alias_writes = {}
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in _params(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
@@ -260,11 +263,13 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
 
     def _save(self) -> tuple:
         return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-                self.list_names, self.str_seq_names, self.map_batched, self.in_target_context)
+                self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
+                self.pending_alias_writes)
 
     def _restore(self, saved: tuple) -> None:
         (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-         self.list_names, self.str_seq_names, self.map_batched, self.in_target_context) = saved
+         self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
+         self.pending_alias_writes) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     def local_call(self, call: cst.Call) -> Value | None:

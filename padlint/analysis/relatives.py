@@ -156,7 +156,7 @@ class RelativesMixin:
         if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding and not targets:
             padded = first(self.evaluate(value_node), Padded)
             kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
-            self.label_aliases[key] = (value_node, self.env.version(key), kind)
+            self.label_aliases[key] = (value_node, self.env.version(key), kind, source)
         else:
             self.label_aliases.pop(key, None)
 
@@ -165,7 +165,29 @@ class RelativesMixin:
         alias = self.label_aliases.get(key) if key else None
         if alias is None or self.env.version(key) != alias[1]:
             return
-        self.facts.add("PAD012", alias[0], kind=alias[2], list_write=_is_list_value(value_node))
+        # It matters only if the ids are read again after the write (returned, passed to the model):
+        # a tokenizer output used only for its labels may be written into freely.
+        source = alias[3]
+        event = (alias[0], {"kind": alias[2], "list_write": _is_list_value(value_node)}, source)
+        # `input_ids = batch["input_ids"]; labels = input_ids`: returning `batch` returns the write too.
+        for _ in range(3):
+            self.pending_alias_writes[source] = event
+            base = re.split(r"[.\[]", source, maxsplit=1)[0]
+            if base != source:
+                self.pending_alias_writes.setdefault(base, event)
+            origin = place_key(self.value_nodes[source]) if source in self.value_nodes else None
+            if origin is None or origin == source:
+                break
+            source, event = origin, (event[0], event[1], origin)
+
+    def read_place(self, key: str, whole: bool) -> None:
+        """A read of `key` after an aliased write; `whole`: the object itself, not another of its keys."""
+        event = self.pending_alias_writes.get(key) if self.pending_alias_writes else None
+        if event is None or not (whole or key == event[2]):
+            return
+        self.facts.add("PAD012", event[0], **event[1])
+        for stale in [k for k, e in self.pending_alias_writes.items() if e is event]:
+            del self.pending_alias_writes[stale]
 
     def kind_of(self, key: str) -> str:
         """What the aliased ids are: "pt", "np", "list" or "?"."""
