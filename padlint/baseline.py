@@ -108,8 +108,13 @@ def read_baseline(path: str) -> Counter:
     return counts
 
 
-def apply_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str) -> BaselineResult:
-    """Drop the findings the baseline at `path` records (each entry as many times as its count)."""
+def apply_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str,
+                   checked: Iterable[str] | None = None) -> BaselineResult:
+    """Drop the findings the baseline at `path` records (each entry as many times as its count).
+
+    `checked` are the files that were linted: only their entries can be stale (pre-commit checks
+    a few files; the others' entries are not stale for that). None: no stale count.
+    """
     remaining = read_baseline(path)
     base_dir = os.path.dirname(os.path.abspath(path))
     kept, matched = [], 0
@@ -120,13 +125,23 @@ def apply_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], pa
             matched += 1
         else:
             kept.append(d)
-    return BaselineResult(kept, matched, sum(remaining.values()))
+    linted = {_key_path(f, base_dir) for f in checked or ()}
+    stale = sum(n for (p, _, _), n in remaining.items() if p in linted and n > 0)
+    return BaselineResult(kept, matched, stale)
 
 
-def write_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str) -> int:
-    """Write every finding to the baseline at `path` (replacing it); returns how many."""
+def write_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str,
+                   checked: Iterable[str] | None = None) -> int:
+    """Write every finding to the baseline at `path`; returns how many it records.
+
+    Entries of files that were not linted this time (not in `checked`) are kept from the existing
+    baseline, so writing it from a run on a few files does not forget the others.
+    """
     base_dir = os.path.dirname(os.path.abspath(path))
     counts = _entries(diagnostics, sources, base_dir)
+    if checked is not None and os.path.exists(path):
+        linted = {_key_path(f, base_dir) for f in checked}
+        counts.update({key: n for key, n in read_baseline(path).items() if key[0] not in linted})
     findings = [
         {"path": p, "code": code, "statement": statement, "count": n}
         for (p, code, statement), n in sorted(counts.items())

@@ -24,6 +24,7 @@ class Adoption:
     add_noqa: bool = False
     baseline: str | None = None
     write_baseline: bool = False
+    checked: list[str] | None = None  # the files linted (not known for stdin)
 
     def validate(self, mode: str, use_stdin: bool) -> None:
         if self.write_baseline and not self.baseline:
@@ -37,6 +38,7 @@ class Adoption:
     def track(self, files: list[str]):
         from padlint import progress
 
+        self.checked = list(files)
         return progress.track(files, enabled=progress.wanted(sys.stderr, self.output_format))
 
     def add_noqa_to(self, files: list[str], settings, warn: Say, error: Say, failed: bool) -> int:
@@ -53,11 +55,11 @@ class Adoption:
 
         try:
             if self.write_baseline:
-                count = write_baseline(run.diagnostics, run.sources, self.baseline)
+                count = write_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
                 click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {self.baseline}.",
                            err=True)
                 return 2 if run.failed else 0
-            result = apply_baseline(run.diagnostics, run.sources, self.baseline)
+            result = apply_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
         except BaselineError as exc:
             error(str(exc))
             run.failed = True
@@ -65,9 +67,8 @@ class Adoption:
         run.diagnostics = result.kept
         if self.output_format in ("full", "concise") and not quiet:
             if result.matched:
-                warn_ = click.echo
-                warn_(f"{result.matched} finding{'s' if result.matched != 1 else ''} in the baseline "
-                      f"{self.baseline} not shown.", err=True)
+                click.echo(f"{result.matched} finding{'s' if result.matched != 1 else ''} in the baseline "
+                           f"{self.baseline} not shown.", err=True)
             if result.stale:
                 warn(f"{result.stale} baseline entr{'ies' if result.stale != 1 else 'y'} no longer match any "
                      f"finding: run with --write-baseline to drop them")

@@ -387,3 +387,19 @@ def test_unused_noqa_in_a_notebook(project):
     assert result.stdout.startswith("nb.ipynb:cell 2:1:26: PAD100 [*] ")
     assert run("check", "--extend-select", "PAD100", "--fix", "nb.ipynb").exit_code == 0
     assert json.loads((project / "nb.ipynb").read_bytes())["cells"][1]["source"] == ["mask = torch.ones(4, 8)"]
+
+
+def test_baseline_from_a_few_files_keeps_the_others(project):
+    (project / "src" / "other.py").write_text(COLLATOR)
+    run("check", "--baseline", "base.json", "--write-baseline", "src")
+    assert sum(e["count"] for e in json.loads(Path("base.json").read_text())["findings"]) == 6
+    # pre-commit passes the staged files only: entries of the other file are neither stale nor dropped
+    result = run("check", "--baseline", "base.json", "src/collate.py")
+    assert result.exit_code == 0 and "no longer match" not in result.stderr
+    (project / "src" / "collate.py").write_text(COLLATOR.split("\n\n\ndef preprocess")[0] + "\n")
+    run("check", "--baseline", "base.json", "--write-baseline", "src/collate.py")
+    entries = json.loads(Path("base.json").read_text())["findings"]
+    assert sorted((e["path"], e["code"]) for e in entries) == [
+        ("src/collate.py", "PAD001"),
+        ("src/other.py", "PAD001"), ("src/other.py", "PAD002"), ("src/other.py", "PAD003"),
+    ]
