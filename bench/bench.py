@@ -6,11 +6,12 @@ All files are read into memory first; then, in this one process,
   (a) `ast.parse` of every file (the floor: no linter can parse Python for less), and
   (b) `padlint.engine.lint_source` of every file (parse, analysis, rules, suppressions),
 
-are timed. Run from the repository root:
+are timed (with --libcst, also `libcst.parse_module` alone, between the two). Run from the repository root:
 
     python bench/bench.py              # the whole corpus
     python bench/bench.py --limit 200  # a quick run on 200 files (a fixed sample)
     python bench/bench.py --json       # machine-readable output
+    python bench/bench.py --libcst     # also time libcst's parser alone
 
 Exit codes: 0 done; 1 the engine crashed on at least one file (listed); 2 the engine is not
 implemented yet (NotImplementedError), or nothing to measure.
@@ -95,6 +96,19 @@ def time_ast(files: list[SourceFile]) -> tuple[dict, list[str]]:
     return rates(len(files), sum(f.lines for f in files), seconds), failed
 
 
+def time_libcst(files: list[SourceFile]) -> dict:
+    """libcst.parse_module alone: the part of padlint's time that is parsing."""
+    import libcst
+
+    start = time.perf_counter()
+    for f in files:
+        try:
+            libcst.parse_module(f.text)
+        except Exception:  # ParserSyntaxError; padlint reports these as source errors
+            pass
+    return rates(len(files), sum(f.lines for f in files), time.perf_counter() - start)
+
+
 def time_padlint(files: list[SourceFile]) -> dict:
     from padlint.engine import SourceError, lint_source
 
@@ -151,7 +165,7 @@ def print_report(report: dict) -> None:
               f"{', '.join(corpus['missing'])}")
     print()
     print(f"{'':10} {'files':>7} {'lines':>9} {'files/s':>9} {'lines/s':>10} {'wall s':>8}")
-    for name in ("ast", "padlint"):
+    for name in ("ast", "libcst", "padlint"):
         r = report.get(name)
         if r:
             print(f"{name:10} {r['files']:>7} {r['lines']:>9} {r['files_per_s']:>9} "
@@ -187,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="check only N files (examples/ plus a fixed sample of the packages)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--libcst", action="store_true",
+                        help="also time libcst.parse_module alone (how much of padlint's time is parsing)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))  # run against this checkout, installed or not
@@ -207,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     report["ast"], report["ast_failures"] = time_ast(files)
+    if args.libcst:
+        report["libcst"] = time_libcst(files)
     status = 0
     try:
         # Load libcst and the rules before timing, so (b) measures linting, not imports.
