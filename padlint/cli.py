@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from padlint import __version__
-from padlint.config import SYNTAX_ERROR_CODE, ConfigError, Settings, codes_option
+from padlint.config import ConfigError, Settings, codes_option
 from padlint.report import FORMAT_NAMES
-from padlint.types import Diagnostic, Location
+from padlint.runner import Options, check_files, check_stdin  # the file loop lives in padlint.runner
+from padlint.runner import RunResult as _Run
+from padlint.runner import invalid_file_diagnostic  # noqa: F401  (kept importable from here)
+from padlint.types import Diagnostic
 
 SUBCOMMANDS = ("check", "rule", "rules")
 
@@ -55,81 +57,6 @@ class _CheckByDefault(click.Group):
 @click.version_option(__version__, prog_name="padlint")
 def main() -> None:
     """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
-
-
-def invalid_file_diagnostic(filename: str, message: str, row: int = 1, column: int = 1) -> Diagnostic:
-    """PAD000: a file that cannot be read or parsed is a finding (like ruff's invalid-syntax)."""
-    here = Location(max(row, 1), max(column, 1))
-    return Diagnostic(
-        code=SYNTAX_ERROR_CODE, name="invalid-syntax", message=message, filename=filename,
-        location=here, end_location=here, url="", statement_rows=(here.row, here.row),
-    )
-
-
-@dataclass
-class _Run:
-    """Everything one `check` run accumulates across files."""
-
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)  # texts the diagnostics point into
-    fixed: list[Diagnostic] = field(default_factory=list)
-    diffs: list[str] = field(default_factory=list)
-    failed: bool = False  # something deserves exit code 2
-
-
-def _lint_one(run: _Run, filename: str, data: bytes | None, settings: Settings, mode: str) -> bytes | None:
-    """Lint (mode "lint"), fix ("fix") or diff ("diff") one file; returns the bytes to write
-    (stdin) or None. `data` is None for a file on disk, which is read here."""
-    from padlint import engine
-    from padlint.config import resolve_selection
-    from padlint.source import SourceReadError, SourceWriteError, decode_source, encode_source, read_source
-    from padlint.source import write_source_atomic
-
-    selection = resolve_selection(settings, filename)
-    report_invalid = SYNTAX_ERROR_CODE in selection
-    select = frozenset(selection - {SYNTAX_ERROR_CODE})
-    try:
-        source = read_source(filename) if data is None else decode_source(data, filename)
-    except SourceReadError as exc:
-        if report_invalid:
-            run.diagnostics.append(invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
-        return data
-    text = source.text
-    fixed: list[Diagnostic] = []
-    try:
-        if mode == "lint":
-            found, new_text = engine.lint_source(text, filename, select), text
-        else:
-            outcome = engine.fix_source(text, filename, select, unsafe=settings.unsafe_fixes)
-            found, new_text, fixed = outcome.remaining, outcome.source, outcome.fixed
-            if outcome.error:
-                _warning(f"{filename}: {outcome.error}")
-    except engine.SourceError as exc:
-        if report_invalid:
-            run.diagnostics.append(invalid_file_diagnostic(filename, f"cannot parse: {exc}", exc.row, exc.column))
-            run.sources[filename] = text
-        return data
-    except Exception as exc:  # a bug in a rule must not hide the other files' results
-        _error(f"{filename}: internal error: {type(exc).__name__}: {exc}")
-        run.failed = True
-        return data
-    if new_text != text and mode != "diff":
-        try:
-            if data is not None:  # stdin: the caller writes the fixed source to stdout
-                data = encode_source(new_text, source)
-            else:
-                write_source_atomic(filename, new_text, source)
-        except SourceWriteError as exc:
-            _error(f"{filename}: not fixed: {exc}")
-            run.failed = True
-            found, new_text, fixed = engine.lint_source(text, filename, select), text, []
-    elif new_text != text:
-        run.diffs.append(_unified_diff(filename, text, new_text))
-    run.fixed.extend(fixed)
-    run.diagnostics.extend(found)
-    if found:
-        run.sources[filename] = new_text
-    return data
 
 
 def _unified_diff(filename: str, old: str, new: str) -> str:
@@ -198,10 +125,17 @@ def _wants_color(stream_is_tty: bool) -> bool:
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to silence every current finding.")
 @click.option("--baseline", metavar="FILE", help="Report only findings that this baseline file does not record.")
 @click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE, exit 0.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker processes for linting (default: one per core).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.padlint_cache/).")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="Per-file time limit; a file that takes longer is reported and skipped (0: none).")
+@click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can flag.")
 def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, show_fixes: bool,
           select: str | None, ignore: str | None, extend_select: str | None, output_format: str,
           exit_zero: bool, stdin_filename: str | None, force_exclude: bool | None, exclude: str | None,
-          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None, **adoption) -> None:
+          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None, jobs: int | None,
+          no_cache: bool, timeout: float | None, no_prefilter: bool, **adoption) -> None:
     """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
     from padlint.cli_adoption import Adoption
 
@@ -213,7 +147,8 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
     start = Path(first) if first else Path.cwd()
     cli = dict(select=codes_option(select), ignore=codes_option(ignore), extend_select=codes_option(extend_select),
                exclude=codes_option(exclude), extend_exclude=codes_option(extend_exclude),
-               unsafe_fixes=unsafe_fixes, respect_gitignore=respect_gitignore, force_exclude=force_exclude)
+               unsafe_fixes=unsafe_fixes, respect_gitignore=respect_gitignore, force_exclude=force_exclude,
+               timeout=timeout)
     try:
         settings = _settings(config, start, cli)
     except ConfigError as exc:
@@ -221,9 +156,10 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         sys.exit(2)
     mode = "diff" if diff else ("fix" if fix else "lint")
     extras.validate(mode, use_stdin)
+    options = Options(mode=mode, jobs=jobs, cache=not no_cache, timeout=settings.timeout, prefilter=not no_prefilter)
     run = _Run()
     if use_stdin:
-        _check_stdin(run, settings, stdin_filename, mode)
+        run = _check_stdin(settings, stdin_filename, options)
     else:
         from padlint.discovery import discover
 
@@ -235,13 +171,14 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         run.failed |= bool(found.errors)
         if extras.add_noqa:
             sys.exit(extras.add_noqa_to(found.files, settings, _warning, _error, run.failed))
-        for filename in extras.track(found.files):
-            _lint_one(run, filename, None, settings, mode)
+        failed = run.failed
+        run = check_files(extras.track(found.files), settings, options, _warning, _error)
+        run.failed |= failed
     sys.exit(_finish(run, settings, mode, output_format, show_fixes, exit_zero, to_stderr=use_stdin and mode == "fix",
                      extras=extras))
 
 
-def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode: str) -> None:
+def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Run:
     data = sys.stdin.buffer.read()
     filename = os.path.normpath(stdin_filename) if stdin_filename else "-"
     if stdin_filename and settings.force_exclude:
@@ -249,13 +186,14 @@ def _check_stdin(run: _Run, settings: Settings, stdin_filename: str | None, mode
 
         if is_force_excluded(filename, settings):
             # Excluded: pass the text through untouched and report nothing (ruff does the same).
-            if mode == "fix":
+            if options.mode == "fix":
                 sys.stdout.buffer.write(data)
-            return
-    out = _lint_one(run, filename, data, settings, mode)
-    if mode == "fix":
+            return _Run()
+    run, out = check_stdin(data, filename, settings, options, _warning, _error)
+    if options.mode == "fix":
         sys.stdout.flush()
         sys.stdout.buffer.write(out if out is not None else data)
+    return run
 
 
 def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_fixes: bool,

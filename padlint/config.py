@@ -27,7 +27,8 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 _BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "force-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores",))
+_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "timeout"))
+DEFAULT_TIMEOUT = 20.0  # seconds one file may take before it is reported and skipped
 
 
 class ConfigError(Exception):
@@ -52,6 +53,7 @@ class Settings:
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
     force_exclude: bool = False
+    timeout: float = DEFAULT_TIMEOUT  # 0: no limit
 
 
 def known_codes() -> tuple[str, ...]:
@@ -185,6 +187,11 @@ def settings_from_table(table: dict, path: Path) -> Settings:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{shown}: '{key}' in [tool.padlint] must be true or false")
             flags[key.replace("-", "_")] = table[key]
+    if "timeout" in table:
+        value = table["timeout"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{shown}: 'timeout' in [tool.padlint] must be a number of seconds (0: no limit)")
+        flags["timeout"] = float(value)
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{shown}: 'per-file-ignores' in [tool.padlint] must be a table of glob = [codes]")
@@ -241,6 +248,7 @@ def with_cli(
     unsafe_fixes: bool | None = None,
     respect_gitignore: bool | None = None,
     force_exclude: bool | None = None,
+    timeout: float | None = None,
 ) -> Settings:
     """Command-line flags on top of the file: a new selection layer; other flags replace values."""
     for flag, codes in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
@@ -258,6 +266,7 @@ def with_cli(
         ("unsafe_fixes", unsafe_fixes),
         ("respect_gitignore", respect_gitignore),
         ("force_exclude", force_exclude),
+        ("timeout", timeout),
     ):
         if value is not None:
             changes[name] = value

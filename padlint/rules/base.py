@@ -46,6 +46,10 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line, for `padlint rules`
     fix_safety: ClassVar[str]  # "safe", "unsafe", "sometimes safe", "none"
+    # Words (case-insensitive substrings) without which the rule cannot fire; the source must contain
+    # at least one. Empty: it may fire on any source. padlint.prefilter skips libcst for a file that
+    # no enabled rule can fire on, so keep this a necessary condition of the analysis.
+    REQUIRES: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
 

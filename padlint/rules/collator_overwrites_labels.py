@@ -15,6 +15,7 @@ class CollatorOverwritesLabels(Rule):
     """A map function builds labels, and `DataCollatorForLanguageModeling(mlm=False)` throws them away."""
 
     code = "PAD008"
+    REQUIRES = ("DataCollatorForLanguageModeling",)
     name = "collator-overwrites-labels"
     summary = "DataCollatorForLanguageModeling(mlm=False) rebuilds the labels a map function built"
     fix_safety = "safe (use DataCollatorForSeq2Seq, which pads the given labels with -100)"

@@ -15,6 +15,7 @@ class IgnoreIndexMismatch(Rule):
     """The loss ignores a different value than the one this module pads or masks labels with."""
 
     code = "PAD007"
+    REQUIRES = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")  # a loss call
     name = "ignore-index-mismatch"
     summary = "The loss's ignore_index differs from the value labels are padded or masked with"
     fix_safety = "safe when the label value is a literal or a module constant; none otherwise"

@@ -23,6 +23,7 @@ class LabelPadNotIgnored(Rule):
     """Labels padded with the pad id (or 0, or -1) where the loss ignores only -100."""
 
     code = "PAD006"
+    REQUIRES = ("pad",)  # a label padding step or label_pad_token_id
     name = "label-pad-not-ignored"
     summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
     fix_safety = "safe (pad labels with -100); none for text_target= targets"

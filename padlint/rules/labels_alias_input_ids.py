@@ -14,6 +14,7 @@ class LabelsAliasInputIds(Rule):
     """`labels = input_ids` without a copy, then an in-place write into labels: it writes into input_ids."""
 
     code = "PAD012"
+    REQUIRES = ("label", "target", "tgt")  # labels aliasing the ids
     name = "labels-alias-input-ids"
     summary = "labels alias input_ids and are written in place: the write corrupts input_ids"
     fix_safety = "safe (copy first) when the ids' type is known; unsafe `.clone()` otherwise"

@@ -17,6 +17,7 @@ class MaskedMeanOverPadding(Rule):
     """`(loss * mask).mean()` divides by every position, padding included."""
 
     code = "PAD011"
+    REQUIRES = ("mean",)  # `.mean()` / torch.mean of a product
     name = "masked-mean-over-padding"
     summary = "`(loss * mask).mean()` averages over pad positions too"
     fix_safety = "safe (`(loss * mask).sum() / mask.sum().clamp(min=1)`); none with a `dim` argument"

@@ -13,6 +13,7 @@ class PadEosAttentionMask(Rule):
     """The pad token is the EOS token and the attention mask is `ids != pad_id`: real EOS tokens are masked out."""
 
     code = "PAD005"
+    REQUIRES = ("pad",)  # `ids != pad_id`
     name = "pad-eos-attention-mask"
     summary = "Pad is EOS and the attention mask is `ids != pad_id`: every real EOS is hidden from the model"
     fix_safety = "safe (mask from lengths or the tokenizer); none when neither is in scope"

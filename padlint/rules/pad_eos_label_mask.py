@@ -12,6 +12,7 @@ class PadEosLabelMask(Rule):
     """The pad token is the EOS token and labels are masked by the pad id: every real EOS loses its label."""
 
     code = "PAD004"
+    REQUIRES = ("pad",)  # a comparison with the pad id
     name = "pad-eos-label-mask"
     summary = "Pad is EOS and labels are masked by pad id: every real EOS gets -100, the model never learns to stop"
     fix_safety = "safe (mask labels from the attention mask); none for DataCollatorForLanguageModeling"

@@ -15,6 +15,7 @@ class PadIdFalsyFallback(Rule):
     """`pad_token_id or eos_token_id` used to pad: a pad id of 0 is falsy and silently becomes EOS."""
 
     code = "PAD010"
+    REQUIRES = ("pad",)  # `pad_token_id or eos_token_id`
     name = "pad-id-falsy-fallback"
     summary = "`pad_token_id or eos_token_id` replaces a pad id of 0 with EOS"
     fix_safety = "safe (`x if x is not None else y`)"

@@ -24,6 +24,7 @@ class PaddedWithoutMask(Rule):
     """The output of a padding tokenizer call loses its attention mask on the way to the model."""
 
     code = "PAD003"
+    REQUIRES = ("pad",)  # a padding tokenizer call (padding=, .pad)
     name = "padded-without-mask"
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
     fix_safety = "safe (carry the tokenizer's mask along); none where the ids were split off the call"

@@ -18,6 +18,7 @@ class UnusedNoqa(Rule):
     """
 
     code = "PAD100"
+    REQUIRES = ("noqa", "padlint")  # a suppression comment
     name = "unused-noqa"
     summary = "Suppression comment that suppresses nothing, or names an unknown PAD code (opt-in)"
     fix_safety = "safe (removes the code, or the comment when no code is left)"

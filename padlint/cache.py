@@ -1,0 +1,152 @@
+"""The result cache: a file's findings, keyed by its bytes and everything else that decides them.
+
+The key of an entry hashes the file's content, padlint's version, a fingerprint of padlint's own
+code (so a changed rule never serves old results, even between releases), the Python and libcst
+versions, and the effective configuration for that file: the enabled codes (after selection
+layers and per-file-ignores), unsafe-fixes and the prefilter switch. Ruff's stale-cache bugs
+(#1589, #12721) came from configuration missing from the key; here the key is computed from the
+resolved selection itself, so any setting that changes what is enabled changes the key.
+
+Entries are small JSON files under `.padlint_cache/` in the project root (or `PADLINT_CACHE_DIR`),
+written to a temporary file and renamed into place, so two concurrent runs never see half an
+entry; an entry that cannot be read or decoded is a miss. The filename is not part of an entry:
+the same bytes with the same configuration give the same findings wherever the file is.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Collection
+
+from padlint import __version__
+from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
+
+CACHE_DIR_NAME = ".padlint_cache"
+ENV_VAR = "PADLINT_CACHE_DIR"
+LAYOUT = "v1"
+
+
+def cache_dir(root: str | os.PathLike[str]) -> Path:
+    override = os.environ.get(ENV_VAR)
+    return Path(override) if override else Path(root) / CACHE_DIR_NAME
+
+
+def _code_fingerprint() -> str:
+    """Size and mtime of every module of padlint: a development checkout changes under the cache."""
+    base = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".md")):
+                try:
+                    st = os.stat(os.path.join(directory, name))
+                except OSError:
+                    continue
+                digest.update(f"{os.path.relpath(os.path.join(directory, name), base)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
+def _libcst_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("libcst")
+    except Exception:
+        return "?"
+
+
+class Cache:
+    """Lint results by content hash. Only lint results go in: --fix and --diff never use it."""
+
+    def __init__(self, directory: str | os.PathLike[str], unsafe_fixes: bool, prefilter: bool):
+        self.directory = Path(directory) / LAYOUT
+        base = f"{__version__}|{_code_fingerprint()}|{sys.version_info[:2]}|{_libcst_version()}"
+        self._base = f"{base}|unsafe={unsafe_fixes}|prefilter={prefilter}"
+        self._config_keys: dict[frozenset[str], str] = {}
+        self._ready = False
+        self.hits = self.misses = 0
+
+    def key(self, digest: str, selection: Collection[str]) -> str:
+        """The entry name for a file whose bytes hash to `digest`, linted with `selection` enabled."""
+        frozen = frozenset(selection)
+        config = self._config_keys.get(frozen)
+        if config is None:
+            config = hashlib.sha256(f"{self._base}|{','.join(sorted(frozen))}".encode()).hexdigest()
+            self._config_keys[frozen] = config
+        return hashlib.sha256(f"{config}|{digest}".encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / key[2:]
+
+    def get(self, key: str, filename: str) -> list[Diagnostic] | None:
+        """The cached findings (with `filename` filled in), or None on a miss or a broken entry."""
+        try:
+            with open(self._path(key), encoding="utf-8") as fh:
+                raw = fh.read()
+            found = [_load(item, filename) for item in json.loads(raw)] if raw != "[]" else []
+        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return found
+
+    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
+        """Store an entry atomically; a cache that cannot be written is silently not used."""
+        path = self._path(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(json.dumps([_dump(d) for d in diagnostics], separators=(",", ":")))
+            os.replace(tmp, path)
+        except OSError:
+            try:
+                os.unlink(tmp)  # type: ignore[possibly-undefined]
+            except (OSError, NameError):
+                pass
+
+    def _prepare(self) -> None:
+        top = self.directory.parent
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "# Created by padlint.\n*\n"),
+                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# padlint's result cache\n")):
+            if not (top / name).exists():
+                fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    out.write(text)
+                os.replace(tmp, top / name)
+        self._ready = True
+
+
+def _loc(loc: Location) -> list[int]:
+    return [loc.row, loc.column]
+
+
+def _dump(d: Diagnostic) -> dict:
+    out = {"code": d.code, "name": d.name, "message": d.message, "location": _loc(d.location),
+           "end": _loc(d.end_location), "url": d.url, "confidence": d.confidence, "cell": d.cell,
+           "rows": list(d.statement_rows)}
+    if d.fix is not None:
+        out["fix"] = [d.fix.applicability.value, d.fix.message,
+                      [[e.content, _loc(e.location), _loc(e.end_location)] for e in d.fix.edits]]
+    return out
+
+
+def _load(item: dict, filename: str) -> Diagnostic:
+    fix = None
+    if "fix" in item:
+        applicability, message, edits = item["fix"]
+        fix = Fix(Applicability(applicability), message,
+                  tuple(Edit(c, Location(*start), Location(*end)) for c, start, end in edits))
+    return Diagnostic(
+        code=item["code"], name=item["name"], message=item["message"], filename=filename,
+        location=Location(*item["location"]), end_location=Location(*item["end"]), url=item["url"],
+        fix=fix, confidence=item["confidence"], cell=item["cell"], statement_rows=tuple(item["rows"]),
+    )

@@ -1,0 +1,58 @@
+"""The first look: can this text have any finding for the enabled rules, before libcst parses it?
+
+Each rule class may declare `REQUIRES`, the words (case-insensitive substrings) without which it
+cannot fire: it fires only if the source contains at least one of them. A rule that declares none
+(the empty tuple) can fire anywhere, so a file is skipped only when *every* enabled rule declares
+words and none of them appears. The words are necessary conditions derived from the analysis (for
+PAD001-PAD003: a padding step, which is always spelled with "pad" somewhere: `pad_sequence`,
+`F.pad`, `tokenizer.pad`, `padding=`, a pad id name or attribute), so skipping never changes what
+is reported; tests/test_prefilter.py runs the full analysis with the prefilter off and compares.
+
+A skipped file is still checked for syntax errors (with the stdlib parser, much cheaper than
+libcst) when PAD000 is enabled; only a file that fails that check goes on to libcst, so PAD000 is
+reported with the same message as without the prefilter.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Collection
+
+from padlint.config import SYNTAX_ERROR_CODE
+
+
+def _rule_classes(codes: Collection[str]) -> list[type]:
+    from padlint.rules import RULES_BY_CODE
+
+    return [RULES_BY_CODE[c] for c in sorted(codes) if c in RULES_BY_CODE]
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(codes: frozenset[str]) -> re.Pattern[str] | None:
+    """One regex matching any required word of the enabled rules; None: no rule can be ruled out."""
+    words: set[str] = set()
+    for rule in _rule_classes(codes):
+        required = tuple(getattr(rule, "REQUIRES", ()) or ())
+        if not required:
+            return None  # this rule may fire on any text
+        words.update(w.lower() for w in required)
+    if not words:
+        return re.compile(r"(?!x)x")  # no rules enabled: nothing can fire
+    return re.compile("|".join(re.escape(w) for w in sorted(words)), re.IGNORECASE)
+
+
+def may_fire(text: str, codes: Collection[str]) -> bool:
+    """False only if no enabled rule (codes, PAD000 aside) can have a finding in `text`."""
+    pattern = _pattern(frozenset(codes) - {SYNTAX_ERROR_CODE})
+    return pattern is None or pattern.search(text) is not None
+
+
+def parses(text: str) -> bool:
+    """Whether the stdlib parser accepts `text` (the syntax check for skipped files)."""
+    import ast
+
+    try:
+        compile(text, "<padlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True

@@ -1,0 +1,286 @@
+"""Lint many files: read, first look, cache, worker processes, time limits, fixes written back.
+
+cli.py hands over the discovered files and the settings and gets a RunResult back to report. Per
+file, in the parent process: read and decode (source.py), resolve the enabled codes, look the
+result up in the cache (cache.py), take the cheap first look (prefilter.py); only files that may
+have a finding go to libcst, in forked workers (pool.py) with a per-file deadline. Workers are
+pure: they return findings and fixed text, and the parent writes fixes (atomically, refusing a
+file that changed on disk since it was read).
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings
+from padlint.types import Diagnostic, Location
+
+Say = Callable[[str], None]
+
+
+def invalid_file_diagnostic(filename: str, message: str, row: int = 1, column: int = 1) -> Diagnostic:
+    """PAD000: a file that cannot be read or parsed is a finding (like ruff's invalid-syntax)."""
+    here = Location(max(row, 1), max(column, 1))
+    return Diagnostic(
+        code=SYNTAX_ERROR_CODE, name="invalid-syntax", message=message, filename=filename,
+        location=here, end_location=here, url="", statement_rows=(here.row, here.row),
+    )
+
+
+@dataclass
+class Options:
+    mode: str = "lint"  # "lint", "fix" or "diff"
+    jobs: int | None = None  # worker processes; None: one per core
+    cache: bool = True  # lint results only; --fix and --diff never use it
+    timeout: float | None = DEFAULT_TIMEOUT  # seconds per file; None or 0: no limit
+    prefilter: bool = True
+    in_process: bool = False  # no workers (also used where fork is unavailable)
+
+
+@dataclass
+class RunResult:
+    """Everything one `check` run accumulates across files."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # texts the diagnostics point into
+    fixed: list[Diagnostic] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    failed: bool = False  # something deserves exit code 2
+    stats: dict[str, int] = field(default_factory=dict)  # files read, cached, skipped, parsed
+
+
+@dataclass
+class _Job:
+    filename: str
+    source: object  # source.SourceFile
+    select: frozenset[str]  # rule codes (PAD000 aside)
+    report_invalid: bool
+    key: str | None = None  # cache entry to fill
+    stdin: bool = False
+
+
+# ---- the worker side: pure, no I/O ------------------------------------------------------------
+def analyse(task: tuple) -> tuple:
+    """(filename, text, select, mode, unsafe) -> ("ok", found, new_text, fixed, fix_error)
+    or ("invalid", message, row, column) for a source libcst cannot parse."""
+    from padlint import engine
+
+    filename, text, select, mode, unsafe = task
+    try:
+        if mode == "lint":
+            return ("ok", engine.lint_source(text, filename, select), text, [], None)
+        outcome = engine.fix_source(text, filename, select, unsafe=unsafe)
+        return ("ok", outcome.remaining, outcome.source, outcome.fixed, outcome.error)
+    except engine.SourceError as exc:
+        return ("invalid", f"cannot parse: {exc}", exc.row, exc.column)
+
+
+class _Timeout(BaseException):
+    """Raised by SIGALRM; a BaseException so that no `except Exception` in the engine swallows it."""
+
+
+def _analyse_in_process(task: tuple, timeout: float | None) -> tuple:
+    """analyse() here, with SIGALRM as the deadline where there is one (the main thread, POSIX)."""
+    if too_deeply_nested(task[1]):  # libcst's parser can crash the process on such input
+        return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
+    use_alarm = bool(timeout) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not use_alarm:
+        return analyse(task)
+
+    def expire(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return analyse(task)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def too_deeply_nested(text: str) -> bool:
+    """Nesting that CPython's own parser refuses (and that can crash libcst's): ask the stdlib."""
+    import ast
+
+    try:
+        compile(text, "<padlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (RecursionError, MemoryError):
+        return True
+    except SyntaxError as exc:
+        return "too many nested" in str(exc) or "too complex" in str(exc)
+    except ValueError:
+        return False
+    return False
+
+
+# ---- the parent side ---------------------------------------------------------------------------
+class Runner:
+    def __init__(self, settings: Settings, options: Options, warn: Say, error: Say):
+        self.settings = settings
+        self.options = options
+        self.warn = warn
+        self.error = error
+        self.result = RunResult(stats={"files": 0, "cached": 0, "skipped": 0, "parsed": 0})
+        self.cache = None
+        if options.cache and options.mode == "lint":
+            from padlint.cache import Cache, cache_dir
+
+            self.cache = Cache(cache_dir(settings.root), settings.unsafe_fixes, options.prefilter)
+
+    # -- preparing one file
+    def prepare(self, filename: str, data: bytes | None = None) -> _Job | None:
+        """Read one file and settle it here if possible; a _Job if libcst must look at it."""
+        from padlint.config import resolve_selection
+        from padlint.source import SourceReadError, decode_source, read_source
+
+        self.result.stats["files"] += 1
+        selection = resolve_selection(self.settings, filename)
+        report_invalid = SYNTAX_ERROR_CODE in selection
+        select = frozenset(selection - {SYNTAX_ERROR_CODE})
+        try:
+            source = read_source(filename) if data is None else decode_source(data, filename)
+        except SourceReadError as exc:
+            if report_invalid:
+                self.result.diagnostics.append(
+                    invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
+            return None
+        job = _Job(filename, source, select, report_invalid, stdin=data is not None)
+        if self.cache is not None and data is None:
+            job.key = self.cache.key(source.digest, selection)
+            cached = self.cache.get(job.key, filename)
+            if cached is not None:
+                self.result.stats["cached"] += 1
+                self._found(filename, source.text, cached)
+                return None
+        if self.options.prefilter and not self._may_fire(job):
+            self.result.stats["skipped"] += 1
+            self._store(job, [])
+            return None
+        self.result.stats["parsed"] += 1
+        return job
+
+    def _may_fire(self, job: _Job) -> bool:
+        from padlint import prefilter
+
+        if prefilter.may_fire(job.source.text, job.select):  # type: ignore[attr-defined]
+            return True
+        # Nothing can fire; only a syntax error would be reported, and libcst reports it.
+        return job.report_invalid and not prefilter.parses(job.source.text)  # type: ignore[attr-defined]
+
+    # -- running the jobs
+    def run(self, jobs: Iterable[_Job]) -> None:
+        from padlint import pool
+
+        unsafe = self.settings.unsafe_fixes
+        mode = self.options.mode
+        held: dict[int, _Job] = {}
+
+        def tasks() -> Iterator[tuple]:
+            for index, job in enumerate(jobs):
+                held[index] = job
+                yield (job.filename, job.source.text, job.select, mode, unsafe)  # type: ignore[attr-defined]
+
+        timeout = self.options.timeout or None
+        if self.options.in_process or not pool.available():
+            for index, task in enumerate(tasks()):
+                try:
+                    outcome, ok = _analyse_in_process(task, timeout), True
+                except _Timeout:
+                    outcome, ok = pool.Failure(f"timed out after {timeout:g} s", timed_out=True), False
+                except Exception as exc:  # a bug in a rule must not hide the other files' results
+                    outcome, ok = f"{type(exc).__name__}: {exc}", False
+                self.finish(held.pop(index), outcome, ok)
+            return
+        jobs_wanted = self.options.jobs or pool.default_jobs()
+        for index, outcome, ok in pool.run(analyse, tasks(), jobs_wanted, timeout):
+            self.finish(held.pop(index), outcome, ok)
+
+    def finish(self, job: _Job, outcome, ok: bool) -> None:
+        from padlint import pool
+
+        text = job.source.text  # type: ignore[attr-defined]
+        if not ok:
+            if isinstance(outcome, pool.Failure) and not outcome.timed_out and too_deeply_nested(text):
+                outcome = ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
+            elif isinstance(outcome, pool.Failure) and outcome.timed_out:
+                self._invalid(job, f"skipped: {outcome.reason}", 1, 1, store=False)
+                if not job.report_invalid:
+                    self.warn(f"{job.filename}: skipped: {outcome.reason}")
+                return
+            else:
+                reason = outcome.reason if isinstance(outcome, pool.Failure) else outcome
+                self.error(f"{job.filename}: internal error: {reason}")
+                self.result.failed = True
+                return
+        if outcome[0] == "invalid":
+            self._invalid(job, outcome[1], outcome[2], outcome[3])
+            return
+        _, found, new_text, fixed, fix_error = outcome
+        if fix_error:
+            self.warn(f"{job.filename}: {fix_error}")
+        self.apply(job, found, new_text, fixed)
+
+    def _invalid(self, job: _Job, message: str, row: int, column: int, store: bool = True) -> None:
+        found = [invalid_file_diagnostic(job.filename, message, row, column)] if job.report_invalid else []
+        if store:
+            self._store(job, found)
+        self.result.diagnostics.extend(found)
+        if found:
+            self.result.sources[job.filename] = job.source.text  # type: ignore[attr-defined]
+
+    def apply(self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic]) -> None:
+        from padlint.source import SourceWriteError, encode_source, write_source_atomic
+
+        source = job.source
+        text = source.text  # type: ignore[attr-defined]
+        mode = self.options.mode
+        if new_text != text and mode == "fix":
+            try:
+                if job.stdin:
+                    self.stdout_bytes = encode_source(new_text, source)  # type: ignore[arg-type]
+                else:
+                    write_source_atomic(job.filename, new_text, source)  # type: ignore[arg-type]
+            except SourceWriteError as exc:
+                self.error(f"{job.filename}: not fixed: {exc}")
+                self.result.failed = True
+                outcome = analyse((job.filename, text, job.select, "lint", False))
+                found, new_text, fixed = (outcome[1], text, []) if outcome[0] == "ok" else ([], text, [])
+        elif new_text != text:
+            from padlint.cli import _unified_diff
+
+            self.result.diffs.append(_unified_diff(job.filename, text, new_text))
+        if mode == "lint":
+            self._store(job, found)
+        self.result.fixed.extend(fixed)
+        self._found(job.filename, new_text, found)
+
+    def _found(self, filename: str, text: str, found: list[Diagnostic]) -> None:
+        self.result.diagnostics.extend(found)
+        if found:
+            self.result.sources[filename] = text
+
+    def _store(self, job: _Job, found: list[Diagnostic]) -> None:
+        if self.cache is not None and job.key is not None:
+            self.cache.put(job.key, found)
+
+
+def check_files(files: Iterable[str], settings: Settings, options: Options, warn: Say, error: Say) -> RunResult:
+    """Lint, fix or diff every file (in `options.mode`); findings and what happened, to report."""
+    runner = Runner(settings, options, warn, error)
+    runner.run(job for job in (runner.prepare(f) for f in files) if job is not None)
+    return runner.result
+
+
+def check_stdin(data: bytes, filename: str, settings: Settings, options: Options, warn: Say,
+                error: Say) -> tuple[RunResult, bytes | None]:
+    """One text from stdin named `filename`: the result and, in fix mode, the bytes to write out."""
+    options = Options(**{**options.__dict__, "cache": False})
+    runner = Runner(settings, options, warn, error)
+    runner.stdout_bytes = None  # type: ignore[attr-defined]
+    job = runner.prepare(filename, data)
+    if job is not None:
+        runner.run([job])
+    return runner.result, runner.stdout_bytes  # type: ignore[attr-defined]

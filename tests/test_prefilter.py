@@ -1,0 +1,80 @@
+"""No recall is traded for speed: the first look (prefilter.py) never changes what is reported.
+
+The full analysis runs with the prefilter off and on over the test fixtures, the examples and a
+fixed slice of the bench corpus (installed transformers, trl, peft, datasets, accelerate), and the
+findings must be identical. Every rule's REQUIRES words are checked against its own examples too.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from padlint import prefilter
+from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
+from padlint.rules import ALL_RULES
+from padlint.runner import Options, check_files
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("transformers", "trl", "peft", "datasets", "accelerate")
+SLICE_EVERY = 97  # every 97th file of the sorted corpus: ~35 files, a few seconds
+
+
+def _corpus_slice() -> list[str]:
+    files: list[Path] = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        files += sorted(Path(next(iter(spec.submodule_search_locations))).rglob("*.py"))
+    return [str(p) for p in files[::SLICE_EVERY]]
+
+
+def _findings(files: list[str], prefilter_on: bool) -> list[tuple]:
+    settings = with_cli(Settings(root=ROOT), select=("ALL",))
+    options = Options(mode="lint", cache=False, prefilter=prefilter_on, jobs=2)
+    errors: list[str] = []
+    result = check_files(files, settings, options, warn=lambda m: None, error=errors.append)
+    assert not errors, errors
+    return sorted((d.filename, d.location, d.end_location, d.code, d.message, d.fix) for d in result.diagnostics)
+
+
+def test_prefilter_changes_no_finding():
+    files = sorted(str(p) for p in (ROOT / "tests" / "fixtures").rglob("*.py"))
+    files += sorted(str(p) for p in (ROOT / "examples").glob("*.py"))
+    files += _corpus_slice()
+    assert len(files) > 50
+    without = _findings(files, prefilter_on=False)
+    assert without, "the corpus should have findings"
+    assert _findings(files, prefilter_on=True) == without
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_requires_words_appear_in_every_invalid_example(rule):
+    """A rule's own INVALID examples fire, so they must pass its first look."""
+    for example in rule.INVALID:
+        assert prefilter.may_fire(example, {rule.code}), (rule.code, example)
+
+
+def test_a_file_without_the_words_is_skipped_but_still_syntax_checked(tmp_path):
+    clean = tmp_path / "clean.py"
+    clean.write_text("x = 1\n")
+    broken = tmp_path / "broken.py"
+    broken.write_text('print "hello"\n')
+    settings = Settings(root=tmp_path)
+    result = check_files([str(clean), str(broken)], settings, Options(cache=False), lambda m: None, lambda m: None)
+    assert result.stats["skipped"] == 1 and result.stats["parsed"] == 1
+    assert [(d.filename, d.code) for d in result.diagnostics] == [(str(broken), SYNTAX_ERROR_CODE)]
+
+
+def test_a_rule_without_requires_disables_the_prefilter(monkeypatch):
+    rule = ALL_RULES[0]
+    monkeypatch.setattr(rule, "REQUIRES", ())
+    prefilter._pattern.cache_clear()
+    try:
+        assert prefilter.may_fire("x = 1\n", {rule.code})
+    finally:
+        monkeypatch.undo()
+        prefilter._pattern.cache_clear()
+    assert not prefilter.may_fire("x = 1\n", {rule.code})
