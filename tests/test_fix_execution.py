@@ -364,7 +364,7 @@ def test_unsafe_fix_executes(name, tmp_path):
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 LAYOUT_FILES = sorted(EXEC_DIR.glob("*.py")) + sorted(
-    p for p in RULE_FIXTURES.glob("PAD00[123]/*.py") if not p.name.startswith("near_")
+    p for p in RULE_FIXTURES.glob("PAD*/*.py") if not p.name.startswith("near_")
 )
 
 

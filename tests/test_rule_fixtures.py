@@ -18,7 +18,8 @@ import pytest
 from padlint.engine import lint_source
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
-SEED_CODES = ("PAD001", "PAD002", "PAD003")
+# Every rule of the registry that has a fixture folder (PAD001-PAD012).
+SEED_CODES = tuple(sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PAD")))
 MARKER = re.compile(r"#\s*expect:\s*(PAD\d{3}(?:\s*,\s*PAD\d{3})*)\s*$")
 MIN_LINES, MAX_LINES = 10, 40
 

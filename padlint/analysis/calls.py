@@ -123,8 +123,10 @@ class CallEvaluator:
         of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
             self.facts.repadding_collator = True
+            # `tokenizer.pad(labels)` pads label ids (a processor's API, masked by the caller): labels
+            # by design, never reported as PAD006 themselves.
             return frozenset({Encoding(call, True, not dropped, kind, True, lost_at=mask_arg if dropped else None,
-                                       side=self.padding_side(call), target_ids=of_labels)})
+                                       side=self.padding_side(call), of_labels=of_labels)})
         padding = P.padding_requested(call, self.constants)
         padded = padding == "max_length" or (padding == "longest" and single is not True)
         width = P.keyword(call, "max_length")
@@ -272,9 +274,9 @@ class CallEvaluator:
 
     def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
         if padded.target_ids and isinstance(padded.node, cst.Call):
+            # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
-            if target is not None:  # targets padded with the pad id, used as labels as they are
-                self.facts.add("PAD006", target, "text_target")
+            self.facts.add("PAD006", target if target is not None else padded.node, "text_target")
         if padded.target_ids or padded.of_labels:
             return
         leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
@@ -290,7 +292,7 @@ class CallEvaluator:
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         for padded in tags_of(value, Padded):
-            if not padded.from_tokenizer or padded.target_ids or _prompt_encoder_input(padded.node):
+            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node):
                 continue
             if padded.lost_at is not None:
                 how = "dropped" if isinstance(padded.lost_at, cst.Arg) else (

@@ -110,7 +110,7 @@ class ExpressionEvaluator:
                 out.add(Padded(
                     enc.node, kind=enc.kind, mask_kind=enc.kind, from_tokenizer=True, side=enc.side,
                     encoding=None if lost else self.code(_base_of(expr)), lost_at=lost,
-                    target_ids=enc.target_ids, rows=enc.rows,
+                    target_ids=enc.target_ids, rows=enc.rows, of_labels=enc.of_labels,
                 ))
             elif name == "attention_mask" and enc.mask_kept:
                 out.add(GoodMask(expr, kind=enc.kind))
@@ -204,7 +204,9 @@ class ExpressionEvaluator:
                 if tags_of(self.evaluate(item), PadId):
                     return Fill("pad", count, pad=item)
                 if number == 0:
-                    return Fill("zero", count)
+                    return Fill("zero", count, pad=item)
+                if number is not None:
+                    return Fill("value", count, pad=item)  # `[-1] * n`: a sentinel
                 if isinstance(item, cst.List):
                     inner = self.repeat_inner(item, count, expr)
                     if inner is not None:
@@ -236,6 +238,11 @@ class ExpressionEvaluator:
                 return frozenset({Masked(expr)})
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})
+            if fill.what in ("zero", "value") and not tags_of(data, Fill):
+                # Padding with 0 or a sentinel: labels padded wrongly if they reach a labels place.
+                padded = self.padded(expr, kind="list", pad=fill.pad, side=side, of_labels=True)
+                self.label_padding(padded, fill.pad, "list")
+                return frozenset({padded})
         return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
 
     def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded:
@@ -284,8 +291,7 @@ class ExpressionEvaluator:
             value = self.evaluate(expr.elt)
             self.comprehension_stack.pop()
             if self.comprehension_has_ignore(expr.elt):
-                if not self.comprehension_stack:  # the outermost comprehension reports it once
-                    self.comprehension_masks_by_pad_id(expr, expr.elt)
+                self.comprehension_masks_by_pad_id(expr, expr.elt)  # the comprehension holding the `if`
                 return frozenset({Masked(expr)})
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
@@ -557,10 +563,15 @@ class ExpressionEvaluator:
             return self.is_label_code(expr.elt, strict)
         if isinstance(expr, cst.Call) and expr.args:
             return self.is_label_code(expr.args[0].value, strict)
+        if isinstance(expr, cst.Subscript) and key_of_subscript(expr) is None:
+            return self.is_label_code(expr.value, strict)  # `f["labels"][:n]`, `labels[i]`
         key = place_key(expr) or ""
         if strict:
             leaf = key_of_subscript(expr) if isinstance(expr, cst.Subscript) else key.rsplit(".", 1)[-1]
-            return bool(leaf and P.TOKEN_LABELS.match(leaf))
+            if leaf and P.TOKEN_LABELS.match(leaf):
+                return True
+            source = self.value_nodes.get(key) if isinstance(expr, cst.Name) else None
+            return source is not None and source is not expr and self.is_label_code(source, strict=True)
         return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
 
     def padded(self, node: cst.CSTNode, **fields) -> Padded:

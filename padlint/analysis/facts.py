@@ -80,7 +80,8 @@ class ModuleFacts:
     loss_ignores: list = field(default_factory=list)  # (loss call, ignore_index Arg | None, int | None, code)
     lm_collators: list = field(default_factory=list)  # DataCollatorForLanguageModeling(mlm=False) calls
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
-    labels_built: list = field(default_factory=list)
+    labels_built: list = field(default_factory=list)  # (function name, owner) returning prompt-masked labels
+    map_calls: list = field(default_factory=list)  # (function name, owner) of `dataset.map(fn)` calls
     pending_label_pads: dict = field(default_factory=dict)  # padding step -> (how, pad) until labels reach a sink  # owners of functions returning labels with -100 on the prompt
 
     def note_pad_eos(self, node: cst.CSTNode) -> None:

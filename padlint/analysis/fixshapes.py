@@ -50,7 +50,8 @@ def _torch(context: Context) -> tuple[str, bool]:
 
 
 def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths_ok: bool, gap_ok: bool,
-                   pad_code: str | None, pad_is_eos: bool, dtype: str | None, data_ok: bool = False) -> Shape | None:
+                   pad_code: str | None, pad_is_eos: bool, dtype: str | None, data_ok: bool = False,
+                   cast: bool = True) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
     if padded.encoding_mask():
         return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
@@ -63,13 +64,13 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
         return None  # the fix names the ids several times: only a plain name or subscript will do
     if padded.kind == "pt" and lengths_ok and padded.batch_first:
         torch, missing = _torch(context)
-        cast = f".to({dtype})" if dtype else ".long()"
-        return Shape(f"{_real_positions_pt(torch, ids, padded)}{cast}", Applicability.SAFE,
+        suffix = (f".to({dtype})" if dtype else ".long()") if cast else ""
+        return Shape(f"{_real_positions_pt(torch, ids, padded)}{suffix}", Applicability.SAFE,
                      "Build the attention mask from the sequence lengths", needs_torch=missing)
     if padded.kind == "np" and lengths_ok and context.numpy:
         np = context.numpy
-        cast = f".astype({dtype})" if dtype else f".astype({np}.int64)"
-        return Shape(f"{_real_positions_np(np, ids, padded)}{cast}", Applicability.SAFE,
+        suffix = (f".astype({dtype})" if dtype else f".astype({np}.int64)") if cast else ""
+        return Shape(f"{_real_positions_np(np, ids, padded)}{suffix}", Applicability.SAFE,
                      "Build the attention mask from the sequence lengths")
     if padded.kind == "list" and gap_ok and padded.rows is False:
         gap = f"max({padded.gap}, 0)"

@@ -107,9 +107,17 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
+    qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+    if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
+        name = "DataCollatorForLanguageModeling"  # `from transformers import ... as LMCollator`
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
         batched = P.keyword(call, "batched")
         info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
+        facts.map_calls.append((call.args[0].value.value, facts.current_owner))
+    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Attribute):
+        facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
+    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
+        facts.map_calls.append(("<lambda>", facts.current_owner))
     if name == "DataCollatorForLanguageModeling":
         mlm = P.keyword(call, "mlm")
         if mlm is not None and P.int_value(mlm.value) == 0:
@@ -176,6 +184,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases (PAD012)
         self.pending_alias_writes: dict[str, tuple] = {}  # ids written through an alias, until read again
         self.partial_read = False  # evaluating the base of `x["k"]`
+        self.function_name: str | None = None  # the function being walked (None: module code)
         self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
@@ -230,6 +239,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
         self.pending_alias_writes = {}
+        self.function_name = fn.name.value
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in _params(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
@@ -252,6 +262,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         saved = self._save()
         self.env = Env(self.env)
         self.map_batched = batched
+        self.function_name = "<lambda>"
         for param in _params(expr.params):
             self.env.vars[param.name.value] = EMPTY
         try:
@@ -264,12 +275,12 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
     def _save(self) -> tuple:
         return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
                 self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-                self.pending_alias_writes)
+                self.pending_alias_writes, self.function_name)
 
     def _restore(self, saved: tuple) -> None:
         (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
          self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-         self.pending_alias_writes) = saved
+         self.pending_alias_writes, self.function_name) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     def local_call(self, call: cst.Call) -> Value | None:
@@ -428,6 +439,8 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
     def returned_by_stores(self, expr: cst.BaseExpression) -> None:
         """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
         key = place_key(expr)
+        if key is not None and self.env.get(f"{key}['labels']"):
+            self.labels_built_here(self.env.get(f"{key}['labels']"))  # `out["labels"].append(...)`
         if key is None or f"{key}['input_ids']" not in self.store_nodes:
             return
         if self.env.get(f"{key}['attention_mask']") is not None or self.env.get(key):
@@ -515,8 +528,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
             return
         self.written_in_place(target.value, value_node)
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
-        if ignore and tags_of(base, Copy):
-            self.note_label_value(target, value_node)
+        if tags_of(base, Copy) and (ignore or P.int_value(value_node) is not None) and self.indexes_padding(target):
+            self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
+            ignore = True
         if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
             self.masking_by_pad_id(target, target.slice[0].slice.value, base, "index")
         if ignore and self.indexes_padding(target):

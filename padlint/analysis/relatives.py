@@ -109,8 +109,6 @@ class RelativesMixin:
 
     def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
         """`[(t if t != pad_id else -100) for t in row]` (PAD004 when pad is EOS)."""
-        while isinstance(elt, (cst.ListComp, cst.GeneratorExp)):
-            elt = elt.elt
         if not isinstance(elt, cst.IfExp):
             return
         pair = P.comparison_operand(elt.test, (cst.NotEqual, cst.Equal))
@@ -214,7 +212,7 @@ class RelativesMixin:
     def labels_built_here(self, value: Value) -> None:
         """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
         if tags_of(value, Masked):
-            self.facts.labels_built.append(self.facts.current_owner)
+            self.facts.labels_built.append((self.function_name, self.facts.current_owner))
 
 
 def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:

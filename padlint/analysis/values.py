@@ -132,9 +132,10 @@ class Encoding:
     mask_kept: bool
     kind: str = "list"
     rows: bool | None = None
-    target_ids: bool = False
+    target_ids: bool = False  # tokenized as targets (text_target=, as_target_tokenizer, `tokenizer(targets)`)
     lost_at: cst.CSTNode | None = None
     side: str = "right"
+    of_labels: bool = False  # label ids padded by `tokenizer.pad(labels)`
 
 
 @dataclass(eq=False)

@@ -48,8 +48,13 @@ def make_collator(tokenizer):
     ]
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        builders = {name for name, _ in facts.labels_built}
         for call, owner in facts.lm_collators:
-            if not any(facts.connected(owner, built) for built in facts.labels_built):
+            # The labels must come from a function mapped where this collator is made (or in script code).
+            mapped_here = any(name in builders and (where == owner or where is None or owner is None)
+                              for name, where in facts.map_calls)
+            built_here = any(name is None and (where == owner or where is None) for name, where in facts.labels_built)
+            if not (mapped_here or built_here):
                 continue
             message = ("`DataCollatorForLanguageModeling(mlm=False)` rebuilds labels from input_ids: the labels "
                        "built in the map function (with -100 on the prompt) are thrown away")

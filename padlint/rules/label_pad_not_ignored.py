@@ -56,6 +56,8 @@ def collate(batch, pad_id):
             pad_node = pad.value if isinstance(pad, cst.Arg) else pad
             if "pad" in ignored and pad_node is not None and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
+            if ignored and pad_node is not None and not P.is_pad_id_expression(pad_node) and event.how != "collator":
+                continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             node = event.node
             yield Finding(node, MESSAGES[event.how].format(pad=shown), self.fix(facts, event, pad_node))

@@ -5,7 +5,6 @@ from typing import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
-from padlint.rules.attention_mask_all_ones import mask_dtype
 from padlint.rules.base import Finding, Rule
 
 
@@ -57,5 +56,5 @@ def collate(rows, tok):
                        "every real EOS is hidden from the model")
             shape = fixshapes.attention_mask(
                 mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok, data_ok=mask.data_ok,
-                pad_code=None, pad_is_eos=True, dtype=mask_dtype(facts, event.node))
+                pad_code=None, pad_is_eos=True, dtype=None, cast=False)  # `(ids != pad).long()` keeps its cast
             yield Finding(event.node, message, shape.proposal(event.node) if shape else None)

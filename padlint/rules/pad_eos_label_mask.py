@@ -64,6 +64,10 @@ def collate(tokenizer, texts):
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner)
             if eos is not None:
+                suggestion = FixProposal(
+                    Applicability.DISPLAY_ONLY,
+                    'Use a dedicated pad token: tokenizer.add_special_tokens({"pad_token": "<pad>"}) and '
+                    "model.resize_token_embeddings(len(tokenizer))", ())
                 yield Finding(call, "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id "
                                     f"to -100, and the pad token is the EOS token (line {facts.line(eos)}): every real "
-                                    "EOS loses its label")
+                                    "EOS loses its label", suggestion)
