@@ -132,13 +132,13 @@ class CallEvaluator:
         width = P.keyword(call, "max_length")
         if padding == "max_length" and width is not None:
             # `[1] * max_length` later is a mask over this padded batch.
-            self.padded_targets.append(Padded(call, kind=kind, from_tokenizer=True, target=self.code(width.value),
+            self.padded_targets.append(Padded(call, made_in=self.current_fn, kind=kind, from_tokenizer=True, target=self.code(width.value),
                                               rows=rows, side=self.padding_side(call)))
         target_ids = (P.keyword(call, "text_target") is not None and text is None) or self.in_target_context or of_labels
         if method == "encode":
             if not padded:
                 return EMPTY
-            return frozenset({Padded(call, kind=kind if tensors else "list", from_tokenizer=True, lost_at=call,
+            return frozenset({Padded(call, made_in=self.current_fn, kind=kind if tensors else "list", from_tokenizer=True, lost_at=call,
                                      rows=False, target_ids=target_ids, side=self.padding_side(call))})
         return frozenset({Encoding(call, padded, not dropped, kind, rows, target_ids=target_ids,
                                    lost_at=mask_arg if dropped else None, side=self.padding_side(call))})

@@ -108,7 +108,7 @@ class ExpressionEvaluator:
                 direct = isinstance(_base_of(expr), cst.Call)
                 lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
                 out.add(Padded(
-                    enc.node, kind=enc.kind, mask_kind=enc.kind, from_tokenizer=True, side=enc.side,
+                    enc.node, made_in=self.current_fn, kind=enc.kind, mask_kind=enc.kind, from_tokenizer=True, side=enc.side,
                     encoding=None if lost else self.code(_base_of(expr)), lost_at=lost,
                     target_ids=enc.target_ids, rows=enc.rows, of_labels=enc.of_labels,
                 ))
@@ -576,6 +576,7 @@ class ExpressionEvaluator:
 
     def padded(self, node: cst.CSTNode, **fields) -> Padded:
         """A new padding step; remembers which bindings its pad value's code depends on."""
+        fields["made_in"] = self.current_fn
         pad = fields.get("pad")
         if pad is None:
             return Padded(node, **fields)

@@ -19,7 +19,7 @@ from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.relatives import RelativesMixin
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.values import (
-    Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of,
+    Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, ShapeOf, TupleOf, Value, tags_of,
 )
 
 MAX_DEPTH = 3  # nested helper calls followed
@@ -185,6 +185,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.pending_alias_writes: dict[str, tuple] = {}  # ids written through an alias, until read again
         self.partial_read = False  # evaluating the base of `x["k"]`
         self.function_name: str | None = None  # the function being walked (None: module code)
+        self.current_fn: cst.FunctionDef | None = None
         self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.map_batched: bool | None = None
@@ -239,7 +240,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
         self.pending_alias_writes = {}
-        self.function_name = fn.name.value
+        self.function_name, self.current_fn = fn.name.value, fn
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in _params(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
@@ -275,12 +276,12 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
     def _save(self) -> tuple:
         return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
                 self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-                self.pending_alias_writes, self.function_name)
+                self.pending_alias_writes, self.function_name, self.current_fn)
 
     def _restore(self, saved: tuple) -> None:
         (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
          self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-         self.pending_alias_writes, self.function_name) = saved
+         self.pending_alias_writes, self.function_name, self.current_fn) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     def local_call(self, call: cst.Call) -> Value | None:
@@ -329,6 +330,9 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         for a, v in values:
             if a.keyword is not None:
                 args[a.keyword.value] = v
+        # What an earlier walk of this very function padded, handed back to it (a returned shape
+        # passed in again), is not padding that happened before this call.
+        args = {k: frozenset(t for t in v if not _made_in(t, fn)) for k, v in args.items()}
         saved_batched = self.module_info.map_batched.get(fn.name.value)
         if batched is not None:
             self.module_info.map_batched[fn.name.value] = batched
@@ -602,6 +606,11 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
             self.loop_aliases[target.value] = place_key(iterable)
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
+
+
+def _made_in(tag, fn: cst.FunctionDef) -> bool:
+    padded = tag if isinstance(tag, Padded) else getattr(tag, "padded", None) if isinstance(tag, ShapeOf) else None
+    return isinstance(padded, Padded) and padded.made_in is fn
 
 
 def _params(params: cst.Parameters):

@@ -76,7 +76,6 @@ class RelativesMixin:
         """Labels padded with the pad id / 0 / -1 rather than -100 (PAD006)."""
         if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full":
             return  # a buffer filled with the pad id, then written row by row: not a padding of labels
-        self.note_label_value(padded.node, pad)
         value = self.resolve_int(pad) if pad is not None else 0
         if value is None or value == P.IGNORE_VALUE:
             return  # a value we cannot read (precision first), or -100 spelled another way
@@ -88,7 +87,9 @@ class RelativesMixin:
         for padded in tags_of(value, Padded):
             pending = self.facts.pending_label_pads.get(padded.node)
             if pending is not None:
-                self.facts.add("PAD006", padded.node, pending[0], pad_arg=pending[1])
+                pad = pending[1]
+                self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
+                self.facts.add("PAD006", padded.node, pending[0], pad_arg=pad)
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
         """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
@@ -130,6 +131,9 @@ class RelativesMixin:
                 self.facts.label_values.append((call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
 
     def loss_call(self, call: cst.Call) -> None:
+        target = P.keyword(call, "target") or P.positional(call, 1)
+        if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
+            self.label_pads_reaching(self.evaluate(target.value))
         arg = P.keyword(call, "ignore_index")
         value = self.resolve_int(arg.value) if arg is not None else P.IGNORE_VALUE
         self.facts.loss_ignores.append((call, arg, value))

@@ -22,6 +22,7 @@ class Padded:
     kind: str = "?"  # "pt", "np", "list" or "?"
     pad: cst.BaseExpression | None = None  # the pad value, when known
     pad_spellings: tuple = ()  # (expression, bindings it reads) for the pad value, nearest first
+    made_in: object = None  # the function being walked when the padding step was seen
     side: str = "right"
     from_tokenizer: bool = False
     encoding: str | None = None  # code of the encoding whose mask is still there ("enc")

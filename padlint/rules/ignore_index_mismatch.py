@@ -60,9 +60,11 @@ def loss_fn(logits, labels):
                 values.setdefault(value, code)
         if not values:
             return
+        seen = set()
         for call, arg, ignored in facts.loss_ignores:
-            if ignored is None or ignored in values:
+            if ignored is None or ignored in values or call in seen:
                 continue
+            seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
             used = ", ".join(sorted(str(v) for v in values))
             message = (f"the loss ignores {shown} but this module pads or masks labels with {used}: "
