@@ -532,7 +532,8 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
             return
         self.written_in_place(target.value, value_node)
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
-        if tags_of(base, Copy) and (ignore or P.int_value(value_node) is not None) and self.indexes_padding(target):
+        labels = any(c.padded is not None for c in tags_of(base, Copy)) or self.is_label_code(target.value, strict=True)
+        if labels and (ignore or P.int_value(value_node) is not None) and self.indexes_padding(target):
             self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
             ignore = True
         if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
