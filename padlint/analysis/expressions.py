@@ -238,8 +238,9 @@ class ExpressionEvaluator:
                 return frozenset({Masked(expr)})
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})
-            if fill.what in ("zero", "value") and not tags_of(data, Fill):
-                # Padding with 0 or a sentinel: labels padded wrongly if they reach a labels place.
+            if fill.what == "value" and not tags_of(data, Fill):
+                # Padding with a sentinel such as -1: labels padded wrongly if they reach a labels place.
+                # (A list padded with 0 is left alone: 0 is a real "no" label in TAPAS-style binary labels.)
                 padded = self.padded(expr, kind="list", pad=fill.pad, side=side, of_labels=True)
                 self.label_padding(padded, fill.pad, "list")
                 return frozenset({padded})
