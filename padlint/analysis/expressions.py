@@ -9,8 +9,9 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.padding import for_clauses
 from padlint.analysis.values import (
-    Arange, Copy, Encoding, Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, TupleOf,
+    Arange, Copy, Encoding, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, TupleOf,
     Value, first, tags_of,
 )
 
@@ -188,100 +189,12 @@ class ExpressionEvaluator:
             return self.concatenate(expr, left, right)
         return EMPTY
 
-    def repeat(self, expr: cst.BinaryOperation) -> Fill | None:
-        """`[v] * n` (or `n * [v]`): a run of pad ids, -100, ones or zeros."""
-        for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
-            if isinstance(seq, cst.List) and len(seq.elements) == 1:
-                item = seq.elements[0].value
-                self.evaluate(count)
-                number = P.int_value(item)
-                if number == 1:
-                    over, code = self.shape_source(count)
-                    return Fill("one", count, ones=Ones(expr, over, code))
-                if self.is_ignore(item):
-                    self.note_label_value(expr, item)
-                    return Fill("ignore", count)
-                if tags_of(self.evaluate(item), PadId):
-                    return Fill("pad", count, pad=item)
-                if number == 0:
-                    return Fill("zero", count, pad=item)
-                if number is not None:
-                    return Fill("value", count, pad=item)  # `[-1] * n`: a sentinel
-                if isinstance(item, cst.List):
-                    inner = self.repeat_inner(item, count, expr)
-                    if inner is not None:
-                        return inner
-                return None
-        return None
-
-    def repeat_inner(self, item: cst.List, count, expr) -> Fill | None:
-        # `[[1] * L] * B`: a batch of ones.
-        if len(item.elements) == 1 and isinstance(item.elements[0].value, cst.BinaryOperation):
-            fill = self.repeat(item.elements[0].value)
-            if fill is not None and fill.what == "one":
-                return fill
-        return None
-
-    def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
-        lfill, rfill = first(left, Fill), first(right, Fill)
-        for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
-            if fill is None:
-                continue
-            if fill.what == "pad":
-                return frozenset({self.list_padded(expr, data, data_node, fill, side)})
-            if fill.what == "ignore":
-                # Labels padded with -100 on the padding side are masked; `[-100] * n + ids[n:]`
-                # on a right-padded row only hides the prompt.
-                padded = first(data, Padded)
-                if padded is not None and padded.side != side and not tags_of(data, Masked):
-                    return data
-                return frozenset({Masked(expr)})
-            if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
-                return frozenset({GoodMask(expr, kind="list")})
-            if fill.what == "value" and not tags_of(data, Fill):
-                # Padding with a sentinel such as -1: labels padded wrongly if they reach a labels place.
-                # (A list padded with 0 is left alone: 0 is a real "no" label in TAPAS-style binary labels.)
-                padded = self.padded(expr, kind="list", pad=fill.pad, side=side, of_labels=True)
-                self.label_padding(padded, fill.pad, "list")
-                return frozenset({padded})
-        return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
-
-    def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded:
-        gap = self.code(fill.count)
-        target = None
-        gap_value = self.evaluate(fill.count)
-        for g in tags_of(gap_value, Gap):
-            target = g.target
-        row_of = first(data, Padded)
-        lengths, names = self.comprehension_lengths(data_node)
-        padded = self.padded(
-            expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
-            data=self.code(data_node), data_names=self.versions_of(data_node),
-            target=target, rows=False, of_labels=self.is_label_code(data_node),
-            from_tokenizer=False if row_of is None else row_of.from_tokenizer,
-            lengths=lengths, lengths_names=names,
-        )
-        if padded.of_labels and self.is_label_code(data_node, strict=True):
-            self.label_padding(padded, fill.pad, "list")
-        return padded
-
-    def comprehension_lengths(self, data_node) -> tuple[str | None, tuple]:
-        """Inside `[pad(x) for x in xs]`: the lengths `[len(x) for x in xs]`, valid while `xs` is."""
-        if not self.comprehension_stack or data_node is None:
-            return None, ()
-        clauses = _for_clauses(self.comprehension_stack[-1].for_in)
-        if len(clauses) != 1 or clauses[0].ifs:
-            return None, ()
-        clause = clauses[0]
-        code = f"[len({self.code(data_node)}) for {self.code(clause.target)} in {self.code(clause.iter)}]"
-        return code, self.versions_of(clause.iter)
-
     # ---- comprehensions and lambdas -----------------------------------------------------
     def eval_ListComp(self, expr) -> Value:
         saved = self.env
         self.env = self.env.branch()
         try:
-            for clause in _for_clauses(expr.for_in):
+            for clause in for_clauses(expr.for_in):
                 self.bind_loop_target(clause.target, clause.iter)
                 self.str_names.discard(getattr(clause.target, "value", None))
                 if isinstance(clause.target, cst.Name) and place_key(clause.iter) in self.str_seq_names:
@@ -312,7 +225,7 @@ class ExpressionEvaluator:
 
     def comprehension_ones(self, expr, value: Value) -> Ones | None:
         """`[[1] * len(r) for r in rows]`, `[1 for _ in ids]`: the comprehension is the ones mask."""
-        clauses = _for_clauses(expr.for_in)
+        clauses = for_clauses(expr.for_in)
         iterated = self.evaluate(clauses[0].iter) if len(clauses) == 1 else EMPTY
         padded = first(iterated, Padded)
         code = self.code(clauses[0].iter) if padded is not None else None
@@ -427,102 +340,6 @@ class ExpressionEvaluator:
             return frozenset({Tokenizer(call)})
         return None
 
-    def ones_or_full(self, call: cst.Call, is_full: bool, kind: str) -> Value:
-        shape = P.positional(call, 0) or P.keyword(call, "size")
-        self.evaluate_args(call)
-        if is_full:
-            fill = P.positional(call, 1) or P.keyword(call, "fill_value")
-            if fill is None:
-                return EMPTY
-            if self.is_ignore(fill.value):
-                self.note_label_value(call, fill.value)
-                return frozenset({Masked(call)})
-            if tags_of(self.evaluate(fill.value), PadId):
-                width = _last_element(shape.value) if shape else None
-                return frozenset({self.padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)})
-            if P.int_value(fill.value) != 1:
-                return EMPTY
-        dims = [shape.value] if shape is not None else []
-        if shape is None or shape.keyword is None:
-            dims = [a.value for a in call.args if a.keyword is None]  # `ones(B, L)`, `ones(*ids.shape)`
-        for dim in dims:
-            over, code = self.shape_source(dim)
-            if over is not None:
-                return frozenset({Ones(call, over, code)})
-        return frozenset({Ones(call)})
-
-    def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]:
-        """Is this shape / length taken from a padded value (or the padding target)?"""
-        elements = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
-        for element in elements:
-            for shape in tags_of(self.evaluate(element), ShapeOf):
-                return shape.padded, shape.code
-            code = self.code(element)
-            for padded in self.padded_targets:
-                if padded.target == code:
-                    return padded, None
-        return None, None
-
-    def pad_sequence(self, call: cst.Call) -> Value:
-        data_arg = P.positional(call, 0) or P.keyword(call, "sequences")
-        data = self.evaluate(data_arg.value) if data_arg else EMPTY
-        self.evaluate_args(call)
-        value_arg = P.keyword(call, "padding_value") or P.positional(call, 2)
-        pad = value_arg.value if value_arg else None
-        if pad is not None and self.is_ignore(pad):
-            self.note_label_value(call, pad)
-            return frozenset({Masked(call)})
-        if (pad is None or P.int_value(pad) == 0) and tags_of(data, Ones):
-            return frozenset({GoodMask(call, kind="pt")})  # per-example ones padded with 0
-        first_arg = P.keyword(call, "batch_first") or P.positional(call, 1)
-        side_arg = P.keyword(call, "padding_side")
-        lengths = names = None
-        if data_arg is not None and isinstance(data_arg.value, (cst.Name, cst.Attribute)):
-            lengths = f"[len(s) for s in {self.code(data_arg.value)}]"
-            names = self.versions_of(data_arg.value)
-        padded = self.padded(
-            call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
-            lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
-            of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
-        )
-        if padded.of_labels and data_arg is not None and self.is_label_code(data_arg.value, strict=True):
-            self.label_padding(padded, pad, "padding_value")
-        return frozenset({padded})
-
-    def functional_pad(self, call: cst.Call, kind: str) -> Value:
-        data_arg = P.positional(call, 0)
-        data = self.evaluate(data_arg.value) if data_arg else EMPTY
-        self.evaluate_args(call)
-        value_arg = P.keyword(call, "value" if kind == "pt" else "constant_values") or (
-            P.positional(call, 3) if kind == "pt" else None)
-        pad = value_arg.value if value_arg else None
-        if pad is not None and self.is_ignore(pad):
-            self.note_label_value(call, pad)
-            return frozenset({Masked(call)})
-        if tags_of(data, Ones):
-            return frozenset({GoodMask(call, kind=kind)}) if pad is None or P.int_value(pad) == 0 else EMPTY
-        widths = P.positional(call, 1)
-        side = "right"
-        if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
-            side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
-        lengths, names = self.comprehension_lengths(data_arg.value if data_arg else None)
-        padded = self.padded(
-            call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
-            of_labels=data_arg is not None and self.is_label_code(data_arg.value),
-        )
-        if padded.of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):
-            self.label_padding(padded, pad, "padding_value")
-        return frozenset({padded})
-
-    def keras_pad(self, call: cst.Call) -> Value:
-        self.evaluate_args(call)
-        value_arg = P.keyword(call, "value")
-        side_arg = P.keyword(call, "padding")
-        side = "right" if side_arg and P.string_value(side_arg.value) == "post" else "left"
-        if value_arg is not None and self.is_ignore(value_arg.value):
-            return frozenset({Masked(call)})
-        return frozenset({self.padded(call, kind="np", pad=value_arg.value if value_arg else None, side=side)})
-
     def make_copy(self, node, data: Value, source_code: str) -> Copy:
         return Copy(node, first(data, Padded), source_code, self.current_mask_code(first(data, Padded)))
 
@@ -575,22 +392,6 @@ class ExpressionEvaluator:
             return source is not None and source is not expr and self.is_label_code(source, strict=True)
         return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
 
-    def padded(self, node: cst.CSTNode, **fields) -> Padded:
-        """A new padding step; remembers which bindings its pad value's code depends on."""
-        fields["made_in"] = self.current_fn
-        pad = fields.get("pad")
-        if pad is None:
-            return Padded(node, **fields)
-        self.note_pad_fallback(pad)
-        spellings = [(pad, self.versions_of(pad))]
-        for origin in tags_of(self.evaluate(pad), PadId):
-            # A helper's `fill` parameter is the caller's `self.pad_id`: keep every spelling, and
-            # let the fix use the first one that is valid where it is written.
-            spellings += [a for a in origin.aliases if place_key(a[0]) is not None]
-            if place_key(origin.node) is not None:
-                spellings.append((origin.node, origin.names))
-        return Padded(node, pad_spellings=tuple(spellings), **fields)
-
     def versions_of(self, expr: cst.CSTNode) -> tuple:
         """The bindings `expr`'s code reads: (name, defining scope, version) each."""
         names = set()
@@ -611,14 +412,6 @@ class ExpressionEvaluator:
             id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names)
 
 
-def _for_clauses(node) -> list:
-    clauses = []
-    while node is not None:
-        clauses.append(node)
-        node = node.inner_for_in
-    return clauses
-
-
 def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.value if isinstance(expr, (cst.Subscript, cst.Attribute)) else expr
 
@@ -633,8 +426,3 @@ def _is_full_slice(expr: cst.Subscript) -> bool:
     s = expr.slice[0].slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
 
-
-def _last_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
-        return expr.elements[-1].value
-    return None

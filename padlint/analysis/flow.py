@@ -8,164 +8,23 @@ values (a small, bounded, context-sensitive summary), so a local `pad_rows()` pa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
-from padlint.analysis.relatives import RelativesMixin
 from padlint.analysis.facts import ModuleFacts
-from padlint.analysis.values import (
-    Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, ShapeOf, TupleOf, Value, tags_of,
-)
+from padlint.analysis.module_info import ModuleInfo, gather_module_info, owner_of
+from padlint.analysis.padding import PaddingSteps
+from padlint.analysis.relatives import RelativesMixin
+from padlint.analysis.summaries import LocalCalls
+from padlint.analysis.values import Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
 
-MAX_DEPTH = 3  # nested helper calls followed
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
 
 
-@dataclass
-class ModuleInfo:
-    """Module-wide facts gathered in one cheap pass before the flow walk."""
-
-    constants: dict = field(default_factory=dict)  # NAME -> literal expression
-    functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
-    map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
-    padding_side: str = "right"
-    imports: P.Imports | None = None
-    filename: str = "-"
-
-    def resolve_imported(self, name: str) -> int | None:
-        """`IGNORE_INDEX` imported from a module of the scanned project."""
-        source = self.imports.from_imports.get(name) if self.imports else None
-        if source is None:
-            return None
-        from padlint.analysis.constants import imported_int
-
-        return imported_int(self.filename, source[0], source[1], source[2])
-
-    def resolve_module_attribute(self, module: str, name: str) -> int | None:
-        """`DST.DEFAULT_LABEL_PADDING_NUM` where `DST` is a module of the scanned project."""
-        if self.imports is None:
-            return None
-        from padlint.analysis.constants import imported_int
-
-        if module in self.imports.from_imports:  # `from .data import DST`
-            base, level, sub = self.imports.from_imports[module]
-            return imported_int(self.filename, f"{base}.{sub}" if base else sub, level, name)
-        dotted = self.imports.aliases.get(module)  # `import utils.data.DST as DST`
-        return imported_int(self.filename, dotted, 0, name) if dotted else None
-
-
-def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
-    info = ModuleInfo()
-    for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef):
-            info.functions[stmt.name.value] = stmt
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target = small.targets[0].target
-                    if isinstance(target, cst.Name) and _is_literal(small.value):
-                        info.constants[target.value] = small.value
-    for top in module.body:
-        # Facts are tied to the function or method they sit in: a pad=EOS in one test method
-        # does not make another test's collator wrong (see ModuleFacts.connected).
-        if isinstance(top, cst.ClassDef):
-            for stmt in top.body.body:
-                facts.current_owner = owner_of(stmt, top)
-                _gather(stmt, info, facts)
-        else:
-            facts.current_owner = owner_of(top, None)
-            _gather(top, info, facts)
-    facts.current_owner = None
-    return info
-
-
-def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None):
-    """(kind, node, class) for a module-level function, a method or a class body; None for script code."""
-    if isinstance(stmt, cst.FunctionDef):
-        return ("method" if cls is not None else "func", stmt, cls)
-    return ("class", cls, cls) if cls is not None else None
-
-
-def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
-    stack: list[cst.CSTNode] = [top]
-    while stack:
-        node = stack.pop()
-        stack.extend(P.child_nodes(node))
-        if isinstance(node, cst.Call):
-            _note_call(node, info, facts)
-        elif isinstance(node, cst.Assign):
-            _note_assign(node, info, facts)
-        elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
-            if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
-                facts.note_pad_eos(node)
-
-
-def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
-    name = P.last_name(call.func)
-    qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
-    if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
-        name = "DataCollatorForLanguageModeling"  # `from transformers import ... as LMCollator`
-    if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
-        batched = P.keyword(call, "batched")
-        info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
-        facts.map_calls.append((call.args[0].value.value, facts.current_owner))
-    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Attribute):
-        facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
-    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
-        facts.map_calls.append(("<lambda>", facts.current_owner))
-    if name == "DataCollatorForLanguageModeling":
-        mlm = P.keyword(call, "mlm")
-        if mlm is not None and P.int_value(mlm.value) == 0:
-            facts.lm_collator_rebuilds_labels = True
-            facts.lm_collators.append((call, facts.current_owner))
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
-            facts.note_pad_eos(arg)
-        if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
-            info.padding_side = "left"
-        if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
-            facts.mask_rebuilt_from_pad_id = True
-
-
-def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
-    """`ids.ne(pad_id)` or `ids != pad_id` somewhere in the expression."""
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call) and P.last_name(node.func) == "ne" and node.args:
-            if P.is_pad_id_expression(node.args[0].value):
-                return True
-        if isinstance(node, cst.Comparison) and any(
-            isinstance(c.operator, cst.NotEqual) and P.is_pad_id_expression(c.comparator) for c in node.comparisons
-        ):
-            return True
-        stack.extend(P.child_nodes(node))
-    return False
-
-
-def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
-    for target in node.targets:
-        t = target.target
-        if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
-            facts.mask_rebuilt_from_pad_id = True
-        if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
-            facts.note_pad_eos(node)
-        if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
-            info.padding_side = "left"
-
-
-def _is_literal(expr: cst.BaseExpression) -> bool:
-    return P.int_value(expr) is not None or P.string_value(expr) is not None
-
-
-class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
+class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin):
     def __init__(self, facts: ModuleFacts, info: ModuleInfo):
         self.facts = facts
         self.imports = facts.imports
@@ -242,7 +101,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.pending_alias_writes = {}
         self.function_name, self.current_fn = fn.name.value, fn
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
-        for param in _params(fn.params):
+        for param in P.parameters(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
             if isinstance(annotation, cst.Name) and annotation.value == "str":
                 self.str_names.add(param.name.value)
@@ -264,7 +123,7 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
         self.env = Env(self.env)
         self.map_batched = batched
         self.function_name = "<lambda>"
-        for param in _params(expr.params):
+        for param in P.parameters(expr.params):
             self.env.vars[param.name.value] = EMPTY
         try:
             value = self.evaluate(expr.body)
@@ -284,76 +143,6 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
          self.pending_alias_writes, self.function_name, self.current_fn) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
-    def local_call(self, call: cst.Call) -> Value | None:
-        resolved = self.resolve_local(call.func)
-        if resolved is None:
-            return None
-        fn, parent, bound = resolved
-        values = [(a, self.evaluate(a.value)) for a in call.args]
-        return self.summarise(fn, parent, values, bound)
-
-    def resolve_local(self, func: cst.BaseExpression):
-        if isinstance(func, cst.Name):
-            held = self.env.get(func.value)
-            for ref in tags_of(held or EMPTY, FunctionRef):
-                return ref.node, ref.env, False
-            fn = self.module_info.functions.get(func.value)
-            if fn is not None and held is None:
-                return fn, self.module_env, False
-            if func.value == "self" and self.class_envs:
-                return self.method_of("__call__")
-            return None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            return self.method_of(func.attr.value)
-        return None
-
-    def method_of(self, name: str):
-        cls, env = self.class_envs[-1] if self.class_envs else (None, None)
-        if cls is None:
-            return None
-        for stmt in cls.body.body:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-                return stmt, env, True
-        return None
-
-    def summarise(self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, batched=None) -> Value:
-        if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0:
-            return EMPTY
-        self.summaries_left -= 1
-        params = list(_params(fn.params))
-        if bound and params:
-            params = params[1:]
-        args: dict[str, Value] = {}
-        positional = [v for a, v in values if a.keyword is None and not a.star]
-        for param, value in zip(params, positional):
-            args[param.name.value] = value
-        for a, v in values:
-            if a.keyword is not None:
-                args[a.keyword.value] = v
-        # What an earlier walk of this very function padded, handed back to it (a returned shape
-        # passed in again), is not padding that happened before this call.
-        args = {k: frozenset(t for t in v if not _made_in(t, fn)) for k, v in args.items()}
-        saved_batched = self.module_info.map_batched.get(fn.name.value)
-        if batched is not None:
-            self.module_info.map_batched[fn.name.value] = batched
-        try:
-            env = self.walk_function(fn, parent, args)
-        finally:
-            if batched is not None:
-                self.module_info.map_batched[fn.name.value] = saved_batched
-        return getattr(env, "returned", EMPTY) if env is not None else EMPTY
-
-    def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value:
-        batched_arg = P.keyword(map_call, "batched")
-        batched = bool(batched_arg and P.int_value(batched_arg.value) == 1)
-        if isinstance(expr, cst.Lambda):
-            return self.walk_lambda(expr, batched)
-        resolved = self.resolve_local(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-        if resolved is None:
-            return EMPTY
-        fn, parent, bound = resolved
-        return self.summarise(fn, parent, [], bound, batched)
-
     # ---- statements ------------------------------------------------------------------------------
     def execute_block(self, body, module_level: bool = False) -> None:
         for stmt in body:
@@ -607,21 +396,6 @@ class ScopeWalker(ExpressionEvaluator, CallEvaluator, RelativesMixin):
             self.loop_aliases[target.value] = place_key(iterable)
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
-
-
-def _made_in(tag, fn: cst.FunctionDef) -> bool:
-    padded = tag if isinstance(tag, Padded) else getattr(tag, "padded", None) if isinstance(tag, ShapeOf) else None
-    return isinstance(padded, Padded) and padded.made_in is fn
-
-
-def _params(params: cst.Parameters):
-    yield from params.posonly_params
-    yield from params.params
-    if isinstance(params.star_arg, cst.Param):
-        yield params.star_arg
-    yield from params.kwonly_params
-    if params.star_kwarg is not None:
-        yield params.star_kwarg
 
 
 def _is_str_sequence(annotation) -> bool:

@@ -280,3 +280,14 @@ def comparison_operand(expr: cst.BaseExpression, ops: tuple[type, ...]) -> tuple
 
 def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
+
+
+def parameters(params: cst.Parameters):
+    """Every parameter of a def or lambda, in order."""
+    yield from params.posonly_params
+    yield from params.params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    yield from params.kwonly_params
+    if params.star_kwarg is not None:
+        yield params.star_kwarg

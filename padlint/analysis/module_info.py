@@ -1,0 +1,149 @@
+"""Module-wide facts gathered in one cheap pass before the flow walk: constants, functions, `.map`
+calls, where the pad token is set to EOS, collators, and which function or method each sits in."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts
+
+
+@dataclass
+class ModuleInfo:
+    """Module-wide facts gathered in one cheap pass before the flow walk."""
+
+    constants: dict = field(default_factory=dict)  # NAME -> literal expression
+    functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
+    map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
+    padding_side: str = "right"
+    imports: P.Imports | None = None
+    filename: str = "-"
+
+    def resolve_imported(self, name: str) -> int | None:
+        """`IGNORE_INDEX` imported from a module of the scanned project."""
+        source = self.imports.from_imports.get(name) if self.imports else None
+        if source is None:
+            return None
+        from padlint.analysis.constants import imported_int
+
+        return imported_int(self.filename, source[0], source[1], source[2])
+
+    def resolve_module_attribute(self, module: str, name: str) -> int | None:
+        """`DST.DEFAULT_LABEL_PADDING_NUM` where `DST` is a module of the scanned project."""
+        if self.imports is None:
+            return None
+        from padlint.analysis.constants import imported_int
+
+        if module in self.imports.from_imports:  # `from .data import DST`
+            base, level, sub = self.imports.from_imports[module]
+            return imported_int(self.filename, f"{base}.{sub}" if base else sub, level, name)
+        dotted = self.imports.aliases.get(module)  # `import utils.data.DST as DST`
+        return imported_int(self.filename, dotted, 0, name) if dotted else None
+
+
+def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
+    info = ModuleInfo()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            info.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and _is_literal(small.value):
+                        info.constants[target.value] = small.value
+    for top in module.body:
+        # Facts are tied to the function or method they sit in: a pad=EOS in one test method
+        # does not make another test's collator wrong (see ModuleFacts.connected).
+        if isinstance(top, cst.ClassDef):
+            for stmt in top.body.body:
+                facts.current_owner = owner_of(stmt, top)
+                _gather(stmt, info, facts)
+        else:
+            facts.current_owner = owner_of(top, None)
+            _gather(top, info, facts)
+    facts.current_owner = None
+    return info
+
+
+def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None):
+    """(kind, node, class) for a module-level function, a method or a class body; None for script code."""
+    if isinstance(stmt, cst.FunctionDef):
+        return ("method" if cls is not None else "func", stmt, cls)
+    return ("class", cls, cls) if cls is not None else None
+
+
+def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
+    stack: list[cst.CSTNode] = [top]
+    while stack:
+        node = stack.pop()
+        stack.extend(P.child_nodes(node))
+        if isinstance(node, cst.Call):
+            _note_call(node, info, facts)
+        elif isinstance(node, cst.Assign):
+            _note_assign(node, info, facts)
+        elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
+                facts.note_pad_eos(node)
+
+
+def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
+    name = P.last_name(call.func)
+    qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+    if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
+        name = "DataCollatorForLanguageModeling"  # `from transformers import ... as LMCollator`
+    if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
+        batched = P.keyword(call, "batched")
+        info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
+        facts.map_calls.append((call.args[0].value.value, facts.current_owner))
+    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Attribute):
+        facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
+    elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
+        facts.map_calls.append(("<lambda>", facts.current_owner))
+    if name == "DataCollatorForLanguageModeling":
+        mlm = P.keyword(call, "mlm")
+        if mlm is not None and P.int_value(mlm.value) == 0:
+            facts.lm_collator_rebuilds_labels = True
+            facts.lm_collators.append((call, facts.current_owner))
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
+            facts.note_pad_eos(arg)
+        if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
+            info.padding_side = "left"
+        if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
+            facts.mask_rebuilt_from_pad_id = True
+
+
+def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
+    """`ids.ne(pad_id)` or `ids != pad_id` somewhere in the expression."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and P.last_name(node.func) == "ne" and node.args:
+            if P.is_pad_id_expression(node.args[0].value):
+                return True
+        if isinstance(node, cst.Comparison) and any(
+            isinstance(c.operator, cst.NotEqual) and P.is_pad_id_expression(c.comparator) for c in node.comparisons
+        ):
+            return True
+        stack.extend(P.child_nodes(node))
+    return False
+
+
+def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
+    for target in node.targets:
+        t = target.target
+        if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
+            facts.mask_rebuilt_from_pad_id = True
+        if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
+            facts.note_pad_eos(node)
+        if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
+            info.padding_side = "left"
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    return P.int_value(expr) is not None or P.string_value(expr) is not None
