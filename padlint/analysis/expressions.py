@@ -375,21 +375,23 @@ class ExpressionEvaluator:
             return "ignore" in expr.attr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
         return False
 
-    def is_label_code(self, expr: cst.BaseExpression, strict: bool = False) -> bool:
+    def is_label_code(self, expr: cst.BaseExpression, strict: bool = False, hops: int = 0) -> bool:
         """Named like labels (`tgt`, `f["labels"]`); `strict`: token labels only, not `label_map`."""
+        if hops > 8:
+            return False  # `x = x + ...` chains: give up rather than loop
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
-            return self.is_label_code(expr.elt, strict)
+            return self.is_label_code(expr.elt, strict, hops + 1)
         if isinstance(expr, cst.Call) and expr.args:
-            return self.is_label_code(expr.args[0].value, strict)
+            return self.is_label_code(expr.args[0].value, strict, hops + 1)
         if isinstance(expr, cst.Subscript) and key_of_subscript(expr) is None:
-            return self.is_label_code(expr.value, strict)  # `f["labels"][:n]`, `labels[i]`
+            return self.is_label_code(expr.value, strict, hops + 1)  # `f["labels"][:n]`, `labels[i]`
         key = place_key(expr) or ""
         if strict:
             leaf = key_of_subscript(expr) if isinstance(expr, cst.Subscript) else key.rsplit(".", 1)[-1]
             if leaf and P.TOKEN_LABELS.match(leaf):
                 return True
             source = self.value_nodes.get(key) if isinstance(expr, cst.Name) else None
-            return source is not None and source is not expr and self.is_label_code(source, strict=True)
+            return source is not None and source is not expr and self.is_label_code(source, True, hops + 1)
         return bool(P.LABEL_NAME.search(key.rsplit(".", 1)[-1]))
 
     def versions_of(self, expr: cst.CSTNode) -> tuple:

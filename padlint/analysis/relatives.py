@@ -21,9 +21,9 @@ REPADDING_COLLATORS = {
     "DataCollatorForTokenClassification",
 }
 PADDING_MASK_NAME = re.compile(
-    r"(^|[._'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
+    r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$", re.I)
-IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", P.re.I)
+IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
 
 
 class RelativesMixin:
