@@ -1,6 +1,7 @@
 """Time padlint's engine against plain `ast.parse` on real code, and list every finding.
 
-The corpus is the .py files of the installed transformers, trl and peft packages, plus examples/.
+The corpus is the .py files of the installed transformers, trl, peft, datasets and accelerate packages
+(pinned in bench/requirements.txt), plus examples/.
 All files are read into memory first; then, in this one process,
 
   (a) `ast.parse` of every file (the floor: no linter can parse Python for less), and
@@ -12,6 +13,7 @@ are timed (with --libcst, also `libcst.parse_module` alone, between the two). Ru
     python bench/bench.py --limit 200  # a quick run on 200 files (a fixed sample)
     python bench/bench.py --json       # machine-readable output
     python bench/bench.py --libcst     # also time libcst's parser alone
+    python bench/bench.py --side-by-side  # padlint as users run it vs the ast floor and semgrep (one table)
 
 Exit codes: 0 done; 1 the engine crashed on at least one file (listed); 2 the engine is not
 implemented yet (NotImplementedError), or nothing to measure.
@@ -30,7 +32,35 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("transformers", "trl", "peft")
+PACKAGES = ("transformers", "trl", "peft", "datasets", "accelerate")  # pinned in bench/requirements.txt
+
+
+def pinned_versions() -> dict[str, str]:
+    """name -> version from bench/requirements.txt (`name==version` lines)."""
+    pins = {}
+    for line in (ROOT / "bench" / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def version_mismatches() -> list[str]:
+    """Installed corpus packages whose version is not the pinned one (the numbers would not compare)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name, pinned in pinned_versions().items():
+        if name not in PACKAGES:
+            continue
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            continue
+        if installed != pinned:
+            out.append(f"{name} {installed} (pinned: {pinned})")
+    return out
 
 
 @dataclass
@@ -203,6 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--libcst", action="store_true",
                         help="also time libcst.parse_module alone (how much of padlint's time is parsing)")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="time padlint as a user runs it (cold, warm, --jobs 1, one small file) next to the "
+                             "ast floor and semgrep, in one table (see bench/side_by_side.py)")
+    parser.add_argument("--corpus-dir", metavar="DIR", help="where --side-by-side copies the corpus "
+                        "(default: padlint-bench-corpus in the temporary directory)")
+    parser.add_argument("--semgrep", metavar="PATH", help="the semgrep executable (default: semgrep on PATH)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))  # run against this checkout, installed or not
@@ -222,6 +258,19 @@ def main(argv: list[str] | None = None) -> int:
         print("nothing to measure", file=sys.stderr)
         return 2
 
+    for mismatch in version_mismatches():
+        print(f"note: {mismatch}: pip install -r bench/requirements.txt for comparable numbers", file=sys.stderr)
+    if args.side_by_side:
+        import side_by_side
+
+        rows = side_by_side.run(files, Path(args.corpus_dir) if args.corpus_dir else None, args.semgrep)
+        if args.json:
+            print(json.dumps({"corpus": report["corpus"], "rows": rows}, indent=2))
+        else:
+            print(f"corpus: {report['corpus']['files']} files, {report['corpus']['lines']:,} lines "
+                  f"({', '.join(f'{k} {v}' for k, v in per_source.items())})\n")
+            side_by_side.print_table(rows)
+        return 0
     report["ast"], report["ast_failures"] = time_ast(files)
     if args.libcst:
         report["libcst"] = time_libcst(files)

@@ -52,12 +52,26 @@ def _code_fingerprint() -> str:
 
 
 def _libcst_version() -> str:
-    try:
-        from importlib.metadata import version
+    """Which libcst parses (its version file and native parser, by size and mtime), without importing
+    it: a warm run that finds everything in the cache never loads libcst or importlib.metadata."""
+    import importlib.util
 
-        return version("libcst")
-    except Exception:
+    spec = importlib.util.find_spec("libcst")
+    if spec is None or not spec.submodule_search_locations:
         return "?"
+    base = next(iter(spec.submodule_search_locations))
+    try:
+        names = sorted(n for n in os.listdir(base) if n == "_version.py" or n.startswith("native"))
+    except OSError:
+        return "?"
+    parts = []
+    for name in names:
+        try:
+            st = os.stat(os.path.join(base, name))
+        except OSError:
+            continue
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(parts) or "?"
 
 
 class Cache:
@@ -65,6 +79,7 @@ class Cache:
 
     def __init__(self, directory: str | os.PathLike[str], unsafe_fixes: bool, prefilter: bool):
         self.directory = Path(directory) / LAYOUT
+        self._root = str(self.directory)
         base = f"{__version__}|{_code_fingerprint()}|{sys.version_info[:2]}|{_libcst_version()}"
         self._base = f"{base}|unsafe={unsafe_fixes}|prefilter={prefilter}"
         self._config_keys: dict[frozenset[str], str] = {}
@@ -72,16 +87,16 @@ class Cache:
         self.hits = self.misses = 0
 
     def key(self, digest: str, selection: Collection[str]) -> str:
-        """The entry name for a file whose bytes hash to `digest`, linted with `selection` enabled."""
+        """The entry name for a file whose bytes hash to `digest` (sha256), linted with `selection`."""
         frozen = frozenset(selection)
         config = self._config_keys.get(frozen)
         if config is None:
             config = hashlib.sha256(f"{self._base}|{','.join(sorted(frozen))}".encode()).hexdigest()
             self._config_keys[frozen] = config
-        return hashlib.sha256(f"{config}|{digest}".encode()).hexdigest()
+        return f"{digest}-{config[:32]}"
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / key[2:]
+    def _path(self, key: str) -> str:
+        return os.path.join(self._root, key[:2], key[2:])
 
     def get(self, key: str, filename: str) -> list[Diagnostic] | None:
         """The cached findings (with `filename` filled in), or None on a miss or a broken entry."""
@@ -101,8 +116,8 @@ class Cache:
         try:
             if not self._ready:
                 self._prepare()
-            path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 out.write(json.dumps([_dump(d) for d in diagnostics], separators=(",", ":")))
             os.replace(tmp, path)

@@ -14,6 +14,7 @@ import click
 
 from padlint import __version__
 from padlint.config import ConfigError, Settings, codes_option
+from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
 from padlint.runner import Options, check_files, check_stdin  # the file loop lives in padlint.runner
 from padlint.runner import RunResult as _Run
@@ -24,11 +25,11 @@ SUBCOMMANDS = ("check", "rule", "rules")
 
 
 def _error(message: str) -> None:
-    click.echo(f"padlint: error: {message}", err=True)
+    click.echo(f"padlint: error: {printable(message)}", err=True)
 
 
 def _warning(message: str) -> None:
-    click.echo(f"padlint: warning: {message}", err=True)
+    click.echo(f"padlint: warning: {printable(message)}", err=True)
 
 
 class _CheckByDefault(click.Group):
@@ -67,7 +68,8 @@ def _unified_diff(filename: str, old: str, new: str) -> str:
 
         return cell_diff(filename, old, new)
 
-    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), filename, filename)
+    shown = printable(filename)  # a name with a newline must not start a line of its own
+    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), shown, shown)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -82,7 +84,7 @@ def _show_fixes(fixed: list[Diagnostic]) -> str:
         by_file.setdefault(d.filename, Counter())[(d.code, d.name)] += 1
     lines = [f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:"]
     for filename in sorted(by_file):
-        lines.append(f"- {filename}:")
+        lines.append(f"- {printable(filename)}:")
         for (code, name), count in sorted(by_file[filename].items()):
             lines.append(f"    {count} × {code} ({name})")
     return "\n".join(lines) + "\n"

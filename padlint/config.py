@@ -109,8 +109,27 @@ def relative_to_root(settings: Settings, path: str | os.PathLike[str]) -> str:
     return rel.replace(os.sep, "/")
 
 
+_GLOB_CHARS = frozenset("/*?[]!\\")
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_names(patterns: tuple[str, ...]) -> frozenset[str] | None:
+    """The patterns as bare names (`build`, `.venv`), or None if any uses glob syntax or a slash."""
+    names = [p.strip() for p in patterns]
+    if any(not n or n.startswith("#") or _GLOB_CHARS.intersection(n) for n in names):
+        return None
+    return frozenset(names)
+
+
 def matches(patterns: tuple[str, ...], rel: str) -> bool:
-    return bool(patterns) and bool(_compile(patterns).match_file(rel))
+    if not patterns:
+        return False
+    names = _plain_names(patterns)
+    if names is not None:
+        # A bare name matches a file or directory of that name at any depth (gitignore's rule), so
+        # for the default excludes a set lookup per path component replaces pathspec's regexes.
+        return not names.isdisjoint(rel.rstrip("/").split("/"))
+    return bool(_compile(patterns).match_file(rel))
 
 
 def resolve_selection(settings: Settings, path: str | os.PathLike[str]) -> frozenset[str]:

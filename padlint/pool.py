@@ -36,6 +36,9 @@ def available() -> bool:
 
 def _serve(conn, function: Callable[[Any], Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    import faulthandler
+
+    faulthandler.disable()  # a crash is reported by the parent, in one line
     while True:
         try:
             task = conn.recv()

@@ -125,6 +125,7 @@ class Runner:
         self.error = error
         self.result = RunResult(stats={"files": 0, "cached": 0, "skipped": 0, "parsed": 0})
         self.cache = None
+        self._selection: frozenset[str] | None = None  # the same for every file without per-file-ignores
         if options.cache and options.mode == "lint":
             from padlint.cache import Cache, cache_dir
 
@@ -137,7 +138,9 @@ class Runner:
         from padlint.source import SourceReadError, decode_source, read_source
 
         self.result.stats["files"] += 1
-        selection = resolve_selection(self.settings, filename)
+        if self.settings.per_file_ignores or self._selection is None:
+            self._selection = resolve_selection(self.settings, filename)
+        selection = self._selection
         report_invalid = SYNTAX_ERROR_CODE in selection
         select = frozenset(selection - {SYNTAX_ERROR_CODE})
         try:
@@ -180,6 +183,8 @@ class Runner:
 
         def tasks() -> Iterator[tuple]:
             for index, job in enumerate(jobs):
+                if index == 0:
+                    import padlint.engine  # noqa: F401  (once, before forking: workers inherit it)
                 held[index] = job
                 yield (job.filename, job.source.text, job.select, mode, unsafe)  # type: ignore[attr-defined]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from padlint.escape import printable  # file names, messages and code frames come from scanned files
 from padlint.report import ReportContext, fix_is_applicable, position, source_of
 from padlint.types import Applicability, Diagnostic
 
@@ -135,7 +136,7 @@ def format_full(diagnostics: list[Diagnostic], context: ReportContext) -> str:
 
 
 def _plain(line: Line) -> str:
-    return "".join(text for text, _ in line)
+    return "".join(printable(text) for text, _ in line)
 
 
 def _render_color(lines: list[Line]) -> str:
@@ -149,6 +150,6 @@ def _render_color(lines: list[Line]) -> str:
     for line in lines:
         text = Text()
         for piece, style in line:
-            text.append(piece, style=style or None)
+            text.append(printable(piece), style=style or None)
         console.print(text)
     return buffer.getvalue()

@@ -1,0 +1,204 @@
+"""The runner: result cache (keys, corruption, concurrency), worker processes (deadlines, crashes),
+per-file time limits, --jobs, and what `padlint check` prints while using them."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from padlint import pool
+from padlint.cache import Cache
+from padlint.cli import main
+from padlint.config import Settings
+from padlint.runner import Options, check_files
+
+BUGGY = textwrap.dedent(
+    """\
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+
+    def collate(rows, pad_id):
+        input_ids = pad_sequence(rows, batch_first=True, padding_value=pad_id)
+        attention_mask = torch.ones_like(input_ids)
+        return {"input_ids": input_ids, "attention_mask": attention_mask}
+    """
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    (tmp_path / "buggy.py").write_text(BUGGY)
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    return tmp_path
+
+
+def _check(*args: str):
+    return CliRunner().invoke(main, ["check", "--output-format", "concise", *args])
+
+
+def _run(tmp_path: Path, **options):
+    settings = Settings(root=tmp_path)
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    errors: list[str] = []
+    result = check_files(files, settings, Options(**options), warn=errors.append, error=errors.append)
+    return result, errors
+
+
+# ---- cache ----------------------------------------------------------------------------------------
+def test_second_run_is_served_from_the_cache_with_the_same_output(project):
+    first = _check("buggy.py", "clean.py")
+    assert (project / ".padlint_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    result, _ = _run(project)
+    assert result.stats["cached"] == 2 and result.stats["parsed"] == 0
+    assert _check("buggy.py", "clean.py").output == first.output
+    assert first.exit_code == 1
+
+
+def test_configuration_is_part_of_the_key(project):
+    assert "PAD001" in _check("buggy.py").output
+    # Ruff's #1589/#12721: a cached result must not survive a change of the rules that ran.
+    assert _check("buggy.py", "--select", "PAD002").exit_code == 0
+    (project / "pyproject.toml").write_text('[tool.padlint]\nignore = ["PAD001"]\n')
+    assert _check("buggy.py").exit_code == 0
+    (project / "pyproject.toml").write_text('[tool.padlint]\nper-file-ignores = {"other.py" = ["PAD001"]}\n')
+    assert "PAD001" in _check("buggy.py").output
+
+
+def test_content_is_part_of_the_key(project):
+    assert _check("buggy.py").exit_code == 1
+    (project / "buggy.py").write_text(BUGGY.replace("torch.ones_like(input_ids)", "input_ids.ne(pad_id)"))
+    assert _check("buggy.py").exit_code == 0
+
+
+def test_a_corrupt_or_truncated_entry_is_a_miss(project):
+    _check("buggy.py")
+    entries = [p for p in (project / ".padlint_cache").rglob("*") if p.is_file() and p.parent.name != ".padlint_cache"
+               and p.name not in (".gitignore", "CACHEDIR.TAG")]
+    assert entries
+    for entry in entries:
+        entry.write_bytes(b'[{"code": "PAD0')
+    result = _check("buggy.py")
+    assert result.exit_code == 1 and "PAD001" in result.output
+    assert "PAD001" in _check("buggy.py").output  # and it was rewritten
+
+
+def test_no_cache_and_the_cache_dir_variable(project, monkeypatch):
+    _check("buggy.py", "--no-cache")
+    assert not (project / ".padlint_cache").exists()
+    monkeypatch.setenv("PADLINT_CACHE_DIR", str(project / "elsewhere"))
+    _check("buggy.py")
+    assert (project / "elsewhere" / ".gitignore").exists() and not (project / ".padlint_cache").exists()
+
+
+def test_fix_and_diff_never_use_the_cache(project):
+    _check("buggy.py", "--fix")
+    _check("buggy.py", "--diff")
+    assert not (project / ".padlint_cache").exists()
+
+
+def test_two_concurrent_runs_share_a_cache_dir(project):
+    for i in range(30):
+        (project / f"m{i}.py").write_text(BUGGY.replace("collate", f"collate{i}"))
+    env = {**os.environ, "PADLINT_CACHE_DIR": str(project / "shared")}
+    cmd = [sys.executable, "-m", "padlint", "check", "--output-format", "concise", "--jobs", "1", "."]
+    runs = [subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outputs = [r.communicate(timeout=120) for r in runs]
+    again = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    for out, err in outputs + [(again.stdout, again.stderr)]:
+        assert err == "" and out.count("PAD001") == 31
+    assert outputs[0][0] == outputs[1][0] == again.stdout
+
+
+def test_cache_entries_round_trip_every_field(tmp_path):
+    from padlint.engine import lint_source
+
+    found = lint_source(BUGGY, "x.py")
+    assert found and found[0].fix is not None
+    cache = Cache(tmp_path, unsafe_fixes=False, prefilter=True)
+    key = cache.key("0" * 64, {"PAD001"})
+    cache.put(key, found)
+    assert cache.get(key, "x.py") == found
+    assert [d.statement_rows for d in cache.get(key, "x.py")] == [d.statement_rows for d in found]
+
+
+# ---- workers and time limits ------------------------------------------------------------------------
+def _sleep_or_crash(task):
+    if task == "sleep":
+        time.sleep(30)
+    if task == "crash":
+        os.kill(os.getpid(), 11)
+    if task == "raise":
+        raise ValueError("bad")
+    return task * 2
+
+
+@pytest.mark.skipif(not pool.available(), reason="needs fork")
+def test_pool_survives_hangs_crashes_and_exceptions():
+    start = time.monotonic()
+    results = {i: (r, ok) for i, r, ok in pool.run(_sleep_or_crash, ["a", "sleep", "b", "crash", "raise", "c"], 2, 1.0)}
+    assert time.monotonic() - start < 10
+    assert results[0] == ("aa", True) and results[2] == ("bb", True) and results[5] == ("cc", True)
+    assert isinstance(results[1][0], pool.Failure) and results[1][0].timed_out
+    assert results[1][0].reason == "timed out after 1 s"
+    assert isinstance(results[3][0], pool.Failure) and "signal 11" in results[3][0].reason
+    assert results[4] == ("ValueError: bad", False)
+
+
+def _slow_lint(original):
+    def lint(text, filename="-", select=None):
+        if "slow" in filename:
+            time.sleep(30)
+        return original(text, filename, select)
+    return lint
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["worker", "in-process"])
+def test_a_file_past_the_time_limit_is_reported_and_skipped(project, monkeypatch, in_process):
+    from padlint import engine
+
+    (project / "slow.py").write_text(BUGGY)
+    monkeypatch.setattr(engine, "lint_source", _slow_lint(engine.lint_source))
+    start = time.monotonic()
+    result, errors = _run(project, cache=False, timeout=1.0, in_process=in_process)
+    assert time.monotonic() - start < 10
+    assert not errors and not result.failed
+    by_file = {(Path(d.filename).name, d.code, d.message) for d in result.diagnostics}
+    assert ("slow.py", "PAD000", "skipped: timed out after 1 s") in by_file
+    assert any(name == "buggy.py" and code == "PAD001" for name, code, _ in by_file)
+
+
+def test_timeout_option_and_config_key(project):
+    assert _check("--timeout", "-1", "buggy.py").exit_code == 2
+    (project / "pyproject.toml").write_text('[tool.padlint]\ntimeout = "soon"\n')
+    result = _check("buggy.py")
+    assert result.exit_code == 2 and "'timeout' in [tool.padlint] must be a number" in result.output
+    (project / "pyproject.toml").write_text("[tool.padlint]\ntimeout = 5\n")
+    assert _check("buggy.py").exit_code == 1
+
+
+def test_jobs_option(project):
+    for i in range(6):
+        (project / f"m{i}.py").write_text(BUGGY)
+    one = _check("--jobs", "1", "--no-cache", ".")
+    two = _check("-j", "2", "--no-cache", ".")
+    assert one.output == two.output and one.output.count("PAD001") == 7
+    assert _check("--jobs", "0", ".").exit_code == 2
+
+
+def test_in_process_and_worker_runs_agree(project):
+    for i in range(4):
+        (project / f"m{i}.py").write_text(BUGGY)
+    (project / "broken.py").write_text("def f(:\n")
+    worker, _ = _run(project, cache=False)
+    here, _ = _run(project, cache=False, in_process=True)
+    assert sorted(map(repr, worker.diagnostics)) == sorted(map(repr, here.diagnostics))
