@@ -8,7 +8,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
-from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.base import Finding, FixProposal, Rule, shorten
 
 
 class AttentionMaskAllOnes(Rule):
@@ -69,7 +69,7 @@ def forward(model, input_ids, attention_mask=None):
                 continue
             seen.add(ones.node)
             padded = event.padded
-            what = event.padded_code or "the padded ids"
+            what = shorten(event.padded_code) if event.padded_code else "the padded ids"
             message = (
                 f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
                 f"{facts.line(padded.node)}: the model attends to padding"

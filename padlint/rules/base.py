@@ -65,3 +65,9 @@ class Rule:
 
     def check(self, facts: "ModuleFacts") -> Iterable[Finding]:
         raise NotImplementedError
+
+
+def shorten(code: str, width: int = 40) -> str:
+    """Code for a one-line message: whitespace collapsed, cut with an ellipsis."""
+    text = " ".join(code.split())
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -5,7 +5,7 @@ from typing import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
-from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.base import Finding, FixProposal, Rule, shorten
 
 
 class LabelsNotMasked(Rule):
@@ -58,7 +58,7 @@ def group_texts(examples, block=512):
             seen.add(event.node)
             padded = event.padded
             message = (
-                f"labels are `{_brief(event.source_code)}`, padded by `{facts.brief(padded.node)}` on line "
+                f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` on line "
                 f"{facts.line(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
             yield Finding(event.node, message, self.fix(facts, event))
@@ -72,7 +72,3 @@ def group_texts(examples, block=512):
         )
         return shape.proposal(event.node) if shape else None
 
-
-def _brief(code: str) -> str:
-    text = " ".join(code.split())
-    return text if len(text) <= 40 else text[:37] + "..."
