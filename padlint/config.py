@@ -175,7 +175,10 @@ def _section(data: dict) -> dict | None:
 
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start` that has a [tool.padlint] table."""
-    start = start.resolve()
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links: discovery reports it
+        start = Path(os.path.abspath(start))
     if not start.is_dir():  # a file argument (or one that does not exist): look from its folder
         start = start.parent
     for directory in (start, *start.parents):

@@ -145,7 +145,10 @@ class _Walker:
             try:
                 is_dir = entry.is_dir()  # follows symlinks
                 is_file = not is_dir and entry.is_file()
-            except OSError:
+            except OSError:  # a loop of symbolic links, an unreadable entry
+                is_dir = is_file = False
+            if not (is_dir or is_file) and entry.name.endswith(LINTED_SUFFIXES) and entry.is_symlink():
+                self._unresolvable_link(path)
                 continue
             if not (is_dir or (is_file and entry.name.endswith(LINTED_SUFFIXES))):
                 continue
@@ -153,14 +156,23 @@ class _Walker:
                 continue
             if specs and _gitignored(os.path.abspath(path), is_dir, specs):
                 continue
-            if is_file:
-                self.result.files.append(path)
-                continue
             if entry.is_symlink():
                 target = os.path.realpath(path)
                 if target != root_real and not target.startswith(root_real + os.sep):
-                    continue  # a link out of the tree being scanned: not ours to lint
+                    continue  # a link out of the tree being scanned (file or folder): not ours to lint
+                if is_dir and (real == target or real.startswith(target + os.sep)):
+                    self.result.warnings.append(f"{path}: symbolic link loop (to {target}); skipped")
+                    continue
+            if is_file:
+                self.result.files.append(path)
+                continue
             self._walk_dir(path, specs, root_real)
+
+    def _unresolvable_link(self, path: str) -> None:
+        try:
+            os.stat(path)
+        except OSError as exc:
+            self.result.warnings.append(f"{path}: {exc.strerror or exc} (symbolic link); skipped")
 
 
 def is_force_excluded(path: str, settings: Settings) -> bool:
@@ -179,7 +191,13 @@ def discover(paths: Sequence[str], settings: Settings) -> Discovery:
     for given in paths:
         path = _display(given)
         if not os.path.exists(path):
-            result.errors.append(f"{given}: No such file or directory")
+            reason = "No such file or directory"
+            if os.path.islink(path):  # a dangling link, or a loop of links
+                try:
+                    os.stat(path)
+                except OSError as exc:
+                    reason = f"{exc.strerror or exc} (symbolic link)"
+            result.errors.append(f"{given}: {reason}")
         elif os.path.isdir(path):
             if not walker.skipped_explicit(path, True):
                 walker.walk(path)

@@ -68,13 +68,29 @@ def analyse(task: tuple) -> tuple:
     from padlint import engine
 
     filename, text, select, mode, unsafe = task
+    if _has_long_line(text) and too_deeply_nested(text):
+        # A 20,000-link attribute or subscript chain keeps libcst's parser busy for minutes (or
+        # crashes it); CPython refuses such code anyway, and its parser says so in milliseconds.
+        return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
     try:
         if mode == "lint":
             return ("ok", engine.lint_source(text, filename, select), text, [], None)
         outcome = engine.fix_source(text, filename, select, unsafe=unsafe)
+        if outcome.source != text and _still_fixable(outcome.remaining, unsafe) and \
+                engine.fix_source(outcome.source, filename, select, unsafe=unsafe).source != outcome.source:
+            # The fixes did not settle (fixing the result again would change it): write nothing.
+            found = engine.lint_source(text, filename, select)
+            return ("ok", found, text, [], "fixes did not settle after repeated rounds; file left unchanged")
         return ("ok", outcome.remaining, outcome.source, outcome.fixed, outcome.error)
     except engine.SourceError as exc:
         return ("invalid", f"cannot parse: {exc}", exc.row, exc.column)
+
+
+def _still_fixable(remaining: list[Diagnostic], unsafe: bool) -> bool:
+    from padlint.types import Applicability
+
+    allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
+    return any(d.fix is not None and d.fix.applicability in allowed for d in remaining)
 
 
 class _Timeout(BaseException):
@@ -99,6 +115,19 @@ def _analyse_in_process(task: tuple, timeout: float | None) -> tuple:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _has_long_line(text: str, limit: int = 10_000) -> bool:
+    if len(text) <= limit:
+        return False
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if (end if end != -1 else len(text)) - start > limit:
+            return True
+        if end == -1:
+            return False
+        start = end + 1
 
 
 def too_deeply_nested(text: str) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -17,19 +16,7 @@ from padlint.cache import Cache
 from padlint.cli import main
 from padlint.config import Settings
 from padlint.runner import Options, check_files
-
-BUGGY = textwrap.dedent(
-    """\
-    import torch
-    from torch.nn.utils.rnn import pad_sequence
-
-
-    def collate(rows, pad_id):
-        input_ids = pad_sequence(rows, batch_first=True, padding_value=pad_id)
-        attention_mask = torch.ones_like(input_ids)
-        return {"input_ids": input_ids, "attention_mask": attention_mask}
-    """
-)
+from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 
 @pytest.fixture
