@@ -270,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"corpus: {report['corpus']['files']} files, {report['corpus']['lines']:,} lines "
                   f"({', '.join(f'{k} {v}' for k, v in per_source.items())})\n")
             side_by_side.print_table(rows)
+            print("\n" + side_by_side.first_look(files))
         return 0
     report["ast"], report["ast_failures"] = time_ast(files)
     if args.libcst:

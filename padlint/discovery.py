@@ -203,10 +203,14 @@ def discover(paths: Sequence[str], settings: Settings) -> Discovery:
                 walker.walk(path)
         elif not walker.skipped_explicit(path, False):
             result.files.append(path)
-    seen: set[str] = set()
+    seen: set = set()
     unique = []
     for path in sorted(result.files, key=lambda p: (os.path.normpath(p), p)):
-        key = os.path.realpath(path)
+        try:
+            st = os.stat(path)  # one stat instead of realpath's lstat per path component
+            key: object = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(path)
         if key not in seen:  # `src` and `src/a.py` both given, or a link to a file already listed
             seen.add(key)
             unique.append(_display(path))

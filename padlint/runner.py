@@ -9,6 +9,7 @@ file that changed on disk since it was read).
 """
 from __future__ import annotations
 
+import hashlib
 import signal
 import threading
 from dataclasses import dataclass, field
@@ -164,7 +165,7 @@ class Runner:
     def prepare(self, filename: str, data: bytes | None = None) -> _Job | None:
         """Read one file and settle it here if possible; a _Job if libcst must look at it."""
         from padlint.config import resolve_selection
-        from padlint.source import SourceReadError, decode_source, read_source
+        from padlint.source import SourceReadError, decode_source, read_bytes
 
         self.result.stats["files"] += 1
         if self.settings.per_file_ignores or self._selection is None:
@@ -172,21 +173,26 @@ class Runner:
         selection = self._selection
         report_invalid = SYNTAX_ERROR_CODE in selection
         select = frozenset(selection - {SYNTAX_ERROR_CODE})
+        stdin = data is not None
+        key = None
         try:
-            source = read_source(filename) if data is None else decode_source(data, filename)
+            if data is None:
+                data = read_bytes(filename)
+            if self.cache is not None and not stdin:
+                # Looked up before decoding: a warm run decodes only the files it has findings for.
+                key = self.cache.key(hashlib.sha256(data).hexdigest(), selection)
+                cached = self.cache.get(key, filename)
+                if cached is not None:
+                    self.result.stats["cached"] += 1
+                    self._found(filename, decode_source(data, filename).text if cached else "", cached)
+                    return None
+            source = decode_source(data, filename)
         except SourceReadError as exc:
             if report_invalid:
                 self.result.diagnostics.append(
                     invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
             return None
-        job = _Job(filename, source, select, report_invalid, stdin=data is not None)
-        if self.cache is not None and data is None:
-            job.key = self.cache.key(source.digest, selection)
-            cached = self.cache.get(job.key, filename)
-            if cached is not None:
-                self.result.stats["cached"] += 1
-                self._found(filename, source.text, cached)
-                return None
+        job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin)
         if self.options.prefilter and not self._may_fire(job):
             self.result.stats["skipped"] += 1
             self._store(job, [])

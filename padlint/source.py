@@ -101,6 +101,11 @@ def _is_notebook(path: str | os.PathLike[str]) -> bool:
 
 def read_source(path: str | os.PathLike[str]) -> SourceFile:
     """Read and decode one file. Every failure is a SourceReadError with a one-line reason."""
+    return decode_source(read_bytes(path), os.fspath(path))
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes, within the size limit (SourceReadError otherwise): read_source without decoding."""
     limit = NOTEBOOK_MAX_BYTES if _is_notebook(path) else MAX_BYTES
     try:
         with open(path, "rb") as fh:
@@ -111,7 +116,7 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
                 raise SourceReadError(f"file is larger than {limit // (1024 * 1024)} MB ({size} bytes)")
     except OSError as exc:
         raise SourceReadError(exc.strerror or str(exc)) from None
-    return decode_source(data, os.fspath(path))
+    return data
 
 
 def encode_source(text: str, like: SourceFile) -> bytes:
