@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SMALL_FILE = ROOT / "examples" / "buggy_collator.py"
+SMALL_RUNS = 5
 AST_SCRIPT = """
 import ast, sys
 for path in open(sys.argv[1], encoding="utf-8").read().splitlines():
@@ -151,9 +152,13 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
         small_lines = SMALL_FILE.read_text(encoding="utf-8").count("\n")
         script = Path(py).with_name("padlint")
         entry = [str(script)] if script.exists() else [py, "-m", "padlint"]
-        env_small = {**env, "PADLINT_CACHE_DIR": str(work / "cache-small")}
-        rows.append(measure("small file (pre-commit)", entry + ["check", "--force-exclude", small.name], 1,
-                            small_lines, env_small, cwd=small.parent))
+        runs = []
+        for i in range(SMALL_RUNS):  # a fraction of a second is noisy: the median of several, each cold
+            env_small = {**env, "PADLINT_CACHE_DIR": str(work / f"cache-small-{i}")}
+            runs.append(measure(f"1 small file (median of {SMALL_RUNS})",
+                                entry + ["check", "--force-exclude", small.name], 1, small_lines, env_small,
+                                cwd=small.parent))
+        rows.append(sorted(runs, key=lambda r: r["wall"])[SMALL_RUNS // 2])
         binary = find_semgrep(semgrep)
         if binary:
             cmd = [binary, "scan", "--config", str(HERE / "semgrep"), "--metrics=off", "--quiet", "--disable-version-check",
@@ -191,6 +196,6 @@ def print_table(rows: list[dict]) -> None:
         print(f"| {r['name']:<28} | {r['files']:>5} | {r['lines']:>9,} | {r['wall']:>7.2f} | {r['cpu']:>7.2f} "
               f"| {r['peak_mb']:>7.0f} | {ratio:>11} | {speed:>17} |")
     for r in rows:
-        failed = r["exit"] not in (0, None) and not (r["name"].startswith("small") and r["exit"] == 1)
+        failed = r["exit"] not in (0, None) and not ("small file" in r["name"] and r["exit"] == 1)
         if failed or (r["stderr"].strip() and not r["name"].startswith("semgrep")):
             print(f"\n{r['name']}: exit {r['exit']}\n{r['stderr'].strip()}", file=sys.stderr)
