@@ -10,6 +10,7 @@ file that changed on disk since it was read).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import signal
 import threading
 from dataclasses import dataclass, field
@@ -210,6 +211,11 @@ class Runner:
 
     # -- running the jobs
     def run(self, jobs: Iterable[_Job]) -> None:
+        queue = iter(jobs)
+        first = next(queue, None)
+        if first is None:
+            return  # everything was settled by the cache or the first look: no workers, no engine
+        jobs = itertools.chain([first], queue)
         from padlint import pool
 
         unsafe = self.settings.unsafe_fixes
