@@ -179,15 +179,12 @@ def fix_source(
     source: str, filename: str = "-", select: Collection[str] | None = None, unsafe: bool = False
 ) -> FixOutcome:
     """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable."""
-    from padlint.suppress import filter_suppressed, report_unused_suppressions
-
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
     current = source
     fixed: list[Diagnostic] = []
     error = None
     for _ in range(MAX_FIX_ROUNDS):
-        found = _lint_module(parse(current), filename, select)
-        diagnostics = report_unused_suppressions(current, found, filter_suppressed(current, found), filename, select)
+        diagnostics = lint_source(current, filename, select)
         applicable = [d for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
         if not applicable:
             return FixOutcome(current, fixed, diagnostics, error)
@@ -201,9 +198,7 @@ def fix_source(
             return FixOutcome(current, fixed, diagnostics, error)
         fixed.extend(applied)
         current = candidate
-    found = _lint_module(parse(current), filename, select)
-    remaining = report_unused_suppressions(current, found, filter_suppressed(current, found), filename, select)
-    return FixOutcome(current, fixed, remaining, error)
+    return FixOutcome(current, fixed, lint_source(current, filename, select), error)
 
 
 def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Diagnostic]]:

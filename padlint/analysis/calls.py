@@ -354,7 +354,7 @@ class CallEvaluator:
             tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
         if "input_ids" in keywords:
             self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
-        elif P.MODEL_CALLEE.search(P.last_name(call.func)) or P.last_name(call.func) in ("generate", "forward"):
+        elif model_like:
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries)

@@ -278,10 +278,6 @@ def comparison_operand(expr: cst.BaseExpression, ops: tuple[type, ...]) -> tuple
     return None
 
 
-def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr
-
-
 def parameters(params: cst.Parameters):
     """Every parameter of a def or lambda, in order."""
     yield from params.posonly_params

@@ -7,7 +7,7 @@ made through another.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -151,13 +151,6 @@ class MappedDataset:
     encoding: Encoding
 
 
-@dataclass(eq=False)
-class Rows:
-    """A list being filled row by row (append / extend in a loop)."""
-
-    node: cst.CSTNode
-
-
 @dataclass
 class Context:
     """What a fix may use at an event: names of torch / numpy and a correct mask in scope."""
@@ -165,7 +158,6 @@ class Context:
     torch: str | None = None
     numpy: str | None = None
     mask_code: str | None = None
-    versions: dict = field(default_factory=dict)
 
 
 def tags_of(value: Value, kind: type) -> list:
@@ -208,10 +200,3 @@ class PadIdMask:
     node: cst.CSTNode
     padded: Padded | None
     ids_code: str | None
-
-
-@dataclass(eq=False)
-class LabelFeatures:
-    """Features whose labels a map function built (with -100 on the prompt)."""
-
-    node: cst.CSTNode
