@@ -42,9 +42,29 @@ def _pattern(codes: frozenset[str]) -> re.Pattern[str] | None:
 
 
 def may_fire(text: str, codes: Collection[str]) -> bool:
-    """False only if no enabled rule (codes, PAD000 aside) can have a finding in `text`."""
+    """False only if no enabled rule (codes, PAD000 aside) can have a finding in `text`: the words."""
     pattern = _pattern(frozenset(codes) - {SYNTAX_ERROR_CODE})
     return pattern is None or pattern.search(text) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _rule_words(code: str) -> re.Pattern[str] | None:
+    from padlint.rules import RULES_BY_CODE
+
+    required = tuple(getattr(RULES_BY_CODE[code], "REQUIRES", ()) or ())
+    return re.compile("|".join(re.escape(w) for w in required), re.IGNORECASE) if required else None
+
+
+def look_may_fire(text: str, codes: Collection[str]) -> bool:
+    """The sharp look (first_look.py) after the words: False only if no enabled rule can fire."""
+    from padlint.first_look import Look
+
+    look = Look(text)
+    for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
+        words = _rule_words(rule.code)
+        if (words is None or words.search(text)) and rule.may_fire(look):
+            return True
+    return False
 
 
 def parses(text: str) -> bool:

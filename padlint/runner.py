@@ -61,29 +61,43 @@ class _Job:
     report_invalid: bool
     key: str | None = None  # cache entry to fill
     stdin: bool = False
+    look: str = "full"  # what the worker does first: "full", "sharp" or "syntax" (see analyse)
 
 
 # ---- the worker side: pure, no I/O ------------------------------------------------------------
 def analyse(task: tuple) -> tuple:
-    """(filename, text, select, mode, unsafe) -> ("ok", found, new_text, fixed, fix_error)
-    or ("invalid", message, row, column) for a source libcst cannot parse."""
+    """(filename, text, select, mode, unsafe, look, report_invalid) -> ("ok", found, new_text, fixed,
+    fix_error, parsed) or ("invalid", message, row, column) for a source libcst cannot parse.
+
+    `look`: "full" analyses the file; "sharp" first takes the sharp look (first_look.py) and
+    analyses only a file some rule may fire on; "syntax" only checks that the file parses (no rule
+    can fire on it). A file that is not analysed is still checked for syntax errors when PAD000 is
+    enabled, with the stdlib parser; only a file that fails that check goes on to libcst, so PAD000
+    is reported with libcst's message, as without the first look.
+    """
+    filename, text, select, mode, unsafe, look, report_invalid = task
+    if look != "full":
+        from padlint import prefilter
+
+        if not (look == "sharp" and prefilter.look_may_fire(text, select)):
+            if not report_invalid or prefilter.parses(text):
+                return ("ok", [], text, [], None, False)
     from padlint import engine
 
-    filename, text, select, mode, unsafe = task
     if _has_long_line(text) and too_deeply_nested(text):
         # A 20,000-link attribute or subscript chain keeps libcst's parser busy for minutes (or
         # crashes it); CPython refuses such code anyway, and its parser says so in milliseconds.
         return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
     try:
         if mode == "lint":
-            return ("ok", engine.lint_source(text, filename, select), text, [], None)
+            return ("ok", engine.lint_source(text, filename, select), text, [], None, True)
         outcome = engine.fix_source(text, filename, select, unsafe=unsafe)
         if outcome.source != text and _still_fixable(outcome.remaining, unsafe) and \
                 engine.fix_source(outcome.source, filename, select, unsafe=unsafe).source != outcome.source:
             # The fixes did not settle (fixing the result again would change it): write nothing.
             found = engine.lint_source(text, filename, select)
-            return ("ok", found, text, [], "fixes did not settle after repeated rounds; file left unchanged")
-        return ("ok", outcome.remaining, outcome.source, outcome.fixed, outcome.error)
+            return ("ok", found, text, [], "fixes did not settle after repeated rounds; file left unchanged", True)
+        return ("ok", outcome.remaining, outcome.source, outcome.fixed, outcome.error, True)
     except engine.SourceError as exc:
         return ("invalid", f"cannot parse: {exc}", exc.row, exc.column)
 
@@ -194,20 +208,17 @@ class Runner:
                     invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
             return None
         job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin)
-        if self.options.prefilter and not self._may_fire(job):
-            self.result.stats["skipped"] += 1
-            self._store(job, [])
-            return None
-        self.result.stats["parsed"] += 1
+        if self.options.prefilter:
+            from padlint import prefilter
+
+            # The word look is cheap enough for this process; the sharp look and the syntax check
+            # of skipped files run in the workers, in parallel.
+            job.look = "sharp" if prefilter.may_fire(source.text, select) else "syntax"
+            if job.look == "syntax" and not report_invalid:
+                self.result.stats["skipped"] += 1
+                self._store(job, [])
+                return None
         return job
-
-    def _may_fire(self, job: _Job) -> bool:
-        from padlint import prefilter
-
-        if prefilter.may_fire(job.source.text, job.select):  # type: ignore[attr-defined]
-            return True
-        # Nothing can fire; only a syntax error would be reported, and libcst reports it.
-        return job.report_invalid and not prefilter.parses(job.source.text)  # type: ignore[attr-defined]
 
     # -- running the jobs
     def run(self, jobs: Iterable[_Job]) -> None:
@@ -224,10 +235,11 @@ class Runner:
 
         def tasks() -> Iterator[tuple]:
             for index, job in enumerate(jobs):
-                if index == 0:
+                if index == 0 and job.look == "full":
                     import padlint.engine  # noqa: F401  (once, before forking: workers inherit it)
                 held[index] = job
-                yield (job.filename, job.source.text, job.select, mode, unsafe)  # type: ignore[attr-defined]
+                yield (job.filename, job.source.text, job.select, mode, unsafe, job.look,  # type: ignore[attr-defined]
+                       job.report_invalid)
 
         timeout = self.options.timeout or None
         if self.options.in_process or not pool.available():
@@ -262,9 +274,11 @@ class Runner:
                 self.result.failed = True
                 return
         if outcome[0] == "invalid":
+            self.result.stats["parsed"] += 1
             self._invalid(job, outcome[1], outcome[2], outcome[3])
             return
-        _, found, new_text, fixed, fix_error = outcome
+        _, found, new_text, fixed, fix_error, parsed = outcome
+        self.result.stats["parsed" if parsed else "skipped"] += 1
         if fix_error:
             self.warn(f"{job.filename}: {fix_error}")
         self.apply(job, found, new_text, fixed)
@@ -292,7 +306,7 @@ class Runner:
             except SourceWriteError as exc:
                 self.error(f"{job.filename}: not fixed: {exc}")
                 self.result.failed = True
-                outcome = analyse((job.filename, text, job.select, "lint", False))
+                outcome = analyse((job.filename, text, job.select, "lint", False, "full", job.report_invalid))
                 found, new_text, fixed = (outcome[1], text, []) if outcome[0] == "ok" else ([], text, [])
         elif new_text != text:
             from padlint.cli import _unified_diff

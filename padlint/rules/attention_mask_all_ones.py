@@ -61,6 +61,10 @@ def forward(model, input_ids, attention_mask=None):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.linked("pad_step", "mask", "ones")  # a padding step in scopes connected to a mask and ones
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.ones_at_mask:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from padlint.analysis.facts import ModuleFacts
+    from padlint.first_look import Look
 
 DOCS_BASE = "https://github.com/padlint/padlint/blob/main/docs/rules/"
 
@@ -52,6 +53,13 @@ class Rule:
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
+
+    @classmethod
+    def may_fire(cls, look: "Look") -> bool:
+        """The sharp first look (padlint.first_look): False only if the rule cannot fire on this text.
+
+        Like REQUIRES, a necessary condition of the analysis, never a sufficient one."""
+        return True
 
     @classmethod
     def url(cls) -> str:

@@ -49,6 +49,10 @@ def collator(tokenizer):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("repadding") and look.has("list_padding")  # list padding, and a collator or `.pad(...)` that pads again
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.repadding_collator:
             return

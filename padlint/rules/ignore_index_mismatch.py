@@ -53,6 +53,14 @@ def loss_fn(logits, labels):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        # A loss, and labels given a value other than -100, or a loss told to ignore another value.
+        return look.has("loss") and (
+            look.has("ignore_index_set") or look.has("ignore_constant") or look.has("label_pad_id")
+            or look.has("label_store") or look.linked("pad_step", "labels")
+            or (look.has("pad_step") and look.has("int_store")))
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         values = {}
         for node, value, code in facts.label_values:

@@ -49,6 +49,10 @@ def collate(batch, pad_id):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("label_pad_id") or look.linked("pad_step", "labels")  # a label pad id, or a padding step connected to labels
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         ignored = {value for _, _, value in facts.loss_ignores}
         for event in facts.events.get(self.code, []):

@@ -38,6 +38,10 @@ def add_labels(batch):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("labels_alias")  # labels assigned the ids themselves
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             source = facts.code(event.node)

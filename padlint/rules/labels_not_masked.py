@@ -46,6 +46,10 @@ def group_texts(examples, block=512):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.linked("pad_step", "labels")  # a padding step in scopes connected to labels
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.labels_at_sink:

@@ -7,6 +7,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
+from padlint import first_look
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
@@ -34,6 +35,10 @@ def token_loss(per_token, attention_mask):
     return (per_token * attention_mask).sum() / attention_mask.sum().clamp(min=1)
 """,
     ]
+
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return first_look.mean_of_product(look)  # a mean of a product
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):

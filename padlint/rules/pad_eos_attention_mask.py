@@ -46,6 +46,10 @@ def collate(rows, tok):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("pad_is_eos")  # pad set to EOS somewhere
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             eos = facts.pad_eos_for(event.owner)

@@ -46,6 +46,10 @@ def collate(tokenizer, texts):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("pad_is_eos")  # pad set to EOS somewhere
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return

@@ -41,6 +41,10 @@ def collate(seqs, tokenizer):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("eos_fallback")  # `... or ...eos...`
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             node = event.node

@@ -54,6 +54,10 @@ def score(model, tokenizer, text: str):
 """,
     ]
 
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        return look.has("tokenizer_padding")  # a padding tokenizer call or `.pad(...)`
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.mask_lost:
