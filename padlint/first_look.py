@@ -27,55 +27,37 @@ import functools
 import re
 
 # ---- what the text can contain --------------------------------------------------------------------
-# A padding step (the origins of `Padded`, padding tokenizer outputs and label paddings).
-PAD_STEP = re.compile(
-    r"pad_sequences?\s*\(|\b(?:pad|pad_sequences?)\s+as\s+\w|\.\s*pad\s*\(|(?<![\w.])(?P<bare>pad)\s*\(|pad_to_max_length"
-    r"|padding\s*=\s*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[]))"
-    r"|\[\s*(?P<item>-?[\w.]+)\s*\]\s*\*|\*\s*\(?\s*\[\s*(?P<item2>-?[\w.]+)\s*\]"
-    r"|\bfull\s*\("
-)
+# Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
+# regex that starts with a literal, each with an optional check of the spot it found. Regexes
+# without a literal start scan every position and made this look slower than parsing.
 # `[v] * n` with these items pads nothing (`[1]`: ones, `[0]`: zeros, `[None]`).
 NOT_A_PAD_ITEM = {"None", "True", "False", "0", "1"}
 # `F.pad(...)`, `np.pad(...)` pad arrays; only other receivers can be tokenizers.
 ARRAY_MODULES = {"F", "functional", "np", "numpy", "torch", "jnp", "tf", "nn", "self", "cls", "mx", "ops"}
-TOKENIZER_PADDING = re.compile(
-    r"(?P<recv>\w+)\s*\.\s*pad\s*\(|(?<![\w.])(?P<bare>pad)\s*\(|pad_to_max_length"
-    r"|padding\s*=\s*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[]))"
-)
 PAD_IMPORTED = re.compile(r"\bimport\b[^\n]*\bpad\b|\bimport\s*\([^)]*\bpad\b")
-WORDS = {
-    "mask": re.compile(r"mask", re.I),
-    "labels": re.compile(r"label|target|tgt|cross_entropy|CrossEntropyLoss|nll_loss|NLLLoss", re.I),
-    # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
-    "ones": re.compile(r"ones|\[\s*1\s*\]|\b1\s+for\b|full"),
-}
+# What follows "pad" in a padding step: `pad_sequence(`, `pad_sequences as ps`, `pad(`, `pad_to_max_length`, `padding=...`.
+PAD_WORD = re.compile(
+    r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
+    r"|ding\s*=\s*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
+LIST_REPEAT = re.compile(r"\]\s*\*|\*\s*\(?\s*\[\s*(?P<item>-?[\w.]+)\s*\]")
+LIST_ITEM_BEFORE = re.compile(r"\[\s*(-?[\w.]+)\s*$")
+FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
-FILE_PATTERNS = {
-    # `tokenizer.pad_token = tokenizer.eos_token`, `pad_token_id=tok.eos_token_id`, `pad_id or eos_id`
-    "pad_is_eos": re.compile(
-        r"pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|[^,;#\n]{0,200}?)" + EOS +
-        r"|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?" + EOS, re.I),
-    # a pad id with an EOS fallback, held in any name: `p or tok.eos_token_id`
-    "eos_fallback": re.compile(r"\bor\b[\s\\(]*[^\n,;]{0,200}?" + EOS, re.I),
-    "loss": re.compile(r"cross_entropy|CrossEntropyLoss|nll_loss|NLLLoss"),
-    # a loss told to ignore a literal or a constant other than -100 (a variable resolves to nothing)
-    "ignore_index_set": re.compile(
-        r"ignore_index\s*=(?!=)\s*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)"),
-    # an ignore-named constant other than -100 (module-level, or imported from the project)
-    "ignore_constant": re.compile(
-        r"(?im:^\w*ignore\w*[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(?!-[ \t]*100\b)|\bimport\b[^\n#]*ignore)|\b(?!re\.)[a-z_]\w*\.[A-Z_]*IGNORE[A-Z_]*\b"),
-    "label_pad_id": re.compile(r"label_pad_token_id"),
-    # `labels[...] = -1`: labels masked with a literal other than -100
-    "label_store": re.compile(r"(?:label|target|tgt)\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d", re.I),
-    # `x[...] = -1` / `= 0` into any array (a copy of padded ids, PAD007)
-    "int_store": re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b"),
-    "repadding": re.compile(r"(?P<recv>\w+)\s*\.\s*pad\s*\(|DataCollator(?:WithPadding|ForLanguageModeling|ForSeq2Seq|ForTokenClassification)"),
-    "list_padding": re.compile(r"\[\s*(?P<item>-?[\w.]+)\s*\]\s*\*|\*\s*\(?\s*\[\s*(?P<item2>-?[\w.]+)\s*\]"),
-    "mean": re.compile(r"\bmean\s*\("),
-    # `labels = input_ids`, `batch["labels"] = batch["input_ids"]`: labels aliasing the ids
-    "labels_alias": re.compile(
-        r"(?:label|target|tgt)\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])",
-        re.I | re.M),
+PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
+    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|[^,;#\n=]{0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$", re.I)
+OR_BEFORE = re.compile(r"\bor\b[\s\\(]*[^\n,;]{0,200}?$", re.I)
+EOS_WORD = re.compile(EOS, re.I)
+IGNORE_INDEX_SET = re.compile(
+    r"ignore_index\s*=(?!=)\s*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
+LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
+INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
+LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
+LABEL_WORDS = ("label", "target", "tgt")
+SINK_WORDS = {
+    "mask": ("mask",),
+    "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
+    # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
+    "ones": ("ones", "full", "[1]", "[ 1 ]", "1 for"),
 }
 DEF_LINE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
@@ -104,6 +86,8 @@ class Look:
     def __init__(self, text: str):
         self.text = text
         self._positions: dict[str, list[int]] = {}
+        self._lower: str | None = None
+        self._pad_imported: bool | None = None
         self._units: list[_Unit] | None = None
         self._starts: list[int] = []
         self._triple = _triple_quote_checker(text)
@@ -122,37 +106,148 @@ class Look:
         return not self._triple(pos)
 
     def positions(self, name: str) -> list[int]:
-        """Where the named pattern matches in code."""
+        """Where the named feature occurs in code."""
         found = self._positions.get(name)
         if found is None:
-            pattern = PAD_STEP if name == "pad_step" else TOKENIZER_PADDING if name == "tokenizer_padding" else \
-                WORDS.get(name) or FILE_PATTERNS[name]
-            found = [m.start() for m in pattern.finditer(self.text) if self._counts(name, m) and self.in_code(m.start())]
-            self._positions[name] = found
+            found = self._positions[name] = [p for p in getattr(self, "_find_" + name)() if self.in_code(p)]
         return found
 
     def has(self, name: str) -> bool:
         return bool(self.positions(name))
 
-    def _counts(self, name: str, match: re.Match) -> bool:
-        groups = match.re.groupindex
-        if "item" in groups:
-            item = match.group("item") or match.group("item2")
-            if item is not None and (item in NOT_A_PAD_ITEM or _is_float(item)):
+    @property
+    def lower(self) -> str:
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    def _literal(self, word: str, lower: bool = False) -> list[int]:
+        text = self.lower if lower else self.text
+        found, pos = [], text.find(word)
+        while pos != -1:
+            found.append(pos)
+            pos = text.find(word, pos + 1)
+        return found
+
+    # -- the features
+    def _find_pad_step(self) -> list[int]:
+        found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=False)]
+        found += self._find_list_padding()
+        text = self.text
+        found += [p for p in self._literal("full") if (p == 0 or not _is_word_char(text[p - 1]))
+                  and FULL_CALL.match(text, p) and self._full_fill_may_be_pad(FULL_CALL.match(text, p).end())]
+        return sorted(found)
+
+    def _find_tokenizer_padding(self) -> list[int]:
+        return [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
+
+    def _find_repadding(self) -> list[int]:
+        found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True, call_only=True)]
+        return found + [p for p in self._literal("DataCollator") if re.match(
+            r"DataCollator(?:WithPadding|ForLanguageModeling|ForSeq2Seq|ForTokenClassification)", self.text[p:p + 40])]
+
+    def _pad_word(self, pos: int, tokenizer: bool, call_only: bool = False) -> bool:
+        """Is the "pad" at `pos` a padding step (tokenizer=True: one a tokenizer makes)?"""
+        text = self.text
+        before = text[pos - 1] if pos else "\n"
+        if _is_word_char(before):
+            return False  # `_pad(`, `maybe_pad`, `use_padding=`: another name
+        m = PAD_WORD.match(text, pos)
+        if m is None:
+            return False
+        if m.group("seq") is not None or (m.group("call") is None and " as " in m.group(0)):
+            return not tokenizer and not call_only  # pad_sequence, or an aliased import of a padding function
+        if m.group("call") is not None:
+            head = text[max(0, pos - 80):pos].rstrip()
+            if head.endswith("."):
+                receiver = re.search(r"(\w*)\s*$", head[:-1]).group(1)
+                if receiver in ("self", "cls"):
+                    return False  # a local method: its own body holds the padding steps
+                return not tokenizer or receiver not in ARRAY_MODULES
+            if head.endswith("def"):
                 return False
-        if "const" in groups and match.group("const") is not None:
+            if self._pad_imported is None:
+                self._pad_imported = PAD_IMPORTED.search(text) is not None
+            return self._pad_imported  # numpy's or torch's pad, imported bare
+        if call_only:
+            return False
+        const = m.group("const")
+        if const is not None:
             # `padding=PADDING` counts only when the name is a module-level constant.
-            const = match.group("const")
             return const != "True" and re.search(
-                r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % (re.escape(const), re.escape(const)), self.text, re.M) is not None
-        if "bare" in groups and match.group("bare") is not None:
-            # a bare `pad(...)`: numpy's or torch's only when imported under that name (else a local helper)
-            return PAD_IMPORTED.search(self.text) is not None
-        if "recv" in groups and match.group("recv") is not None:
-            return match.group("recv") not in ARRAY_MODULES
-        if match.group(0).startswith("full"):
-            return self._full_fill_may_be_pad(match.end())
+                r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % (re.escape(const), re.escape(const)),
+                text, re.M) is not None
         return True
+
+    def _find_list_padding(self) -> list[int]:
+        text, found = self.text, []
+        for m in LIST_REPEAT.finditer(text):
+            item = m.group("item")
+            if item is None:  # `[v] * n`: the list ends where the match starts
+                before = LIST_ITEM_BEFORE.search(text, max(0, m.start() - 80), m.start())
+                if before is None:
+                    continue
+                item = before.group(1)
+            if item not in NOT_A_PAD_ITEM and not _is_float(item):
+                found.append(m.start())
+        return found
+
+    def _eos_names(self) -> list[int]:
+        lower = self.lower
+        return [p for p in self._literal("eos", lower=True)
+                if (p == 0 or not _is_word_char(lower[p - 1])) and EOS_WORD.match(lower, p)]
+
+    def _find_pad_is_eos(self) -> list[int]:
+        return [p for p in self._eos_names() if PAD_IS_EOS_BEFORE.search(self.lower, max(0, p - 320), p)]
+
+    def _find_eos_fallback(self) -> list[int]:
+        return [p for p in self._eos_names() if OR_BEFORE.search(self.lower, max(0, p - 220), p)]
+
+    def _find_loss(self) -> list[int]:
+        return [p for w in ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss") for p in self._literal(w)]
+
+    def _find_ignore_index_set(self) -> list[int]:
+        found = []
+        for p in self._literal("ignore_index"):
+            m = IGNORE_INDEX_SET.match(self.text, p)
+            if m is not None and (m.group("const") is None or re.search(
+                    r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % ((re.escape(m.group("const")),) * 2), self.text, re.M)):
+                found.append(p)
+        return found
+
+    def _find_ignore_constant(self) -> list[int]:
+        """An ignore-named constant other than -100: module-level, imported, or `module.IGNORE_X`."""
+        text, found = self.text, []
+        for p in self._literal("ignore", lower=True):
+            line_start = text.rfind("\n", 0, p) + 1
+            head = text[line_start:p]
+            if re.fullmatch(r"\w*", head) and re.match(r"\w*[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(?!-[ \t]*100\b)", text[p:p + 200]):
+                found.append(line_start)
+            elif re.match(r"\s*(?:from|import)\b", head) and "import" in head and "#" not in head:
+                found.append(p)
+            elif text.startswith("IGNORE", p) and re.search(r"(?<![\w.])(?!re\.)[a-z_]\w*\.[A-Z_]*$", head):
+                found.append(p)
+        return found
+
+    def _find_label_pad_id(self) -> list[int]:
+        return self._literal("label_pad_token_id")
+
+    def _label_words(self) -> list[tuple[int, int]]:
+        return [(p, len(w)) for w in LABEL_WORDS for p in self._literal(w, lower=True)]
+
+    def _find_label_store(self) -> list[int]:
+        return [p for p, n in self._label_words() if LABEL_STORE_AFTER.match(self.text, p + n)]
+
+    def _find_int_store(self) -> list[int]:
+        return [m.start() for m in INT_STORE.finditer(self.text)]
+
+    def _find_mean(self) -> list[int]:
+        text = self.text
+        return [p for p in self._literal("mean") if (p == 0 or not _is_word_char(text[p - 1]))
+                and re.match(r"mean\s*\(", text[p:p + 12])]
+
+    def _find_labels_alias(self) -> list[int]:
+        return [p for p, n in self._label_words() if LABELS_ALIAS_AFTER.match(self.text, p + n)]
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
         """`torch.full(shape, fill)`: False only for fills that cannot hold a pad id."""
@@ -166,7 +261,7 @@ class Look:
                 return False  # no fill: nothing padded
             fill = positional[1].strip()
         if re.fullmatch(r"-?\s*[\d.]+", fill):
-            return True if fill.replace(" ", "") not in ("1", "1.0", "0", "0.0") else False
+            return fill.replace(" ", "") not in ("1", "1.0", "0", "0.0")
         if re.fullmatch(r"[A-Za-z_][\w.]*", fill) and "." in fill and "pad" not in fill.lower():
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
@@ -177,7 +272,7 @@ class Look:
         """The outermost defs (module functions and methods), in text order; the rest is script code."""
         if self._units is not None:
             return self._units
-        text, units, classes = self.text, [], []  # classes: (end, index of its first unit)
+        text, units = self.text, []
         open_def_end = -1
         class_stack: list[tuple[int, int, int]] = []  # (indent, end, class id)
         class_id = 0
@@ -233,13 +328,17 @@ class Look:
             spans = [(0, len(self.text))]
         else:
             spans = [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
-        return all(self._in_spans(WORDS[sink], spans) for sink in sinks)
+        return all(self._in_spans(SINK_WORDS[sink], spans) for sink in sinks)
 
-    def _in_spans(self, pattern: re.Pattern[str], spans: list[tuple[int, int]]) -> bool:
+    def _in_spans(self, words: tuple[str, ...], spans: list[tuple[int, int]]) -> bool:
+        lower = self.lower
         for start, end in spans:
-            for m in pattern.finditer(self.text, start, end):
-                if self.in_code(m.start()):
-                    return True
+            for word in words:
+                pos = lower.find(word, start, end)
+                while pos != -1:
+                    if self.in_code(pos):
+                        return True
+                    pos = lower.find(word, pos + 1, end)
         return False
 
     def _reach(self, seed: str) -> set:
@@ -313,8 +412,10 @@ class Look:
         text, u = self.text, self.units()[i]
         found: set = set()
         name = "self" if u.name == "__call__" else u.name
-        for m in re.finditer(r"\b%s\b" % re.escape(name), text):
-            pos = m.start()
+        for pos in self._literal(name):
+            end = pos + len(name)
+            if (pos and _is_word_char(text[pos - 1])) or (end < len(text) and _is_word_char(text[end])):
+                continue
             before = text[max(0, pos - 24):pos]
             where = self.unit_at(pos)
             if where == -1 or where == i:
@@ -324,7 +425,7 @@ class Look:
                     continue
             else:
                 if u.name == "__call__":
-                    if not re.match(r"\s*\(", text[m.end():m.end() + 8]) or before.endswith("."):
+                    if not re.match(r"\s*\(", text[end:end + 8]) or before.endswith("."):
                         continue
                 elif not re.search(r"(?<![\w.])(?:self|cls)\s*\.\s*$", before):
                     continue
@@ -388,6 +489,10 @@ def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] |
         current.append(ch)
         i += 1
     return None
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def _is_float(item: str) -> bool:

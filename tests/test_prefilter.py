@@ -71,10 +71,10 @@ def test_a_file_without_the_words_is_skipped_but_still_syntax_checked(tmp_path):
 def test_a_rule_without_requires_disables_the_prefilter(monkeypatch):
     rule = ALL_RULES[0]
     monkeypatch.setattr(rule, "REQUIRES", ())
-    prefilter._pattern.cache_clear()
+    prefilter._words.cache_clear()
     try:
         assert prefilter.may_fire("x = 1\n", {rule.code})
     finally:
         monkeypatch.undo()
-        prefilter._pattern.cache_clear()
+        prefilter._words.cache_clear()
     assert not prefilter.may_fire("x = 1\n", {rule.code})
