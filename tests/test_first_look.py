@@ -1,0 +1,174 @@
+"""The sharp first look (padlint/first_look.py): what it reads from the text, and that it never
+rules out a file a rule fires on (its rules' own INVALID examples; the fixtures and the bench corpus
+are compared with the full analysis in tests/test_prefilter.py)."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from padlint import prefilter
+from padlint.first_look import Look
+from padlint.rules import ALL_RULES
+
+
+def look(code: str) -> Look:
+    return Look(textwrap.dedent(code))
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_every_invalid_example_passes_its_rules_look(rule):
+    for example in rule.INVALID:
+        assert rule.may_fire(Look(example)), (rule.code, example)
+        assert prefilter.look_may_fire(example, {rule.code})
+
+
+def test_scopes_end_where_the_next_statement_starts():
+    code = look('''
+        import torch
+
+        class Collator:
+            """A docstring that mentions
+        def not_a_function(): at column 0
+            """
+
+            @torch.no_grad()
+            def __call__(
+                self,
+                batch,
+            ) -> dict:
+                return self.helper(batch)
+
+            def helper(self, batch):
+                return batch
+
+        def module_function(x):
+            return x
+
+        SCRIPT = module_function(1)
+    ''')
+    assert [(u.name, u.kind) for u in code.units()] == [("__call__", "method"), ("helper", "method"),
+                                                        ("module_function", "func")]
+    assert code.unit_at(code.text.index("SCRIPT")) is None  # script code
+    assert code.unit_at(code.text.index("@torch")) == -1  # a class body: not walked by the analysis
+    call, helper, function = code.units()
+    assert code.text[call.start:call.end].rstrip().endswith("return self.helper(batch)")
+
+
+def test_comments_and_docstrings_do_not_count():
+    code = look('''
+        def f(tokenizer, texts):
+            """Pads with tokenizer(texts, padding=True)."""
+            # tokenizer(texts, padding="max_length")
+            return tokenizer(texts)
+    ''')
+    assert not code.has("tokenizer_padding")
+    assert look("def f(tok, t):\n    return tok(t, padding=True)\n").has("tokenizer_padding")
+
+
+def test_array_padding_is_a_padding_step_but_not_a_tokenizers():
+    code = look('''
+        import torch.nn.functional as F
+
+        def f(x, tokenizer, feats):
+            a = F.pad(x, (0, 3))
+            b = tokenizer.pad(feats)
+    ''')
+    assert len(code.positions("pad_step")) == 2
+    assert len(code.positions("tokenizer_padding")) == 1
+    assert not look("def f(x):\n    return self.pad(x)\n").has("pad_step")  # a local method: its body counts
+    assert not look("def f(x):\n    return maybe_pad(x)\n").has("pad_step")
+
+
+def test_torch_full_counts_only_with_a_fill_that_can_be_a_pad_id():
+    assert not look("import torch\ndef f(n, c):\n    return torch.full((), c.image_token_id)\n").has("pad_step")
+    assert not look("import torch\ndef f(n):\n    return torch.full((n, 3), 1)\n").has("pad_step")
+    assert look("import torch\ndef f(n, tok):\n    return torch.full((n, 3), tok.pad_token_id)\n").has("pad_step")
+    assert look("import torch\ndef f(n, fill):\n    return torch.full((n, 3), fill)\n").has("pad_step")
+
+
+def test_a_padding_step_reaches_the_callers_of_its_function_and_its_callees():
+    code = look('''
+        from torch.nn.utils.rnn import pad_sequence
+
+        def pad_rows(rows, pad_id):
+            return pad_sequence(rows, batch_first=True, padding_value=pad_id)
+
+        def collate(batch):
+            ids = pad_rows([b["input_ids"] for b in batch], 0)
+            return {"input_ids": ids, "labels": ids}
+
+        def unrelated(logits, target):
+            return logits.mean()
+    ''')
+    assert code.linked("pad_step", "labels")
+    names = {code.units()[i].name for i in code._reach("pad_step")}
+    assert names == {"pad_rows", "collate"}
+
+
+def test_init_hands_its_attributes_to_the_methods_that_read_them():
+    code = look('''
+        class Collator:
+            def __init__(self, tok, n):
+                self.pad_row = [tok.pad_token_id] * n
+                self.size = n
+
+            def __call__(self, batch):
+                return {"input_ids": [b + self.pad_row for b in batch], "labels": batch}
+
+            def other(self):
+                return {"attention_mask": 1}
+    ''')
+    assert {code.units()[i].name for i in code._reach("pad_step")} == {"__init__", "__call__"}
+    assert code.linked("pad_step", "labels")
+    assert not code.linked("pad_step", "mask")
+
+
+def test_a_padding_step_in_one_model_does_not_reach_an_unrelated_forward():
+    code = look('''
+        import torch
+        import torch.nn.functional as F
+
+        class Conv:
+            def forward(self, hidden_states):
+                return F.pad(hidden_states, (0, 1))
+
+        class Attention:
+            def forward(self, input_ids, attention_mask=None):
+                if attention_mask is None:
+                    attention_mask = torch.ones_like(input_ids)
+                return attention_mask
+    ''')
+    assert code.has("pad_step")
+    assert not code.linked("pad_step", "mask", "ones")
+    assert not prefilter.look_may_fire(code.text, {"PAD001", "PAD002", "PAD003"})
+
+
+def test_script_code_reaches_everything():
+    code = look('''
+        from torch.nn.utils.rnn import pad_sequence
+
+        def make_batch(ids):
+            return {"input_ids": ids, "labels": ids}
+
+        padded = pad_sequence(rows, batch_first=True)
+        batch = make_batch(padded)
+    ''')
+    assert None in code._reach("pad_step")
+    assert code.linked("pad_step", "labels")
+
+
+def test_pad_set_to_eos_and_its_fallback():
+    assert look("tokenizer.pad_token = tokenizer.eos_token\n").has("pad_is_eos")
+    assert look("m = Model(pad_token_id=tok.eos_token_id)\n").has("pad_is_eos")
+    assert look("pad = tok.pad_token_id or tok.eos_token_id\n").has("pad_is_eos")
+    assert not look("x = pixel_values or pixel_values_videos\n").has("eos_fallback")
+    assert not look("tokenizer.pad_token = '<pad>'\n").has("pad_is_eos")
+
+
+def test_mean_of_a_product():
+    from padlint.first_look import mean_of_product
+
+    assert mean_of_product(look("loss = (per_token * mask).mean()\n"))
+    assert mean_of_product(look("loss = torch.mean(per_token * mask, dim=1)\n"))
+    assert not mean_of_product(look("h = hidden.pow(2).mean(-1, keepdim=True)\n"))
