@@ -246,6 +246,28 @@ class Look:
         return [p for p in self._literal("mean") if (p == 0 or not _is_word_char(text[p - 1]))
                 and re.match(r"mean\s*\(", text[p:p + 12])]
 
+    def _find_mean_product(self) -> list[int]:
+        """`(x * mask).mean(...)`, `torch.mean(x * mask, ...)`: a mean whose receiver or first argument
+        is a product (or cannot be read here)."""
+        text, found = self.text, []
+        for pos in self.positions("mean"):
+            head = text[max(0, pos - 2000):pos]
+            if head.rstrip().endswith(".") and head.rstrip(". \t\n\\").endswith(")"):
+                if "*" in _parenthesised_before(text, head.rstrip(". \t\n\\")):
+                    found.append(pos)
+                    continue
+            args = _call_arguments(text, text.find("(", pos) + 1, limit=2000)
+            if args is None or (args and "*" in args[0]):
+                found.append(pos)
+        return found
+
+    def _find_label_value_site(self) -> list[int]:
+        """Where labels may be given a value (PAD007) or masked by the pad id (PAD004): -100, an
+        ignore-named value, masked_fill, a label pad id, a seq2seq collator, a store of a literal."""
+        found = self._literal("-100") + self._literal("ignore", lower=True) + self._literal("masked_fill")
+        found += self._literal("label_pad_token_id") + self._literal("DataCollatorFor")
+        return sorted(found + self._find_label_store() + self._find_int_store())
+
     def _find_labels_alias(self) -> list[int]:
         return [p for p, n in self._label_words() if LABELS_ALIAS_AFTER.match(self.text, p + n)]
 
@@ -340,6 +362,10 @@ class Look:
                         return True
                     pos = lower.find(word, pos + 1, end)
         return False
+
+    def reach(self, seed: str) -> set:
+        """The scopes a value made where `seed` occurs can reach (None among them: script code)."""
+        return self._reach(seed) if self.positions(seed) else set()
 
     def _reach(self, seed: str) -> set:
         component = self._components.get(seed)
@@ -442,6 +468,26 @@ class Look:
                 if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))]
 
 
+def reduced_text(look: "Look", keep: set) -> str:
+    """The text with every def outside `keep` cut down to `def name(*args, **kwargs): ...`, lines kept
+    in place (decorators stay: they decorate the stub).
+
+    libcst's time grows with the code it parses and the analysis walks; a def no padding step can
+    reach adds nothing to the findings of the rules that asked for these scopes.
+    """
+    text, parts, pos = look.text, [], 0
+    for i, unit in enumerate(look.units()):
+        if i in keep:
+            continue
+        region = text[unit.start:unit.end]
+        indent = region[:len(region) - len(region.lstrip(" \t"))]
+        parts += [text[pos:unit.start], indent, "def ", unit.name, "(*args, **kwargs): ...",
+                  "\n" * max(1, region.count("\n"))]
+        pos = unit.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 def _triple_quote_checker(text: str):
     """A test for "is this position inside a triple-quoted string", by counting the quotes before it.
 
@@ -501,17 +547,7 @@ def _is_float(item: str) -> bool:
 
 def mean_of_product(look: Look) -> bool:
     """`(x * mask).mean(...)` or `torch.mean(x * mask, ...)` somewhere (PAD011's shape)."""
-    text = look.text
-    for pos in look.positions("mean"):
-        before = text[max(0, pos - 2):pos].rstrip()
-        if before.endswith(".") and text[:pos].rstrip(". \t\n\\").endswith(")"):
-            if "*" in _parenthesised_before(text, text[:pos].rstrip(". \t\n\\")):
-                return True
-        open_paren = text.find("(", pos) + 1
-        args = _call_arguments(text, open_paren, limit=2000)
-        if args is None or (args and "*" in args[0]):
-            return True
-    return False
+    return look.has("mean_product")
 
 
 def _parenthesised_before(text: str, head: str) -> str:

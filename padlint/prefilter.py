@@ -49,14 +49,27 @@ def may_fire(text: str, codes: Collection[str]) -> bool:
 
 def look_may_fire(text: str, codes: Collection[str]) -> bool:
     """The sharp look (first_look.py) after the words: False only if no enabled rule can fire."""
-    from padlint.first_look import Look
+    return look_plan(text, codes) is not False
 
-    look = Look(text)
+
+def look_plan(text: str, codes: Collection[str]) -> bool | str:
+    """What the sharp look leaves to the analysis: False (nothing can fire), True (the whole text),
+    or a reduced text (the defs no padding step reaches have `...` for a body) that has a finding
+    only if the whole text may: analyse that first, and the whole text only if it finds something."""
+    from padlint import first_look
+
+    look = first_look.Look(text)
+    keep: set | None = set()
     for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
         words = getattr(rule, "REQUIRES", ()) or ()
         if (not words or any(w.lower() in look.lower for w in words)) and rule.may_fire(look):
-            return True
-    return False
+            scopes = rule.scopes(look) if keep is not None else None
+            keep = None if scopes is None or keep is None else keep | scopes
+    if keep is not None and not keep:
+        return False
+    if keep is None or None in keep:
+        return True
+    return first_look.reduced_text(look, keep)
 
 
 def parses(text: str) -> bool:

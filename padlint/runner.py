@@ -76,13 +76,25 @@ def analyse(task: tuple) -> tuple:
     is reported with libcst's message, as without the first look.
     """
     filename, text, select, mode, unsafe, look, report_invalid = task
+    plan: bool | str = True
     if look != "full":
         from padlint import prefilter
 
-        if not (look == "sharp" and prefilter.look_may_fire(text, select)):
+        plan = prefilter.look_plan(text, select) if look == "sharp" else False
+        if plan is False:
             if not report_invalid or prefilter.parses(text):
                 return ("ok", [], text, [], None, False)
+            plan = True  # a syntax error: libcst reports it
     from padlint import engine
+
+    if isinstance(plan, str) and mode == "lint":
+        # The defs no padding step reaches have `...` for a body; only a finding there (or a text
+        # that does not parse) sends the whole file to the analysis, which then says what is reported.
+        try:
+            if not engine.lint_source(plan, filename, select):
+                return ("ok", [], text, [], None, True)
+        except engine.SourceError:
+            pass
 
     if _has_long_line(text) and too_deeply_nested(text):
         # A 20,000-link attribute or subscript chain keeps libcst's parser busy for minutes (or

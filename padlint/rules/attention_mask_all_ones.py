@@ -65,6 +65,10 @@ def forward(model, input_ids, attention_mask=None):
     def may_fire(cls, look) -> bool:
         return look.linked("pad_step", "mask", "ones")  # a padding step in scopes connected to a mask and ones
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("pad_step")  # the padding step and wherever its value goes
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.ones_at_mask:

@@ -62,6 +62,12 @@ class Rule:
         return True
 
     @classmethod
+    def scopes(cls, look: "Look") -> set | None:
+        """The scopes (first_look unit indices) that hold everything this rule's findings need, or
+        None: the whole file. Only asked when may_fire is True."""
+        return None
+
+    @classmethod
     def url(cls) -> str:
         return f"{DOCS_BASE}{cls.code}.md"
 

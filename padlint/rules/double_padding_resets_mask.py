@@ -53,6 +53,10 @@ def collator(tokenizer):
     def may_fire(cls, look) -> bool:
         return look.has("repadding") and look.has("list_padding")  # list padding, and a collator or `.pad(...)` that pads again
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("list_padding") | look.reach("repadding")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.repadding_collator:
             return

@@ -61,6 +61,11 @@ def loss_fn(logits, labels):
             or look.has("label_store") or look.linked("pad_step", "labels")
             or (look.has("pad_step") and look.has("int_store")))
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        # The loss calls, and every place labels are given a value, with wherever values flow.
+        return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         values = {}
         for node, value, code in facts.label_values:

@@ -53,6 +53,10 @@ def collate(batch, pad_id):
     def may_fire(cls, look) -> bool:
         return look.has("label_pad_id") or look.linked("pad_step", "labels")  # a label pad id, or a padding step connected to labels
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return None if look.has("label_pad_id") else look.reach("pad_step")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         ignored = {value for _, _, value in facts.loss_ignores}
         for event in facts.events.get(self.code, []):

@@ -42,6 +42,10 @@ def add_labels(batch):
     def may_fire(cls, look) -> bool:
         return look.has("labels_alias")  # labels assigned the ids themselves
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("labels_alias")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             source = facts.code(event.node)

@@ -50,6 +50,10 @@ def group_texts(examples, block=512):
     def may_fire(cls, look) -> bool:
         return look.linked("pad_step", "labels")  # a padding step in scopes connected to labels
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("pad_step")  # the padding step and wherever its value goes
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.labels_at_sink:

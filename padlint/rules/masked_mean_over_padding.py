@@ -40,6 +40,10 @@ def token_loss(per_token, attention_mask):
     def may_fire(cls, look) -> bool:
         return first_look.mean_of_product(look)  # a mean of a product
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("mean_product")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             mask = event.detail["mask"]

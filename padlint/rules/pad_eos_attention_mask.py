@@ -50,6 +50,10 @@ def collate(rows, tok):
     def may_fire(cls, look) -> bool:
         return look.has("pad_is_eos")  # pad set to EOS somewhere
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("pad_is_eos") | look.reach("pad_step")  # pad=EOS, and masks from padded ids
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             eos = facts.pad_eos_for(event.owner)

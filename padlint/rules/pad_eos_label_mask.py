@@ -50,6 +50,10 @@ def collate(tokenizer, texts):
     def may_fire(cls, look) -> bool:
         return look.has("pad_is_eos")  # pad set to EOS somewhere
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("pad_is_eos") | look.reach("label_value_site")  # pad=EOS, and labels masked by -100
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return

@@ -45,6 +45,10 @@ def collate(seqs, tokenizer):
     def may_fire(cls, look) -> bool:
         return look.has("eos_fallback")  # `... or ...eos...`
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("eos_fallback")
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             node = event.node

@@ -58,6 +58,10 @@ def score(model, tokenizer, text: str):
     def may_fire(cls, look) -> bool:
         return look.has("tokenizer_padding")  # a padding tokenizer call or `.pad(...)`
 
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return look.reach("tokenizer_padding")  # the padding call and wherever its output goes
+
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.mask_lost:
