@@ -88,9 +88,12 @@ class ExpressionEvaluator:
             return self.encoding_field(base, name, expr)
         # A row, a column slice or a shape entry of a value keeps what the value is.
         kept = frozenset(t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
+        padded = tags_of(base, Padded)
+        if not padded:
+            return kept
         index = self.code(expr)[len(self.code(expr.value)):]
-        kept |= {p.derived("", index) for p in tags_of(base, Padded)}
-        if _is_full_slice(expr) and tags_of(base, Padded):
+        kept |= {p.derived("", index) for p in padded}
+        if _is_full_slice(expr):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
 
@@ -320,7 +323,7 @@ class ExpressionEvaluator:
             arg = P.positional(call, 0)
             data = values[0] if values and arg is not None else EMPTY
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
-            if arg is None or not kind:
+            if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
                 return data
             text, inner = self.code(call), self.code(arg.value)
             start = text.find(inner, len(self.code(call.func)))

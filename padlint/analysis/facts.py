@@ -82,6 +82,7 @@ class ModuleFacts:
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
     labels_built: list = field(default_factory=list)  # (function name, owner) returning prompt-masked labels
     map_calls: list = field(default_factory=list)  # (function name, owner) of `dataset.map(fn)` calls
+    _code: dict = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
     pending_label_pads: dict = field(default_factory=dict)  # padding step -> (how, pad) until labels reach a sink  # owners of functions returning labels with -100 on the prompt
 
     def note_pad_eos(self, node: cst.CSTNode) -> None:
@@ -110,7 +111,11 @@ class ModuleFacts:
             events.append(Event(node, how, detail, self.current_owner))
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        # The same node's code is asked for again and again; libcst renders it anew each time.
+        found = self._code.get(node)
+        if found is None:
+            found = self._code[node] = self.module.code_for_node(node)
+        return found
 
     def span(self, node: cst.CSTNode) -> CodeRange | None:
         return self.positions.get(node)

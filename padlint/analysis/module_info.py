@@ -80,11 +80,12 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
     while stack:
         node = stack.pop()
         stack.extend(P.child_nodes(node))
-        if isinstance(node, cst.Call):
+        kind = type(node)  # `type() is`, not isinstance: libcst's ABC checks are slow on every node
+        if kind is cst.Call:
             _note_call(node, info, facts)
-        elif isinstance(node, cst.Assign):
+        elif kind is cst.Assign:
             _note_assign(node, info, facts)
-        elif isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+        elif kind is cst.BooleanOperation and type(node.operator) is cst.Or:
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
                 facts.note_pad_eos(node)
 

@@ -75,11 +75,26 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
             f.name for f in dataclasses.fields(node) if not _LAYOUT_FIELD.search(f.name))
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _KIND[type(value)] = 1 if isinstance(value, cst.CSTNode) else 2 if isinstance(value, (list, tuple)) else 0
+        if kind == 1:
             out.append(value)
-        elif isinstance(value, (list, tuple)):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+        elif kind == 2:
+            out.extend(v for v in value if _is_node(v))
     return out
+
+
+# type -> 1 (a CSTNode), 2 (a sequence of fields), 0 (anything else): `isinstance` against libcst's
+# abstract base classes was a tenth of the analysis time.
+_KIND: dict[type, int] = {}
+
+
+def _is_node(value) -> bool:
+    kind = _KIND.get(type(value))
+    if kind is None:
+        kind = _KIND[type(value)] = 1 if isinstance(value, cst.CSTNode) else 2 if isinstance(value, (list, tuple)) else 0
+    return kind == 1
 
 
 class Imports:
@@ -134,12 +149,23 @@ def _import_nodes(module: cst.Module):
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        kind = type(node)  # `type() is`, not isinstance: libcst's ABC checks are slow on every node
+        if kind is cst.Import or kind is cst.ImportFrom:
             yield node
             continue
-        if isinstance(node, (cst.BaseExpression,)):
+        if _is_expression(kind):
             continue
         stack.extend(child_nodes(node))
+
+
+_EXPRESSION: dict[type, bool] = {}
+
+
+def _is_expression(kind: type) -> bool:
+    found = _EXPRESSION.get(kind)
+    if found is None:
+        found = _EXPRESSION[kind] = issubclass(kind, cst.BaseExpression)
+    return found
 
 
 def dotted(node: cst.CSTNode) -> str:
