@@ -91,7 +91,7 @@ class Look:
         self._units: list[_Unit] | None = None
         self._starts: list[int] = []
         self._triple = _triple_quote_checker(text)
-        self._components: dict[str, set] = {}
+        self._components: dict[str, list[set]] = {}
         self._class_starts: list[int] = []
         self._class_ends: list[int] = []
 
@@ -341,16 +341,33 @@ class Look:
         return None
 
     def linked(self, seed: str, *sinks: str) -> bool:
-        """Do the scopes connected to one with `seed` have every word in `sinks` (in code)?"""
-        if not self.positions(seed):
-            return False
-        component = self._reach(seed)
-        units = self.units()
+        """Does the reach of some scope with `seed` have every word in `sinks` (in code)?"""
+        return bool(self.reach(seed, *sinks))
+
+    def reach(self, seed: str, *sinks: str) -> set:
+        """The scopes a value made where `seed` occurs can reach (None among them: script code),
+        counting only the scopes with `seed` whose reach has every word in `sinks`."""
+        found: set = set()
+        for component in self._closures(seed):
+            if component <= found:
+                continue
+            if all(self._in_spans(SINK_WORDS[sink], self._spans(component)) for sink in sinks):
+                found |= component
+        return found
+
+    def _closures(self, seed: str) -> list[set]:
+        """One reach per scope that holds `seed`."""
+        closures = self._components.get(seed)
+        if closures is None:
+            starts = {self.unit_at(p) for p in self.positions(seed)} - {-1}
+            closures = self._components[seed] = [self._closure({start}) for start in starts]
+        return closures
+
+    def _spans(self, component: set) -> list[tuple[int, int]]:
         if None in component:
-            spans = [(0, len(self.text))]
-        else:
-            spans = [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
-        return all(self._in_spans(SINK_WORDS[sink], spans) for sink in sinks)
+            return [(0, len(self.text))]
+        units = self.units()
+        return [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
 
     def _in_spans(self, words: tuple[str, ...], spans: list[tuple[int, int]]) -> bool:
         lower = self.lower
@@ -362,17 +379,6 @@ class Look:
                         return True
                     pos = lower.find(word, pos + 1, end)
         return False
-
-    def reach(self, seed: str) -> set:
-        """The scopes a value made where `seed` occurs can reach (None among them: script code)."""
-        return self._reach(seed) if self.positions(seed) else set()
-
-    def _reach(self, seed: str) -> set:
-        component = self._components.get(seed)
-        if component is None:
-            start = {self.unit_at(p) for p in self.positions(seed)} - {-1}
-            component = self._components[seed] = self._closure(start)
-        return component
 
     def _closure(self, start: set) -> set:
         """The scopes a value made in `start` can reach, the way the analysis passes values on.

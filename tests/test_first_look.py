@@ -102,7 +102,7 @@ def test_a_padding_step_reaches_the_callers_of_its_function_and_its_callees():
             return logits.mean()
     ''')
     assert code.linked("pad_step", "labels")
-    names = {code.units()[i].name for i in code._reach("pad_step")}
+    names = {code.units()[i].name for i in code.reach("pad_step")}
     assert names == {"pad_rows", "collate"}
 
 
@@ -119,7 +119,7 @@ def test_init_hands_its_attributes_to_the_methods_that_read_them():
             def other(self):
                 return {"attention_mask": 1}
     ''')
-    assert {code.units()[i].name for i in code._reach("pad_step")} == {"__init__", "__call__"}
+    assert {code.units()[i].name for i in code.reach("pad_step")} == {"__init__", "__call__"}
     assert code.linked("pad_step", "labels")
     assert not code.linked("pad_step", "mask")
 
@@ -154,7 +154,7 @@ def test_script_code_reaches_everything():
         padded = pad_sequence(rows, batch_first=True)
         batch = make_batch(padded)
     ''')
-    assert None in code._reach("pad_step")
+    assert None in code.reach("pad_step")
     assert code.linked("pad_step", "labels")
 
 
@@ -172,3 +172,85 @@ def test_mean_of_a_product():
     assert mean_of_product(look("loss = (per_token * mask).mean()\n"))
     assert mean_of_product(look("loss = torch.mean(per_token * mask, dim=1)\n"))
     assert not mean_of_product(look("h = hidden.pow(2).mean(-1, keepdim=True)\n"))
+
+
+# ---- the reduced analysis -----------------------------------------------------------------------------
+MODEL_AND_COLLATOR = '''
+import torch
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+
+class Conv:
+    @torch.no_grad()
+    def forward(
+        self,
+        hidden_states,
+    ):
+        """Pads the time axis."""
+        return F.pad(hidden_states, (0, 1))
+
+
+class Attention:
+    def forward(self, input_ids, attention_mask=None):
+        if attention_mask is None:
+            attention_mask = torch.ones_like(input_ids)
+        return attention_mask
+
+
+def collate(batch, pad_id):
+    ids = pad_sequence([torch.tensor(b["input_ids"]) for b in batch], batch_first=True, padding_value=pad_id)
+    return {"input_ids": ids, "labels": ids}
+'''
+
+
+def test_the_reduced_text_stubs_unreached_defs_and_keeps_every_line_in_place():
+    plan = prefilter.look_plan(MODEL_AND_COLLATOR, {"PAD002"})
+    assert isinstance(plan, str)
+    assert plan.count("\n") == MODEL_AND_COLLATOR.count("\n")
+    kept = plan.splitlines()
+    original = MODEL_AND_COLLATOR.splitlines()
+    collate_at = original.index("def collate(batch, pad_id):")
+    assert kept[collate_at:] == original[collate_at:]  # the padding step's scope, unchanged
+    assert "    @torch.no_grad()" in kept and "    def forward(*args, **kwargs): ..." in kept
+    assert "F.pad" not in plan and "ones_like" not in plan
+    import ast
+
+    ast.parse(plan)
+
+
+def test_the_plan_is_the_whole_file_or_nothing_when_it_must_be():
+    assert prefilter.look_plan("import torch\nx = torch.ones(3)\n", {"PAD001", "PAD002"}) is False
+    script = "from torch.nn.utils.rnn import pad_sequence\nids = pad_sequence(rows)\nbatch = {'labels': ids}\n"
+    assert prefilter.look_plan(script, {"PAD002"}) is True  # script code reaches everything
+    assert prefilter.look_plan(MODEL_AND_COLLATOR, {"PAD008"}) is False  # no DataCollatorForLanguageModeling
+
+
+def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
+    """The collator in a def no padding step reaches silences PAD002 (it rebuilds the labels): the
+    reduced text, without it, has a finding; the whole file, which decides, has none."""
+    from padlint import engine
+    from padlint.config import Settings, with_cli
+    from padlint.runner import Options, check_files
+
+    source = textwrap.dedent('''
+        from transformers import DataCollatorForLanguageModeling
+
+
+        def encode(example, tokenizer):
+            ids = tokenizer(example["text"], padding="max_length", max_length=64)["input_ids"]
+            return {"input_ids": ids, "labels": ids}
+
+
+        def make_collator(tokenizer):
+            return DataCollatorForLanguageModeling(tokenizer, mlm=False)
+    ''')
+    plan = prefilter.look_plan(source, {"PAD002"})
+    assert isinstance(plan, str) and engine.lint_source(plan, "x.py", {"PAD002"})
+    assert not engine.lint_source(source, "x.py", {"PAD002"})
+    path = tmp_path / "encode.py"
+    path.write_text(source)
+    settings = with_cli(Settings(root=tmp_path), select=("PAD002",))
+    result = check_files([str(path)], settings, Options(cache=False), lambda m: None, lambda m: None)
+    assert result.diagnostics == []
+    assert result.stats["parsed"] == 1

@@ -67,7 +67,7 @@ def forward(model, input_ids, attention_mask=None):
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("pad_step")  # the padding step and wherever its value goes
+        return look.reach("pad_step", "mask", "ones")  # the padding step and wherever its value goes
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()

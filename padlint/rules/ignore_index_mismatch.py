@@ -64,7 +64,7 @@ def loss_fn(logits, labels):
     @classmethod
     def scopes(cls, look) -> set | None:
         # The loss calls, and every place labels are given a value, with wherever values flow.
-        return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step")
+        return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         values = {}

@@ -55,7 +55,7 @@ def collate(batch, pad_id):
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return None if look.has("label_pad_id") else look.reach("pad_step")
+        return None if look.has("label_pad_id") else look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         ignored = {value for _, _, value in facts.loss_ignores}

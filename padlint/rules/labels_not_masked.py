@@ -52,7 +52,7 @@ def group_texts(examples, block=512):
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("pad_step")  # the padding step and wherever its value goes
+        return look.reach("pad_step", "labels")  # the padding step and wherever its value goes
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()

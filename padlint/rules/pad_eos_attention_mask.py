@@ -52,7 +52,7 @@ def collate(rows, tok):
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("pad_is_eos") | look.reach("pad_step")  # pad=EOS, and masks from padded ids
+        return look.reach("pad_is_eos") | look.reach("pad_step", "mask")  # pad=EOS, and masks from padded ids
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
