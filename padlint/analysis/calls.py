@@ -346,8 +346,7 @@ class CallEvaluator:
         if "labels" in keywords and call not in self.unused_loss_calls:
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
-        model_like = ids is None and (P.MODEL_CALLEE.search(P.last_name(call.func))
-                                      or P.last_name(call.func) in ("generate", "forward"))
+        model_like = ids is None and P.model_callee(P.last_name(call.func))
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
         carries = "attention_mask" in keywords or P.has_star_kwargs(call) or any(

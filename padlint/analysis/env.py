@@ -41,6 +41,7 @@ class Env:
         self.versions: dict[str, int] = {}
         self.parent = parent
         self.scope = object()  # identity of the scope; branches of it share it
+        self.dirty: set[str] | None = None  # in a branch: the places written since it was made
 
     def get(self, key: str) -> Value | None:
         env: Env | None = self
@@ -73,21 +74,34 @@ class Env:
             del self.vars[sub]
         self.vars[key] = value
         self.versions[key] = self.version(key) + 1
+        if self.dirty is not None:
+            self.dirty.add(key)
+
+    def put(self, key: str, value: Value) -> None:
+        """Set what a place holds without making it a new binding (a dict literal's entries)."""
+        self.vars[key] = value
+        if self.dirty is not None:
+            self.dirty.add(key)
 
     def update(self, key: str, value: Value) -> None:
         """Add to what a place holds (in-place growth such as `rows.append(x)`)."""
-        self.vars[key] = (self.get(key) or EMPTY) | value
+        self.put(key, (self.get(key) or EMPTY) | value)
 
     def branch(self) -> "Env":
         copy = Env(self.parent)
         copy.scope = self.scope
         copy.vars = dict(self.vars)
         copy.versions = dict(self.versions)
+        copy.dirty = set()
         return copy
 
     def merge(self, *arms: "Env") -> None:
         """Join branches into this env: a place may hold what any arm left in it."""
-        keys = set().union(*(arm.vars for arm in arms))
+        if all(arm.dirty is not None for arm in arms):
+            # A place no arm wrote holds in every arm what it holds here: only written ones change.
+            keys = set().union(*(arm.dirty for arm in arms))  # type: ignore[arg-type]
+        else:
+            keys = set().union(*(arm.vars for arm in arms))
         for key in keys:
             value = EMPTY
             for arm in arms:
@@ -95,6 +109,8 @@ class Env:
             self.vars[key] = value
             versions = {arm.versions.get(key, self.versions.get(key, 0)) for arm in arms}
             self.versions[key] = max(versions) + (1 if len(versions) > 1 else 0)
+            if self.dirty is not None:
+                self.dirty.add(key)
 
     def places_holding(self, tag: object) -> list[str]:
         """Names of places (innermost scope first) whose value holds `tag`."""

@@ -301,7 +301,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.note_text_kind(target.value, value_node)
         if self.last_dict is not None and self.last_dict[0] is value_node:
             for name, (entry, _) in self.last_dict[1].items():
-                self.env.vars[f"{key}[{name!r}]"] = entry
+                self.env.put(f"{key}[{name!r}]", entry)
 
     def note_text_kind(self, name: str, value_node: cst.BaseExpression) -> None:
         single = self.is_single_text(value_node) if not isinstance(value_node, cst.Name) else None

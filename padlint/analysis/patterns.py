@@ -5,6 +5,7 @@ Everything here is a pure function of CST nodes plus the module's import table: 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 import libcst as cst
@@ -242,8 +243,25 @@ def is_pad_id_expression(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in PAD_ID_ATTR
     if isinstance(expr, cst.Name):
-        return bool(PAD_ID_NAME.match(expr.value))
+        return _pad_id_name(expr.value)
     return False
+
+
+# Names repeat across a module: a regex per name once (these ran hundreds of thousands of times).
+@functools.lru_cache(maxsize=8192)
+def _pad_id_name(name: str) -> bool:
+    return bool(PAD_ID_NAME.match(name))
+
+
+@functools.lru_cache(maxsize=8192)
+def _tokenizer_name(name: str) -> bool:
+    return not NOT_TOKENIZER_NAME.search(name) and bool(TOKENIZER_NAME.search(name))
+
+
+@functools.lru_cache(maxsize=8192)
+def model_callee(name: str) -> bool:
+    """Named like a model (`model`, `self.encoder`, `lm`), or its `generate` / `forward`."""
+    return bool(MODEL_CALLEE.search(name)) or name in ("generate", "forward")
 
 
 def is_eos_expression(expr: cst.BaseExpression) -> bool:
@@ -269,9 +287,7 @@ def mentions_eos(node: cst.CSTNode) -> bool:
 def is_tokenizer_expression(expr: cst.BaseExpression) -> bool:
     """Named like a tokenizer or processor: `tokenizer`, `self.tok`, `processor.tokenizer`."""
     name = last_name(expr) if not isinstance(expr, cst.Call) else ""
-    if not name or NOT_TOKENIZER_NAME.search(name):
-        return False
-    return bool(TOKENIZER_NAME.search(name))
+    return bool(name) and _tokenizer_name(name)
 
 
 def padding_requested(call: cst.Call, constants: dict[str, cst.BaseExpression]) -> str | None:
