@@ -84,10 +84,13 @@ class Look:
     """The text of one file, with lazily computed matches, scopes and their connections."""
 
     def __init__(self, text: str):
+        if "\r" in text:  # lines end in "\n" here, whatever the file uses (one for one, so rows stay)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.text = text
         self._positions: dict[str, list[int]] = {}
         self._lower: str | None = None
         self._pad_imported: bool | None = None
+        self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
         self._units: list[_Unit] | None = None
         self._starts: list[int] = []
         self._triple = _triple_quote_checker(text)
@@ -132,11 +135,27 @@ class Look:
     # -- the features
     def _find_pad_step(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=False)]
-        found += self._find_list_padding()
         text = self.text
-        found += [p for p in self._literal("full") if (p == 0 or not _is_word_char(text[p - 1]))
-                  and FULL_CALL.match(text, p) and self._full_fill_may_be_pad(FULL_CALL.match(text, p).end())]
+        for p in self._find_list_padding():
+            item = self._list_item(p)
+            if item is None or not re.fullmatch(r"-?\d+", item):
+                self._weak.add(p)  # `[fill] * n` pads only if `fill` holds a pad id
+                found.append(p)
+            elif item != "-100":
+                found.append(p)  # `[-1] * n`: labels padded with a sentinel
+        for p in self._literal("full"):
+            call = FULL_CALL.match(text, p)
+            if call and (p == 0 or not _is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
+                self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
+                found.append(p)
         return sorted(found)
+
+    def _list_item(self, pos: int) -> str | None:
+        m = LIST_REPEAT.match(self.text, pos)
+        if m is not None and m.group("item") is not None:
+            return m.group("item")
+        before = LIST_ITEM_BEFORE.search(self.text, max(0, pos - 80), pos)
+        return before.group(1) if before else None
 
     def _find_tokenizer_padding(self) -> list[int]:
         return [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
@@ -283,7 +302,7 @@ class Look:
                 return False  # no fill: nothing padded
             fill = positional[1].strip()
         if re.fullmatch(r"-?\s*[\d.]+", fill):
-            return fill.replace(" ", "") not in ("1", "1.0", "0", "0.0")
+            return False  # a number: ones, zeros, -100 (labels masked, found as such) or a constant
         if re.fullmatch(r"[A-Za-z_][\w.]*", fill) and "." in fill and "pad" not in fill.lower():
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
@@ -359,9 +378,52 @@ class Look:
         """One reach per scope that holds `seed`."""
         closures = self._components.get(seed)
         if closures is None:
-            starts = {self.unit_at(p) for p in self.positions(seed)} - {-1}
-            closures = self._components[seed] = [self._closure({start}) for start in starts]
+            # An import makes no value (`from torch.nn import CrossEntropyLoss`), except an aliased
+            # padding function (`import pad as p`), whose calls the text cannot see.
+            strong: set = set()
+            weak: set = set()
+            for p in self.positions(seed):
+                if self._in_import(p) and not re.match(r"pad\w*\s+as\b", self.text[p:p + 40]):
+                    continue
+                (weak if p in self._weak else strong).add(self.unit_at(p))
+            strong.discard(-1)
+            closures = [self._closure({start}) for start in strong]
+            # A fill that holds a pad id came from something named so: in the reach, or in the
+            # `__init__` that stored it.
+            for start in weak - strong - {-1}:
+                closure = self._closure({start})
+                spans = self._spans(closure)
+                if start is not None and self.units()[start].kind == "method":
+                    spans += [(self.units()[j].start, self.units()[j].end)
+                              for j in self._methods.get((self.units()[start].cls, "__init__"), ())]
+                if self._in_spans(("pad",), spans):
+                    closures.append(closure)
+            self._components[seed] = closures
         return closures
+
+    def _in_decorator(self, pos: int) -> bool:
+        """Is `pos` in a module-level decorator (`@use_kernel(\n    [fn_a, fn_b])`)?"""
+        text = self.text
+        line_start = text.rfind("\n", 0, pos) + 1
+        if text.startswith("@", line_start):
+            return True
+        at = text.rfind("\n@", 0, pos)
+        if at == -1:
+            return False
+        segment = text[at:pos]
+        return segment.count("(") > segment.count(")") and "\ndef " not in segment and "\nclass " not in segment
+
+    def _in_import(self, pos: int) -> bool:
+        """Is `pos` in an import statement (also one of `from m import (\n a,\n b)`)?"""
+        text = self.text
+        line_start = text.rfind("\n", 0, pos) + 1
+        if text[line_start:pos].lstrip().startswith(("from ", "import ")):
+            return True
+        opening = text.rfind("import (", 0, pos)
+        if opening == -1 or ")" in text[opening:pos]:
+            return False
+        head = text[text.rfind("\n", 0, opening) + 1:opening].lstrip()
+        return head.startswith("from ")
 
     def _spans(self, component: set) -> list[tuple[int, int]]:
         if None in component:
@@ -452,6 +514,10 @@ class Look:
             where = self.unit_at(pos)
             if where == -1 or where == i:
                 continue
+            if pos and text[pos - 1] in "\"'" and text[end:end + 1] == text[pos - 1]:
+                continue  # `__all__ = ["name"]`: a mention in a string, not a reference
+            if where is None and self._in_decorator(pos):
+                continue  # `@register(fn)` on a module-level def: the walk passes no value through it
             if u.kind == "func":
                 if before.endswith(".") or before.rstrip().endswith("def"):
                     continue

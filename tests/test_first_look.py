@@ -254,3 +254,12 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
     result = check_files([str(path)], settings, Options(cache=False), lambda m: None, lambda m: None)
     assert result.diagnostics == []
     assert result.stats["parsed"] == 1
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_the_look_reads_crlf_and_cr_files_like_lf_ones(newline):
+    source = MODEL_AND_COLLATOR.replace("\n", newline)
+    for code in ("PAD001", "PAD002", "PAD003"):
+        assert prefilter.look_may_fire(source, {code}) == prefilter.look_may_fire(MODEL_AND_COLLATOR, {code})
+    plan = prefilter.look_plan(source, {"PAD002"})
+    assert isinstance(plan, str) and plan.count("\n") == MODEL_AND_COLLATOR.count("\n")
