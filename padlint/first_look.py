@@ -344,8 +344,8 @@ class Look:
             m = pattern.search(self.text, pos)
             if m is None:
                 return len(self.text)
-            if not self._triple(m.end()):
-                return m.start() + 1  # the start of that line
+            if not self._triple(m.end()) and not self.text.endswith("\\", 0, m.start()):
+                return m.start() + 1  # the start of that line (not the tail of a `\` continuation)
             pos = m.end()
 
     def unit_at(self, pos: int) -> int | None:
@@ -407,7 +407,7 @@ class Look:
         line_start = text.rfind("\n", 0, pos) + 1
         if text.startswith("@", line_start):
             return True
-        at = text.rfind("\n@", 0, pos)
+        at = text.rfind("\n@", max(0, pos - 5000), pos)
         if at == -1:
             return False
         segment = text[at:pos]
@@ -419,7 +419,7 @@ class Look:
         line_start = text.rfind("\n", 0, pos) + 1
         if text[line_start:pos].lstrip().startswith(("from ", "import ")):
             return True
-        opening = text.rfind("import (", 0, pos)
+        opening = text.rfind("import (", max(0, pos - 5000), pos)
         if opening == -1 or ")" in text[opening:pos]:
             return False
         head = text[text.rfind("\n", 0, opening) + 1:opening].lstrip()

@@ -263,3 +263,17 @@ def test_the_look_reads_crlf_and_cr_files_like_lf_ones(newline):
         assert prefilter.look_may_fire(source, {code}) == prefilter.look_may_fire(MODEL_AND_COLLATOR, {code})
     plan = prefilter.look_plan(source, {"PAD002"})
     assert isinstance(plan, str) and plan.count("\n") == MODEL_AND_COLLATOR.count("\n")
+
+
+def test_a_backslash_continuation_at_column_0_does_not_end_a_def():
+    code = look('''
+        from torch.nn.utils.rnn import pad_sequence
+
+        def collate(rows):
+            ids = pad_sequence(rows, batch_first=True) + \\
+        0
+            return {"input_ids": ids, "labels": ids}
+    ''')
+    assert [u.name for u in code.units()] == ["collate"]
+    assert code.unit_at(code.text.index('"labels"')) == 0
+    assert code.linked("pad_step", "labels")
