@@ -97,6 +97,7 @@ class Look:
         self._components: dict[str, list[set]] = {}
         self._class_starts: list[int] = []
         self._class_ends: list[int] = []
+        self._top_classes: list[tuple[int, int, str, int]] = []  # (start, end, name, index of its first def)
 
     # ---- matches in code ------------------------------------------------------------------------
     def in_code(self, pos: int) -> bool:
@@ -329,6 +330,8 @@ class Look:
                 class_id += 1
                 self._class_starts.append(start)
                 self._class_ends.append(end)
+                if indent == 0:
+                    self._top_classes.append((start, end, m.group(3), len(units)))
                 class_stack.append((indent, end, class_id))
                 continue
             owner = class_stack[-1][2] if class_stack else None
@@ -541,21 +544,40 @@ class Look:
 
 
 def reduced_text(look: "Look", keep: set) -> str:
-    """The text with every def outside `keep` cut down to `def name(*args, **kwargs): ...`, lines kept
-    in place (decorators stay: they decorate the stub).
+    """The text with every def outside `keep` cut down to `def name(*args, **kwargs): ...`, and every
+    module-level class none of whose defs is kept to `class Name: ...`, lines kept in place
+    (decorators stay: they decorate the stub).
 
     libcst's time grows with the code it parses and the analysis walks; a def no padding step can
-    reach adds nothing to the findings of the rules that asked for these scopes.
+    reach adds nothing to the findings of the rules that asked for these scopes. A class body the
+    module-wide facts may read (pad set to EOS, a collator) is kept.
     """
-    text, parts, pos = look.text, [], 0
-    for i, unit in enumerate(look.units()):
-        if i in keep:
-            continue
-        region = text[unit.start:unit.end]
-        indent = region[:len(region) - len(region.lstrip(" \t"))]
-        parts += [text[pos:unit.start], indent, "def ", unit.name, "(*args, **kwargs): ...",
-                  "\n" * max(1, region.count("\n"))]
-        pos = unit.end
+    text, units = look.text, look.units()
+    cuts: list[tuple[int, int, str]] = []  # (start, end, stub) in text order
+    classes = iter(look._top_classes)
+    current = next(classes, None)
+    i = 0
+    while i < len(units):
+        while current is not None and current[1] <= units[i].start:
+            current = next(classes, None)
+        if current is not None and current[0] <= units[i].start:
+            start, end, name, first = current
+            members = [j for j in range(first, len(units)) if units[j].start < end]
+            body = look.lower[start:end]
+            if not keep.intersection(members) and "eos" not in body and "datacollator" not in body:
+                cuts.append((start, end, f"class {name}: ..."))
+                i = (members[-1] + 1) if members else i + 1
+                current = next(classes, None)
+                continue
+        if i not in keep:
+            region = text[units[i].start:units[i].end]
+            indent = region[:len(region) - len(region.lstrip(" \t"))]
+            cuts.append((units[i].start, units[i].end, f"{indent}def {units[i].name}(*args, **kwargs): ..."))
+        i += 1
+    parts, pos = [], 0
+    for start, end, stub in cuts:
+        parts += [text[pos:start], stub, "\n" * max(1, text.count("\n", start, end))]
+        pos = end
     parts.append(text[pos:])
     return "".join(parts)
 

@@ -212,7 +212,8 @@ def test_the_reduced_text_stubs_unreached_defs_and_keeps_every_line_in_place():
     original = MODEL_AND_COLLATOR.splitlines()
     collate_at = original.index("def collate(batch, pad_id):")
     assert kept[collate_at:] == original[collate_at:]  # the padding step's scope, unchanged
-    assert "    @torch.no_grad()" in kept and "    def forward(*args, **kwargs): ..." in kept
+    # F.pad's reach has no labels: its class, like the other one, is cut to a stub
+    assert kept.count("class Conv: ...") == 1 and kept.count("class Attention: ...") == 1
     assert "F.pad" not in plan and "ones_like" not in plan
     import ast
 
@@ -277,3 +278,32 @@ def test_a_backslash_continuation_at_column_0_does_not_end_a_def():
     assert [u.name for u in code.units()] == ["collate"]
     assert code.unit_at(code.text.index('"labels"')) == 0
     assert code.linked("pad_step", "labels")
+
+
+def test_a_kept_method_keeps_its_class_and_the_other_methods_become_stubs():
+    source = textwrap.dedent('''
+        import torch
+
+
+        class Collator:
+            @property
+            def name(self):
+                return "c"
+
+            def __call__(self, batch, tok):
+                ids = torch.nn.utils.rnn.pad_sequence(batch, batch_first=True, padding_value=tok.pad_token_id)
+                return {"input_ids": ids, "labels": ids}
+
+
+        class Unrelated:
+            """Pads nothing."""
+
+            def forward(self, x):
+                return x
+    ''')
+    plan = prefilter.look_plan(source, {"PAD002"})
+    assert isinstance(plan, str)
+    lines = plan.splitlines()
+    assert "class Collator:" in lines and "    @property" in lines and "    def name(*args, **kwargs): ..." in lines
+    assert "class Unrelated: ..." in lines and '"""Pads nothing."""' not in plan
+    assert plan.count("\n") == source.count("\n")
