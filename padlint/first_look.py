@@ -390,11 +390,11 @@ class Look:
                     continue
                 (weak if p in self._weak else strong).add(self.unit_at(p))
             strong.discard(-1)
-            closures = [self._closure({start}) for start in strong]
+            closures = [self._reach_of(start) for start in strong]
             # A fill that holds a pad id came from something named so: in the reach, or in the
             # `__init__` that stored it.
             for start in weak - strong - {-1}:
-                closure = self._closure({start})
+                closure = self._reach_of(start)
                 spans = self._spans(closure)
                 if start is not None and self.units()[start].kind == "method":
                     spans += [(self.units()[j].start, self.units()[j].end)
@@ -445,6 +445,13 @@ class Look:
                     pos = lower.find(word, pos + 1, end)
         return False
 
+    def _reach_of(self, unit: int | None) -> set:
+        key = ("reach", unit)
+        self._index()
+        if key not in self._memo:
+            self._memo[key] = self._closure({unit})
+        return self._memo[key]
+
     def _closure(self, start: set) -> set:
         """The scopes a value made in `start` can reach, the way the analysis passes values on.
 
@@ -492,6 +499,12 @@ class Look:
 
     def _callees(self, i: int) -> list:
         """The defs scope i names: `fn(...)`, `ds.map(fn)`, `f = fn`, `self.m(...)`, `self(...)`."""
+        key = ("callees", i)
+        if key not in self._memo:
+            self._memo[key] = self._find_callees(i)
+        return self._memo[key]
+
+    def _find_callees(self, i: int) -> list:
         u = self.units()[i]
         body = self.text[u.start:u.end]
         found: list = []
@@ -506,6 +519,12 @@ class Look:
 
     def _callers(self, i: int) -> set:
         """The scopes that name def i (None: script code)."""
+        key = ("callers", i)
+        if key not in self._memo:
+            self._memo[key] = self._find_callers(i)
+        return self._memo[key]
+
+    def _find_callers(self, i: int) -> set:
         text, u = self.text, self.units()[i]
         found: set = set()
         name = "self" if u.name == "__call__" else u.name
@@ -537,6 +556,12 @@ class Look:
 
     def _attribute_readers(self, i: int) -> list:
         """The methods of `__init__`'s class that read a `self.x` it stores."""
+        key = ("readers", i)
+        if key not in self._memo:
+            self._memo[key] = self._find_attribute_readers(i)
+        return self._memo[key]
+
+    def _find_attribute_readers(self, i: int) -> list:
         u = self.units()[i]
         stored = set(SELF_STORE.findall(self.text, u.start, u.end))
         return [j for j in self._members.get(u.cls, ())
