@@ -57,7 +57,7 @@ SINK_WORDS = {
     "mask": ("mask",),
     "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
-    "ones": ("ones", "full", "[1]", "[ 1 ]", "1 for"),
+    "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
 }
 DEF_LINE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
@@ -434,10 +434,15 @@ class Look:
         units = self.units()
         return [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
 
-    def _in_spans(self, words: tuple[str, ...], spans: list[tuple[int, int]]) -> bool:
+    def _in_spans(self, words: tuple, spans: list[tuple[int, int]]) -> bool:
+        """Does a word (a literal, or a regex) occur in code within the spans?"""
         lower = self.lower
         for start, end in spans:
             for word in words:
+                if isinstance(word, re.Pattern):
+                    if any(self.in_code(m.start()) for m in word.finditer(lower, start, end)):
+                        return True
+                    continue
                 pos = lower.find(word, start, end)
                 while pos != -1:
                     if self.in_code(pos):

@@ -307,3 +307,13 @@ def test_a_kept_method_keeps_its_class_and_the_other_methods_become_stubs():
     assert "class Collator:" in lines and "    @property" in lines and "    def name(*args, **kwargs): ..." in lines
     assert "class Unrelated: ..." in lines and '"""Pads nothing."""' not in plan
     assert plan.count("\n") == source.count("\n")
+
+
+@pytest.mark.parametrize("ones", ["[1] * len(ids)", "[ 1 ] * len(ids)", "[1  for _ in ids]", "[1\tfor _ in ids]"])
+def test_ones_spelled_any_way_count_for_pad001(ones):
+    code = look(f'''
+        def encode(example, tokenizer):
+            ids = tokenizer(example["text"], padding="max_length", max_length=8)["input_ids"]
+            return {{"input_ids": ids, "attention_mask": {ones}}}
+    ''')
+    assert code.linked("pad_step", "mask", "ones")
