@@ -163,13 +163,9 @@ class ExpressionEvaluator:
         return self.evaluate(expr.expression)
 
     def eval_Comparison(self, expr: cst.Comparison) -> Value:
-        self.evaluate(expr.left)
-        for target in expr.comparisons:
-            self.evaluate(target.comparator)
+        values = [self.evaluate(expr.left)] + [self.evaluate(target.comparator) for target in expr.comparisons]
         # `arange(L)[None, :] < lengths[:, None]`: a mask from lengths.
-        if self.mentions_call(expr, ARANGE) or any(
-            tags_of(self.evaluate(e), Arange) for e in [expr.left, *(t.comparator for t in expr.comparisons)]
-        ):
+        if any(tags_of(v, Arange) for v in values) or self.mentions_call(expr, ARANGE):
             return frozenset({GoodMask(expr, kind="np" if self.mentions_call(expr, {"numpy.arange"}) else "pt")})
         pair = P.comparison_operand(expr, (cst.NotEqual,))
         if pair is not None:
@@ -353,11 +349,21 @@ class ExpressionEvaluator:
             out = out | self.evaluate(e)
         return out
 
+    @property
+    def arange_names(self) -> set[str]:
+        """The names a call to arange can end with here: `arange`, or what it was imported as."""
+        found = getattr(self, "_arange_names", None)
+        if found is None:
+            found = self._arange_names = {"arange"} | {
+                local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"}
+        return found
+
     def mentions_call(self, node: cst.CSTNode, names: set[str]) -> bool:
+        """Does `node` contain a call to one of `names` (qualified; only arange is ever asked)?"""
         stack = [node]
         while stack:
             n = stack.pop()
-            if isinstance(n, cst.Call) and self.imports.qualify(n.func) in names:
+            if type(n) is cst.Call and P.last_name(n.func) in self.arange_names and self.imports.qualify(n.func) in names:
                 return True
             stack.extend(P.child_nodes(n))
         return False
