@@ -54,7 +54,7 @@ INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {
-    "mask": ("mask",),
+    "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and calls.py (mask_sink)
     "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
