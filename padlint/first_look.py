@@ -2,29 +2,28 @@
 
 The word look (prefilter.py) only asks whether a rule's words occur at all; nearly every file of a
 model library mentions "pad", "labels" and "attention_mask". This look asks where they occur. A
-padding step (`pad_sequence`, `F.pad`, `tokenizer(..., padding=True)`, `[pad] * n`, `torch.full(.., pad)`)
-can only reach a labels or mask place through the scope it is in and the scopes that scope is
-connected to the way the analysis connects them (flow.py, summaries.py):
+padding step (`pad_sequence(`, `F.pad(`, `tokenizer(..., padding=True)`, `[pad] * n`,
+`torch.full(.., pad)`) can only reach a labels or mask place through the defs its value can reach
+the way the analysis passes values on (reach.py): up to the callers of its def, down into its
+callees, from `__init__` to the methods reading what it stored, and everywhere from script code.
 
-- a module-level function with every scope that names it (a call, `ds.map(fn)`, `f = fn`);
-- a method with the methods of its class it calls as `self.name(...)` / `self(...)`, and with
-  `__init__` and the other set-up methods (their `self.*` reaches every method);
-- script code (module level, outside any def) with everything, once it is involved at all.
+Each rule declares with `may_fire(look)` what it needs (a padding step whose reach has a mask or
+labels word, pad set to EOS, a `pad_id or eos_id` fallback, a mean of a product...) and with
+`scopes(look)` which defs its findings need, so that the others can be cut to stubs
+(`reduced_text`). These are necessary conditions of the analysis, never sufficient ones: skipping a
+file, or a def, must never change what is reported, which tests/test_prefilter.py checks against
+the full analysis over the fixtures, the labelled corpus and the bench corpus. Matches inside
+comments and triple-quoted strings (docstrings) do not count.
 
-Each rule declares with `may_fire(look)` what it needs: a padding step in the same connected
-scopes as a mask or labels word, or one of a few sharp file-wide patterns (pad set to EOS, a
-`pad_id or eos_id` fallback, a mean of a product...). These are necessary conditions of the
-analysis, never sufficient ones: skipping a file must never change what is reported, which
-tests/test_prefilter.py checks against the full analysis over the fixtures, the corpus and the bench
-corpus. Matches inside comments and triple-quoted strings (docstrings) do not count.
-
-Everything here is plain `re` over the text: no parser.
+This module finds the features: from literals (`str.find`, regexes that start with a literal; a
+regex that can match at any position scans all of them and cost more than parsing). No parser.
 """
 from __future__ import annotations
 
 import bisect
-import functools
 import re
+
+from padlint.reach import LABEL_WORDS, SINK_WORDS, Reach, _is_word_char, reduced_text  # noqa: F401  (re-exported)
 
 # ---- what the text can contain --------------------------------------------------------------------
 # Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
@@ -52,35 +51,7 @@ IGNORE_INDEX_SET = re.compile(
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
-LABEL_WORDS = ("label", "target", "tgt")
-SINK_WORDS = {
-    "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and calls.py (mask_sink)
-    "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
-    # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
-    "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
-}
-DEF_LINE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
-BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
-SELF_ATTR = re.compile(r"(?<![\w.])(?:self|cls)\s*\.\s*(\w+)")
-SELF_STORE = re.compile(r"(?<![\w.])self\s*\.\s*(\w+)\s*(?:\[[^\]\n]*\]\s*)?(?:=(?!=)|[-+*/|&]=)")
-SELF_CALL = re.compile(r"(?<![\w.])self\s*\(")
-
-
-@functools.lru_cache(maxsize=64)
-def _dedent(indent: int) -> re.Pattern[str]:
-    """The start of the next line indented no deeper than `indent` that can start a statement."""
-    return re.compile(r"\n[ \t]{0,%d}(?=[^ \t\r\n#)\]},.+\-*/%%&|=<>:^~])" % indent if indent else
-                      r"\n(?=[^ \t\r\n#)\]},.+\-*/%&|=<>:^~])")
-
-
-class _Unit:
-    __slots__ = ("start", "end", "name", "kind", "cls")
-
-    def __init__(self, start: int, end: int, name: str, kind: str, cls: int | None):
-        self.start, self.end, self.name, self.kind, self.cls = start, end, name, kind, cls
-
-
-class Look:
+class Look(Reach):
     """The text of one file, with lazily computed matches, scopes and their connections."""
 
     def __init__(self, text: str):
@@ -91,13 +62,8 @@ class Look:
         self._lower: str | None = None
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
-        self._units: list[_Unit] | None = None
-        self._starts: list[int] = []
         self._triple = _triple_quote_checker(text)
-        self._components: dict[str, list[set]] = {}
-        self._class_starts: list[int] = []
-        self._class_ends: list[int] = []
-        self._top_classes: list[tuple[int, int, str, int]] = []  # (start, end, name, index of its first def)
+        self.init_reach()
 
     # ---- matches in code ------------------------------------------------------------------------
     def in_code(self, pos: int) -> bool:
@@ -309,309 +275,6 @@ class Look:
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
         return True
 
-    # ---- scopes -----------------------------------------------------------------------------------
-    def units(self) -> list[_Unit]:
-        """The outermost defs (module functions and methods), in text order; the rest is script code."""
-        if self._units is not None:
-            return self._units
-        text, units = self.text, []
-        open_def_end = -1
-        class_stack: list[tuple[int, int, int]] = []  # (indent, end, class id)
-        class_id = 0
-        for m in DEF_LINE.finditer(text):
-            start = m.start()
-            if start < open_def_end or self._triple(start):
-                continue  # a nested def belongs to its outer def; a `def` in a docstring is text
-            indent = len(m.group(1))
-            while class_stack and (start >= class_stack[-1][1] or indent <= class_stack[-1][0]):
-                class_stack.pop()
-            end = self._end_of_block(m.end(), indent)
-            if m.group(2) == "class":
-                class_id += 1
-                self._class_starts.append(start)
-                self._class_ends.append(end)
-                if indent == 0:
-                    self._top_classes.append((start, end, m.group(3), len(units)))
-                class_stack.append((indent, end, class_id))
-                continue
-            owner = class_stack[-1][2] if class_stack else None
-            units.append(_Unit(start, end, m.group(3), "method" if owner else "func", owner))
-            open_def_end = end
-        self._units = units
-        self._starts = [u.start for u in units]
-        return units
-
-    def _end_of_block(self, pos: int, indent: int) -> int:
-        pattern = _dedent(indent)
-        while True:
-            m = pattern.search(self.text, pos)
-            if m is None:
-                return len(self.text)
-            if not self._triple(m.end()) and not self.text.endswith("\\", 0, m.start()):
-                return m.start() + 1  # the start of that line (not the tail of a `\` continuation)
-            pos = m.end()
-
-    def unit_at(self, pos: int) -> int | None:
-        """The index of the def that holds `pos`; None for script code; -1 for a class body."""
-        units = self.units()
-        i = bisect.bisect_right(self._starts, pos) - 1
-        if i >= 0 and pos < units[i].end:
-            return i
-        j = bisect.bisect_right(self._class_starts, pos) - 1
-        if j >= 0 and pos < self._class_ends[j]:
-            return -1  # class attributes: the analysis walks methods only
-        return None
-
-    def linked(self, seed: str, *sinks: str) -> bool:
-        """Does the reach of some scope with `seed` have every word in `sinks` (in code)?"""
-        return bool(self.reach(seed, *sinks))
-
-    def reach(self, seed: str, *sinks: str) -> set:
-        """The scopes a value made where `seed` occurs can reach (None among them: script code),
-        counting only the scopes with `seed` whose reach has every word in `sinks`."""
-        found: set = set()
-        for component in self._closures(seed):
-            if component <= found:
-                continue
-            if all(self._in_spans(SINK_WORDS[sink], self._spans(component)) for sink in sinks):
-                found |= component
-        return found
-
-    def _closures(self, seed: str) -> list[set]:
-        """One reach per scope that holds `seed`."""
-        closures = self._components.get(seed)
-        if closures is None:
-            # An import makes no value (`from torch.nn import CrossEntropyLoss`), except an aliased
-            # padding function (`import pad as p`), whose calls the text cannot see.
-            strong: set = set()
-            weak: set = set()
-            for p in self.positions(seed):
-                if self._in_import(p) and not re.match(r"pad\w*\s+as\b", self.text[p:p + 40]):
-                    continue
-                (weak if p in self._weak else strong).add(self.unit_at(p))
-            strong.discard(-1)
-            closures = [self._reach_of(start) for start in strong]
-            # A fill that holds a pad id came from something named so: in the reach, or in the
-            # `__init__` that stored it.
-            for start in weak - strong - {-1}:
-                closure = self._reach_of(start)
-                spans = self._spans(closure)
-                if start is not None and self.units()[start].kind == "method":
-                    spans += [(self.units()[j].start, self.units()[j].end)
-                              for j in self._methods.get((self.units()[start].cls, "__init__"), ())]
-                if self._in_spans(("pad",), spans):
-                    closures.append(closure)
-            self._components[seed] = closures
-        return closures
-
-    def _in_decorator(self, pos: int) -> bool:
-        """Is `pos` in a module-level decorator (`@use_kernel(\n    [fn_a, fn_b])`)?"""
-        text = self.text
-        line_start = text.rfind("\n", 0, pos) + 1
-        if text.startswith("@", line_start):
-            return True
-        at = text.rfind("\n@", max(0, pos - 5000), pos)
-        if at == -1:
-            return False
-        segment = text[at:pos]
-        return segment.count("(") > segment.count(")") and "\ndef " not in segment and "\nclass " not in segment
-
-    def _in_import(self, pos: int) -> bool:
-        """Is `pos` in an import statement (also one of `from m import (\n a,\n b)`)?"""
-        text = self.text
-        line_start = text.rfind("\n", 0, pos) + 1
-        if text[line_start:pos].lstrip().startswith(("from ", "import ")):
-            return True
-        opening = text.rfind("import (", max(0, pos - 5000), pos)
-        if opening == -1 or ")" in text[opening:pos]:
-            return False
-        head = text[text.rfind("\n", 0, opening) + 1:opening].lstrip()
-        return head.startswith("from ")
-
-    def _spans(self, component: set) -> list[tuple[int, int]]:
-        if None in component:
-            return [(0, len(self.text))]
-        units = self.units()
-        return [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
-
-    def _in_spans(self, words: tuple, spans: list[tuple[int, int]]) -> bool:
-        """Does a word (a literal, or a regex) occur in code within the spans?"""
-        lower = self.lower
-        for start, end in spans:
-            for word in words:
-                if isinstance(word, re.Pattern):
-                    if any(self.in_code(m.start()) for m in word.finditer(lower, start, end)):
-                        return True
-                    continue
-                pos = lower.find(word, start, end)
-                while pos != -1:
-                    if self.in_code(pos):
-                        return True
-                    pos = lower.find(word, pos + 1, end)
-        return False
-
-    def _reach_of(self, unit: int | None) -> set:
-        key = ("reach", unit)
-        self._index()
-        if key not in self._memo:
-            self._memo[key] = self._closure({unit})
-        return self._memo[key]
-
-    def _closure(self, start: set) -> set:
-        """The scopes a value made in `start` can reach, the way the analysis passes values on.
-
-        A value goes up to the callers of the scope that holds it (a return) and down into its
-        callees (an argument), never down and then up again (a callee's summary is computed for
-        each caller separately); `__init__` hands `self.x` to the methods that read it, where it
-        starts afresh; script code reaches, and is reached by, everything (the module's globals).
-        """
-        units = self.units()
-        self._index()
-        everything = set(range(len(units))) | {None}
-        if None in start:
-            return everything
-        seen: set = set()
-        todo = [(i, True) for i in start]
-        while todo:
-            i, up = todo.pop()
-            if (i, up) in seen:
-                continue
-            seen.add((i, up))
-            nxt = [(j, False) for j in self._callees(i)]
-            if up:
-                callers = self._callers(i)
-                if None in callers:
-                    return everything
-                nxt += [(j, True) for j in callers]
-            if units[i].name == "__init__" and units[i].kind == "method":
-                nxt += [(j, True) for j in self._attribute_readers(i)]
-            todo.extend(n for n in nxt if n not in seen and n[0] != i)
-        return {i for i, _ in seen}
-
-    def _index(self) -> None:
-        if hasattr(self, "_functions"):
-            return
-        self._functions: dict[str, list[int]] = {}
-        self._methods: dict[tuple, list[int]] = {}
-        self._members: dict = {}
-        self._memo: dict = {}
-        for i, u in enumerate(self.units()):
-            if u.kind == "func":
-                self._functions.setdefault(u.name, []).append(i)
-            else:
-                self._methods.setdefault((u.cls, u.name), []).append(i)
-                self._members.setdefault(u.cls, []).append(i)
-
-    def _callees(self, i: int) -> list:
-        """The defs scope i names: `fn(...)`, `ds.map(fn)`, `f = fn`, `self.m(...)`, `self(...)`."""
-        key = ("callees", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_callees(i)
-        return self._memo[key]
-
-    def _find_callees(self, i: int) -> list:
-        u = self.units()[i]
-        body = self.text[u.start:u.end]
-        found: list = []
-        for name in set(BARE_NAME.findall(body)) & self._functions.keys():
-            found += self._functions[name]
-        if u.kind == "method":
-            for name in set(SELF_ATTR.findall(body)):
-                found += self._methods.get((u.cls, name), ())
-            if SELF_CALL.search(body):
-                found += self._methods.get((u.cls, "__call__"), ())
-        return found
-
-    def _callers(self, i: int) -> set:
-        """The scopes that name def i (None: script code)."""
-        key = ("callers", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_callers(i)
-        return self._memo[key]
-
-    def _find_callers(self, i: int) -> set:
-        text, u = self.text, self.units()[i]
-        found: set = set()
-        name = "self" if u.name == "__call__" else u.name
-        for pos in self._literal(name):
-            end = pos + len(name)
-            if (pos and _is_word_char(text[pos - 1])) or (end < len(text) and _is_word_char(text[end])):
-                continue
-            before = text[max(0, pos - 24):pos]
-            where = self.unit_at(pos)
-            if where == -1 or where == i:
-                continue
-            if pos and text[pos - 1] in "\"'" and text[end:end + 1] == text[pos - 1]:
-                continue  # `__all__ = ["name"]`: a mention in a string, not a reference
-            if where is None and self._in_decorator(pos):
-                continue  # `@register(fn)` on a module-level def: the walk passes no value through it
-            if u.kind == "func":
-                if before.endswith(".") or before.rstrip().endswith("def"):
-                    continue
-            else:
-                if u.name == "__call__":
-                    if not re.match(r"\s*\(", text[end:end + 8]) or before.endswith("."):
-                        continue
-                elif not re.search(r"(?<![\w.])(?:self|cls)\s*\.\s*$", before):
-                    continue
-                if where is None or self.units()[where].cls != u.cls:
-                    continue
-            found.add(where)
-        return found
-
-    def _attribute_readers(self, i: int) -> list:
-        """The methods of `__init__`'s class that read a `self.x` it stores."""
-        key = ("readers", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_attribute_readers(i)
-        return self._memo[key]
-
-    def _find_attribute_readers(self, i: int) -> list:
-        u = self.units()[i]
-        stored = set(SELF_STORE.findall(self.text, u.start, u.end))
-        return [j for j in self._members.get(u.cls, ())
-                if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))]
-
-
-def reduced_text(look: "Look", keep: set) -> str:
-    """The text with every def outside `keep` cut down to `def name(*args, **kwargs): ...`, and every
-    module-level class none of whose defs is kept to `class Name: ...`, lines kept in place
-    (decorators stay: they decorate the stub).
-
-    libcst's time grows with the code it parses and the analysis walks; a def no padding step can
-    reach adds nothing to the findings of the rules that asked for these scopes. A class body the
-    module-wide facts may read (pad set to EOS, a collator) is kept.
-    """
-    text, units = look.text, look.units()
-    cuts: list[tuple[int, int, str]] = []  # (start, end, stub) in text order
-    classes = iter(look._top_classes)
-    current = next(classes, None)
-    i = 0
-    while i < len(units):
-        while current is not None and current[1] <= units[i].start:
-            current = next(classes, None)
-        if current is not None and current[0] <= units[i].start:
-            start, end, name, first = current
-            members = [j for j in range(first, len(units)) if units[j].start < end]
-            body = look.lower[start:end]
-            if not keep.intersection(members) and "eos" not in body and "datacollator" not in body:
-                cuts.append((start, end, f"class {name}: ..."))
-                i = (members[-1] + 1) if members else i + 1
-                current = next(classes, None)
-                continue
-        if i not in keep:
-            region = text[units[i].start:units[i].end]
-            indent = region[:len(region) - len(region.lstrip(" \t"))]
-            cuts.append((units[i].start, units[i].end, f"{indent}def {units[i].name}(*args, **kwargs): ..."))
-        i += 1
-    parts, pos = [], 0
-    for start, end, stub in cuts:
-        parts += [text[pos:start], stub, "\n" * max(1, text.count("\n", start, end))]
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
-
-
 def _triple_quote_checker(text: str):
     """A test for "is this position inside a triple-quoted string", by counting the quotes before it.
 
@@ -659,10 +322,6 @@ def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] |
         current.append(ch)
         i += 1
     return None
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 
 def _is_float(item: str) -> bool:
