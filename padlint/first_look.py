@@ -10,7 +10,7 @@ callees, from `__init__` to the methods reading what it stored, and everywhere f
 Each rule declares with `may_fire(look)` what it needs (a padding step whose reach has a mask or
 labels word, pad set to EOS, a `pad_id or eos_id` fallback, a mean of a product...) and with
 `scopes(look)` which defs its findings need, so that the others can be cut to stubs
-(`reduced_text`). These are necessary conditions of the analysis, never sufficient ones: skipping a
+(`reach.reduced_text`). These are necessary conditions of the analysis, never sufficient ones: skipping a
 file, or a def, must never change what is reported, which tests/test_prefilter.py checks against
 the full analysis over the fixtures, the labelled corpus and the bench corpus. Matches inside
 comments and triple-quoted strings (docstrings) do not count.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from padlint.reach import LABEL_WORDS, SINK_WORDS, Reach, _is_word_char, reduced_text  # noqa: F401  (re-exported)
+from padlint.reach import LABEL_WORDS, Reach, _is_word_char
 
 # ---- what the text can contain --------------------------------------------------------------------
 # Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
@@ -51,6 +51,8 @@ IGNORE_INDEX_SET = re.compile(
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
+
+
 class Look(Reach):
     """The text of one file, with lazily computed matches, scopes and their connections."""
 
@@ -103,9 +105,8 @@ class Look(Reach):
     def _find_pad_step(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=False)]
         text = self.text
-        for p in self._find_list_padding():
-            item = self._list_item(p)
-            if item is None or not re.fullmatch(r"-?\d+", item):
+        for p, item in self._list_repeats():
+            if not re.fullmatch(r"-?\d+", item):
                 self._weak.add(p)  # `[fill] * n` pads only if `fill` holds a pad id
                 found.append(p)
             elif item != "-100":
@@ -116,13 +117,6 @@ class Look(Reach):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
         return sorted(found)
-
-    def _list_item(self, pos: int) -> str | None:
-        m = LIST_REPEAT.match(self.text, pos)
-        if m is not None and m.group("item") is not None:
-            return m.group("item")
-        before = LIST_ITEM_BEFORE.search(self.text, max(0, pos - 80), pos)
-        return before.group(1) if before else None
 
     def _find_tokenizer_padding(self) -> list[int]:
         return [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
@@ -159,13 +153,19 @@ class Look(Reach):
             return False
         const = m.group("const")
         if const is not None:
-            # `padding=PADDING` counts only when the name is a module-level constant.
-            return const != "True" and re.search(
-                r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % (re.escape(const), re.escape(const)),
-                text, re.M) is not None
+            return const != "True" and self._is_constant(const)  # `padding=PADDING`
         return True
 
+    def _is_constant(self, name: str) -> bool:
+        """Assigned at module level or imported: a name the analysis resolves to a value."""
+        return re.search(r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % ((re.escape(name),) * 2),
+                         self.text, re.M) is not None
+
     def _find_list_padding(self) -> list[int]:
+        return [p for p, _ in self._list_repeats()]
+
+    def _list_repeats(self) -> list[tuple[int, str]]:
+        """(position, item) of each `[item] * n` / `n * [item]` whose item can pad."""
         text, found = self.text, []
         for m in LIST_REPEAT.finditer(text):
             item = m.group("item")
@@ -175,7 +175,7 @@ class Look(Reach):
                     continue
                 item = before.group(1)
             if item not in NOT_A_PAD_ITEM and not _is_float(item):
-                found.append(m.start())
+                found.append((m.start(), item))
         return found
 
     def _eos_names(self) -> list[int]:
@@ -196,8 +196,7 @@ class Look(Reach):
         found = []
         for p in self._literal("ignore_index"):
             m = IGNORE_INDEX_SET.match(self.text, p)
-            if m is not None and (m.group("const") is None or re.search(
-                    r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % ((re.escape(m.group("const")),) * 2), self.text, re.M)):
+            if m is not None and (m.group("const") is None or self._is_constant(m.group("const"))):
                 found.append(p)
         return found
 
@@ -275,6 +274,7 @@ class Look(Reach):
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
         return True
 
+
 def _triple_quote_checker(text: str):
     """A test for "is this position inside a triple-quoted string", by counting the quotes before it.
 
@@ -326,11 +326,6 @@ def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] |
 
 def _is_float(item: str) -> bool:
     return bool(re.fullmatch(r"-?\d*\.\d*(e-?\d+)?", item)) and item not in (".", "-.")
-
-
-def mean_of_product(look: Look) -> bool:
-    """`(x * mask).mean(...)` or `torch.mean(x * mask, ...)` somewhere (PAD011's shape)."""
-    return look.has("mean_product")
 
 
 def _parenthesised_before(text: str, head: str) -> str:

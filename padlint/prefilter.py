@@ -54,22 +54,22 @@ def look_may_fire(text: str, codes: Collection[str]) -> bool:
 
 def look_plan(text: str, codes: Collection[str]) -> bool | str:
     """What the sharp look leaves to the analysis: False (nothing can fire), True (the whole text),
-    or a reduced text (the defs no padding step reaches have `...` for a body) that has a finding
-    only if the whole text may: analyse that first, and the whole text only if it finds something."""
-    from padlint import first_look
+    or a reduced text (the defs and classes no rule needs cut to stubs, lines kept in place) that
+    has a finding only if the whole text may: analyse that first, and the whole text only if it
+    finds something."""
+    from padlint.first_look import Look
+    from padlint.reach import reduced_text
 
-    look = first_look.Look(text)
-    keep: set | None = set()
+    look = Look(text)
+    keep: set = set()
     for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
         words = getattr(rule, "REQUIRES", ()) or ()
         if (not words or any(w.lower() in look.lower for w in words)) and rule.may_fire(look):
-            scopes = rule.scopes(look) if keep is not None else None
-            keep = None if scopes is None or keep is None else keep | scopes
-    if keep is not None and not keep:
-        return False
-    if keep is None or None in keep:
-        return True
-    return first_look.reduced_text(look, keep)
+            scopes = rule.scopes(look)
+            if scopes is None or None in scopes:
+                return True  # this rule needs the whole file (or script code, which reaches all of it)
+            keep |= scopes
+    return reduced_text(look, keep) if keep else False
 
 
 def parses(text: str) -> bool:

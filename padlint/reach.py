@@ -49,6 +49,10 @@ class Reach:
         self._class_starts: list[int] = []
         self._class_ends: list[int] = []
         self._top_classes: list[tuple[int, int, str, int]] = []  # (start, end, name, index of its first def)
+        self._functions: dict[str, list[int]] | None = None  # filled by _index()
+        self._methods: dict[tuple, list[int]] = {}
+        self._members: dict = {}
+        self._memo: dict = {}  # (what, def index) -> callees, callers, attribute readers, reach
 
     # ---- scopes -----------------------------------------------------------------------------------
     def units(self) -> list[_Unit]:
@@ -191,12 +195,16 @@ class Reach:
                     pos = lower.find(word, pos + 1, end)
         return False
 
-    def _reach_of(self, unit: int | None) -> set:
-        key = ("reach", unit)
+    def _memoised(self, what: str, i, compute):
+        """compute(i), once per def: reaches share callers and callees."""
         self._index()
+        key = (what, i)
         if key not in self._memo:
-            self._memo[key] = self._closure({unit})
+            self._memo[key] = compute(i)
         return self._memo[key]
+
+    def _reach_of(self, unit: int | None) -> set:
+        return self._memoised("reach", unit, lambda u: self._closure({u}))
 
     def _closure(self, start: set) -> set:
         """The scopes a value made in `start` can reach, the way the analysis passes values on.
@@ -206,8 +214,7 @@ class Reach:
         each caller separately); `__init__` hands `self.x` to the methods that read it, where it
         starts afresh; script code reaches, and is reached by, everything (the module's globals).
         """
-        units = self.units()
-        self._index()
+        units = self.units()  # (indexed: only _reach_of calls this)
         everything = set(range(len(units))) | {None}
         if None in start:
             return everything
@@ -230,12 +237,9 @@ class Reach:
         return {i for i, _ in seen}
 
     def _index(self) -> None:
-        if hasattr(self, "_functions"):
+        if self._functions is not None:
             return
-        self._functions: dict[str, list[int]] = {}
-        self._methods: dict[tuple, list[int]] = {}
-        self._members: dict = {}
-        self._memo: dict = {}
+        self._functions = {}
         for i, u in enumerate(self.units()):
             if u.kind == "func":
                 self._functions.setdefault(u.name, []).append(i)
@@ -245,10 +249,7 @@ class Reach:
 
     def _callees(self, i: int) -> list:
         """The defs scope i names: `fn(...)`, `ds.map(fn)`, `f = fn`, `self.m(...)`, `self(...)`."""
-        key = ("callees", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_callees(i)
-        return self._memo[key]
+        return self._memoised("callees", i, self._find_callees)
 
     def _find_callees(self, i: int) -> list:
         u = self.units()[i]
@@ -265,10 +266,7 @@ class Reach:
 
     def _callers(self, i: int) -> set:
         """The scopes that name def i (None: script code)."""
-        key = ("callers", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_callers(i)
-        return self._memo[key]
+        return self._memoised("callers", i, self._find_callers)
 
     def _find_callers(self, i: int) -> set:
         text, u = self.text, self.units()[i]
@@ -302,10 +300,7 @@ class Reach:
 
     def _attribute_readers(self, i: int) -> list:
         """The methods of `__init__`'s class that read a `self.x` it stores."""
-        key = ("readers", i)
-        if key not in self._memo:
-            self._memo[key] = self._find_attribute_readers(i)
-        return self._memo[key]
+        return self._memoised("readers", i, self._find_attribute_readers)
 
     def _find_attribute_readers(self, i: int) -> list:
         u = self.units()[i]

@@ -7,7 +7,6 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
-from padlint import first_look
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
@@ -38,7 +37,7 @@ def token_loss(per_token, attention_mask):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return first_look.mean_of_product(look)  # a mean of a product
+        return look.has("mean_product")  # `(x * mask).mean()`, `torch.mean(x * mask)`
 
     @classmethod
     def scopes(cls, look) -> set | None:
