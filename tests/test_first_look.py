@@ -124,21 +124,38 @@ def test_init_hands_its_attributes_to_the_methods_that_read_them():
     assert not code.linked("pad_step", "mask")
 
 
+MODEL = '''
+import torch
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+
+class Conv:
+    @torch.no_grad()
+    def forward(
+        self,
+        hidden_states,
+    ):
+        """Pads the time axis."""
+        return F.pad(hidden_states, (0, 1))
+
+
+class Attention:
+    def forward(self, input_ids, attention_mask=None):
+        if attention_mask is None:
+            attention_mask = torch.ones_like(input_ids)
+        return attention_mask
+'''
+MODEL_AND_COLLATOR = MODEL + '''
+
+def collate(batch, pad_id):
+    ids = pad_sequence([torch.tensor(b["input_ids"]) for b in batch], batch_first=True, padding_value=pad_id)
+    return {"input_ids": ids, "labels": ids}
+'''
+
+
 def test_a_padding_step_in_one_model_does_not_reach_an_unrelated_forward():
-    code = look('''
-        import torch
-        import torch.nn.functional as F
-
-        class Conv:
-            def forward(self, hidden_states):
-                return F.pad(hidden_states, (0, 1))
-
-        class Attention:
-            def forward(self, input_ids, attention_mask=None):
-                if attention_mask is None:
-                    attention_mask = torch.ones_like(input_ids)
-                return attention_mask
-    ''')
+    code = Look(MODEL)
     assert code.has("pad_step")
     assert not code.linked("pad_step", "mask", "ones")
     assert not prefilter.look_may_fire(code.text, {"PAD001", "PAD002", "PAD003"})
@@ -167,43 +184,12 @@ def test_pad_set_to_eos_and_its_fallback():
 
 
 def test_mean_of_a_product():
-    from padlint.first_look import mean_of_product
-
-    assert mean_of_product(look("loss = (per_token * mask).mean()\n"))
-    assert mean_of_product(look("loss = torch.mean(per_token * mask, dim=1)\n"))
-    assert not mean_of_product(look("h = hidden.pow(2).mean(-1, keepdim=True)\n"))
+    assert look("loss = (per_token * mask).mean()\n").has("mean_product")
+    assert look("loss = torch.mean(per_token * mask, dim=1)\n").has("mean_product")
+    assert not look("h = hidden.pow(2).mean(-1, keepdim=True)\n").has("mean_product")
 
 
 # ---- the reduced analysis -----------------------------------------------------------------------------
-MODEL_AND_COLLATOR = '''
-import torch
-import torch.nn.functional as F
-from torch.nn.utils.rnn import pad_sequence
-
-
-class Conv:
-    @torch.no_grad()
-    def forward(
-        self,
-        hidden_states,
-    ):
-        """Pads the time axis."""
-        return F.pad(hidden_states, (0, 1))
-
-
-class Attention:
-    def forward(self, input_ids, attention_mask=None):
-        if attention_mask is None:
-            attention_mask = torch.ones_like(input_ids)
-        return attention_mask
-
-
-def collate(batch, pad_id):
-    ids = pad_sequence([torch.tensor(b["input_ids"]) for b in batch], batch_first=True, padding_value=pad_id)
-    return {"input_ids": ids, "labels": ids}
-'''
-
-
 def test_the_reduced_text_stubs_unreached_defs_and_keeps_every_line_in_place():
     plan = prefilter.look_plan(MODEL_AND_COLLATOR, {"PAD002"})
     assert isinstance(plan, str)
