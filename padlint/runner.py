@@ -90,8 +90,9 @@ def analyse(task: tuple) -> tuple:
     if isinstance(plan, str) and mode == "lint":
         # The defs no padding step reaches have `...` for a body; only a finding there (or a text
         # that does not parse) sends the whole file to the analysis, which then says what is reported.
+        # The stubs hide their bodies from libcst, so the whole text's syntax is checked too.
         try:
-            if not engine.lint_source(plan, filename, select):
+            if not engine.lint_source(plan, filename, select) and (not report_invalid or prefilter.parses(text)):
                 return ("ok", [], text, [], None, True)
         except engine.SourceError:
             pass

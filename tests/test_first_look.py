@@ -243,6 +243,35 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
     assert result.stats["parsed"] == 1
 
 
+def test_a_syntax_error_in_a_def_the_reduced_text_stubs_is_still_reported(tmp_path):
+    """The stub hides the broken body from libcst; the whole text's syntax is checked as well."""
+    from padlint.config import Settings, with_cli
+    from padlint.runner import Options, check_files
+
+    source = textwrap.dedent('''
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        def collate(batch):
+            ids = pad_sequence([torch.tensor(b) for b in batch], batch_first=True, padding_value=0)
+            mask = torch.ones_like(ids)
+            mask[ids == 0] = 0
+            return {"input_ids": ids, "attention_mask": mask}
+
+
+        def unrelated(x):
+            return x +* 2
+    ''')
+    plan = prefilter.look_plan(source, {"PAD001"})
+    assert isinstance(plan, str) and "x +* 2" not in plan  # the broken def is a stub
+    path = tmp_path / "collate.py"
+    path.write_text(source)
+    settings = with_cli(Settings(root=tmp_path), select=("PAD000", "PAD001"))
+    result = check_files([str(path)], settings, Options(cache=False), lambda m: None, lambda m: None)
+    assert [(d.code, d.location.row) for d in result.diagnostics] == [("PAD000", 14)]
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
 def test_the_look_reads_crlf_and_cr_files_like_lf_ones(newline):
     source = MODEL_AND_COLLATOR.replace("\n", newline)
