@@ -42,6 +42,7 @@ class Env:
         self.parent = parent
         self.scope = object()  # identity of the scope; branches of it share it
         self.dirty: set[str] | None = None  # in a branch: the places written since it was made
+        self.sealed = False  # no more writes: the module after its script code, a class after __init__
 
     def get(self, key: str) -> Value | None:
         env: Env | None = self

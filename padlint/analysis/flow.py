@@ -55,6 +55,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.summaries_left = MAX_SUMMARIES
         self.last_dict = None
         self.walked: set = set()
+        self.summary_memo: dict = {}  # (helper, what it is called with, from where) -> what it returned
 
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)
@@ -62,6 +63,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
     # ---- driving ------------------------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
         self.execute_block(module.body, module_level=True)
+        self.module_env.sealed = True
         for stmt in module.body:
             self.facts.current_owner = owner_of(stmt, stmt if isinstance(stmt, cst.ClassDef) else None)
             if isinstance(stmt, cst.FunctionDef):
@@ -86,6 +88,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                     for key, value in env.vars.items():
                         if key.startswith("self."):
                             class_env.vars[key] = value
+                class_env.sealed = True  # __init__ (walked first) was the last to write it
         finally:
             self.class_envs.pop()
             self.facts.current_owner = outer

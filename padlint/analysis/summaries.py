@@ -9,6 +9,7 @@ from padlint.analysis.env import EMPTY, Env
 from padlint.analysis.values import FunctionRef, Padded, ShapeOf, Value, tags_of
 
 MAX_DEPTH = 3  # nested helper calls followed
+MEMO = True  # reuse a helper's summary for the same call (off only in the test that compares)
 
 
 class LocalCalls:
@@ -63,6 +64,12 @@ class LocalCalls:
         # What an earlier walk of this very function padded, handed back to it (a returned shape
         # passed in again), is not padding that happened before this call.
         args = {k: frozenset(t for t in v if not _made_in(t, fn)) for k, v in args.items()}
+        # A helper walked again with the same values, from the same place, over scopes that no
+        # longer change, returns what it returned before: trainers call `self._helper(...)` dozens
+        # of times with nothing padded. The budget is spent as if it were walked again.
+        key = self._memo_key(fn, parent, args, batched)
+        if key is not None and key in self.summary_memo:
+            return self.summary_memo[key]
         saved_batched = self.module_info.map_batched.get(fn.name.value)
         if batched is not None:
             self.module_info.map_batched[fn.name.value] = batched
@@ -71,7 +78,22 @@ class LocalCalls:
         finally:
             if batched is not None:
                 self.module_info.map_batched[fn.name.value] = saved_batched
-        return getattr(env, "returned", EMPTY) if env is not None else EMPTY
+        returned = getattr(env, "returned", EMPTY) if env is not None else EMPTY
+        if key is not None:
+            self.summary_memo[key] = returned
+        return returned
+
+    def _memo_key(self, fn: cst.FunctionDef, parent: Env, args: dict, batched) -> tuple | None:
+        if not MEMO:
+            return None
+        env: Env | None = parent
+        while env is not None:
+            if not env.sealed:
+                return None  # script code or an enclosing function still running: values may change
+            env = env.parent
+        return (fn, parent, tuple(sorted(args.items())), batched, self.facts.current_owner,
+                frozenset(self.active), self.class_envs[-1][0] if self.class_envs else None,
+                self.in_target_context, self.partial_read)
 
     def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value:
         batched_arg = P.keyword(map_call, "batched")
