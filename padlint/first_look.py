@@ -50,6 +50,8 @@ IGNORE_INDEX_SET = re.compile(
     r"ignore_index\s*=(?!=)\s*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
+CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
+IMPORT_WORD = re.compile(r"\bimport\b")
 LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
 
 
@@ -157,9 +159,20 @@ class Look(Reach):
         return True
 
     def _is_constant(self, name: str) -> bool:
-        """Assigned at module level or imported: a name the analysis resolves to a value."""
-        return re.search(r"^%s\s*(?::[^=\n]*)?=(?!=)|\bimport\b[^\n]*\b%s\b" % ((re.escape(name),) * 2),
-                         self.text, re.M) is not None
+        """Assigned at module level or imported: a name the analysis resolves to a value.
+
+        Found from the name's occurrences: a regex alternation scanned every position of the text
+        and was a fifth of this look's time."""
+        text = self.text
+        for pos in self._literal(name):
+            end = pos + len(name)
+            line_start = text.rfind("\n", 0, pos) + 1
+            if pos == line_start and CONSTANT_ASSIGNED.match(text, end):
+                return True  # `NAME = ...` at column 0
+            if (not _is_word_char(text[pos - 1]) and (end == len(text) or not _is_word_char(text[end]))
+                    and (IMPORT_WORD.search(text, line_start, pos) or self._in_import(pos))):
+                return True  # `from m import NAME`, also in `from m import (\n    NAME,\n)`
+        return False
 
     def _find_list_padding(self) -> list[int]:
         return [p for p, _ in self._list_repeats()]
