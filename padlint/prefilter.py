@@ -54,7 +54,7 @@ def look_may_fire(text: str, codes: Collection[str]) -> bool:
 
 def look_plan(text: str, codes: Collection[str]) -> bool | str:
     """What the sharp look leaves to the analysis: False (nothing can fire), True (the whole text),
-    or a reduced text (the defs and classes no rule needs cut to stubs, lines kept in place) that
+    or a reduced text (the defs and classes no rule needs cut to one-line stubs) that
     has a finding only if the whole text may: analyse that first, and the whole text only if it
     finds something."""
     from padlint.first_look import Look

@@ -311,8 +311,9 @@ class Reach:
 
 def reduced_text(look: Reach, keep: set) -> str:
     """The text with every def outside `keep` cut down to `def name(*args, **kwargs): ...`, and every
-    module-level class none of whose defs is kept to `class Name: ...`, lines kept in place
-    (decorators stay: they decorate the stub).
+    module-level class none of whose defs is kept to `class Name: ...`, one line each
+    (decorators stay: they decorate the stub). Only whether the reduced text has a finding is used,
+    never where: its rows need not match the file's.
 
     libcst's time grows with the code it parses and the analysis walks; a def no padding step can
     reach adds nothing to the findings of the rules that asked for these scopes. A class body the
@@ -342,7 +343,7 @@ def reduced_text(look: Reach, keep: set) -> str:
         i += 1
     parts, pos = [], 0
     for start, end, stub in cuts:
-        parts += [text[pos:start], stub, "\n" * max(1, text.count("\n", start, end))]
+        parts += [text[pos:start], stub, "\n"]
         pos = end
     parts.append(text[pos:])
     return "".join(parts)

@@ -190,14 +190,17 @@ def test_mean_of_a_product():
 
 
 # ---- the reduced analysis -----------------------------------------------------------------------------
-def test_the_reduced_text_stubs_unreached_defs_and_keeps_every_line_in_place():
+def test_the_reduced_text_stubs_unreached_defs_on_one_line_each():
     plan = prefilter.look_plan(MODEL_AND_COLLATOR, {"PAD002"})
     assert isinstance(plan, str)
-    assert plan.count("\n") == MODEL_AND_COLLATOR.count("\n")
     kept = plan.splitlines()
     original = MODEL_AND_COLLATOR.splitlines()
     collate_at = original.index("def collate(batch, pad_id):")
-    assert kept[collate_at:] == original[collate_at:]  # the padding step's scope, unchanged
+    tail = original[collate_at:]
+    assert kept[-len(tail):] == tail  # the padding step's scope, unchanged
+    # Only the reduced text's verdict is used, never its rows: a stub takes one line (blank lines
+    # made a tenth of libcst's time on the bench corpus's reduced texts).
+    assert len(kept) < len(original)
     # F.pad's reach has no labels: its class, like the other one, is cut to a stub
     assert kept.count("class Conv: ...") == 1 and kept.count("class Attention: ...") == 1
     assert "F.pad" not in plan and "ones_like" not in plan
@@ -278,7 +281,7 @@ def test_the_look_reads_crlf_and_cr_files_like_lf_ones(newline):
     for code in ("PAD001", "PAD002", "PAD003"):
         assert prefilter.look_may_fire(source, {code}) == prefilter.look_may_fire(MODEL_AND_COLLATOR, {code})
     plan = prefilter.look_plan(source, {"PAD002"})
-    assert isinstance(plan, str) and plan.count("\n") == MODEL_AND_COLLATOR.count("\n")
+    assert plan == prefilter.look_plan(MODEL_AND_COLLATOR, {"PAD002"})  # the same defs cut, read as LF
 
 
 def test_a_backslash_continuation_at_column_0_does_not_end_a_def():
@@ -321,7 +324,7 @@ def test_a_kept_method_keeps_its_class_and_the_other_methods_become_stubs():
     lines = plan.splitlines()
     assert "class Collator:" in lines and "    @property" in lines and "    def name(*args, **kwargs): ..." in lines
     assert "class Unrelated: ..." in lines and '"""Pads nothing."""' not in plan
-    assert plan.count("\n") == source.count("\n")
+    assert lines[lines.index("    def name(*args, **kwargs): ...") + 1].startswith("    def __call__(self, batch, tok):")
 
 
 @pytest.mark.parametrize("ones", ["[1] * len(ids)", "[ 1 ] * len(ids)", "[1  for _ in ids]", "[1\tfor _ in ids]"])
