@@ -154,8 +154,9 @@ class RelativesMixin:
         source = place_key(value_node)
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
-        targets = any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))
-        if source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding and not targets:
+        # The value is evaluated (again) only for an alias: this runs for every name assigned.
+        if (source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding
+                and not any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))):
             padded = first(self.evaluate(value_node), Padded)
             kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
             self.label_aliases[key] = (value_node, self.env.version(key), kind, source)
