@@ -50,6 +50,8 @@ IGNORE_INDEX_SET = re.compile(
     r"ignore_index\s*=(?!=)\s*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
+ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
+ORIGINAL_BEFORE = re.compile(r"([\w.]+)\s*$")  # ... and what precedes it
 CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
 IMPORT_WORD = re.compile(r"\bimport\b")
 LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
@@ -67,6 +69,7 @@ class Look(Reach):
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
         self._triple = _triple_quote_checker(text)
+        self._aliases: dict[str, str] | None = None
         self.init_reach()
 
     # ---- matches in code ------------------------------------------------------------------------
@@ -85,6 +88,28 @@ class Look(Reach):
         if found is None:
             found = self._positions[name] = [p for p in getattr(self, "_find_" + name)() if self.in_code(p)]
         return found
+
+    def import_aliases(self) -> dict[str, str]:
+        """`from torch import ones_like as make_mask`: alias -> the lower-cased name it stands for.
+        The analysis reads an alias as what it imports; the look must too."""
+        if self._aliases is None:
+            self._aliases = {}
+            text = self.text
+            for pos in self._literal(" as"):
+                after = ALIAS_AFTER.match(text, pos + 3)
+                if after is None or not self._in_import(pos):
+                    continue
+                original = ORIGINAL_BEFORE.search(text, max(0, pos - 200), pos + 1)
+                if original is not None:
+                    self._aliases[after.group(1)] = original.group(1).lower()
+        return self._aliases
+
+    def _with_aliases(self, found: list[int], names: tuple[str, ...]) -> list[int]:
+        """`found`, and where an alias of an imported name containing one of `names` is used."""
+        aliases = [a for a, original in self.import_aliases().items() if any(n.lower() in original for n in names)]
+        for alias in aliases:
+            found = found + [p for p in self._literal(alias) if _is_name_at(self.text, p, alias)]
+        return sorted(found) if aliases else found
 
     def has(self, name: str) -> bool:
         return bool(self.positions(name))
@@ -125,8 +150,11 @@ class Look(Reach):
 
     def _find_repadding(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True, call_only=True)]
-        return found + [p for p in self._literal("DataCollator") if re.match(
-            r"DataCollator(?:WithPadding|ForLanguageModeling|ForSeq2Seq|ForTokenClassification)", self.text[p:p + 40])]
+        collators = ("DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
+                     "DataCollatorForTokenClassification")
+        return found + self._with_aliases([p for p in self._literal("DataCollator") if re.match(
+            r"DataCollator(?:WithPadding|ForLanguageModeling|ForSeq2Seq|ForTokenClassification)", self.text[p:p + 40])],
+            collators)
 
     def _pad_word(self, pos: int, tokenizer: bool, call_only: bool = False) -> bool:
         """Is the "pad" at `pos` a padding step (tokenizer=True: one a tokenizer makes)?"""
@@ -203,7 +231,8 @@ class Look(Reach):
         return [p for p in self._eos_names() if OR_BEFORE.search(self.lower, max(0, p - 220), p)]
 
     def _find_loss(self) -> list[int]:
-        return [p for w in ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss") for p in self._literal(w)]
+        names = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")
+        return self._with_aliases([p for w in names for p in self._literal(w)], names)
 
     def _find_ignore_index_set(self) -> list[int]:
         found = []
@@ -263,7 +292,7 @@ class Look(Reach):
         """Where labels may be given a value (PAD007) or masked by the pad id (PAD004): -100, an
         ignore-named value, masked_fill, a label pad id, a seq2seq collator, a store of a literal."""
         found = self._literal("-100") + self._literal("ignore", lower=True) + self._literal("masked_fill")
-        found += self._literal("label_pad_token_id") + self._literal("DataCollatorFor")
+        found += self._literal("label_pad_token_id") + self._with_aliases(self._literal("DataCollatorFor"), ("DataCollatorFor",))
         return sorted(found + self._find_label_store() + self._find_int_store())
 
     def _find_labels_alias(self) -> list[int]:
@@ -286,6 +315,11 @@ class Look(Reach):
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
         return True
+
+
+def _is_name_at(text: str, pos: int, name: str) -> bool:
+    end = pos + len(name)
+    return (pos == 0 or not _is_word_char(text[pos - 1])) and (end == len(text) or not _is_word_char(text[end]))
 
 
 def _triple_quote_checker(text: str):

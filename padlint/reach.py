@@ -2,7 +2,7 @@
 (no parser), and where a value made in one of them can go, the way the analysis passes values on.
 
 Mixed into first_look.Look, which holds the text and finds the features; this part needs of it
-`text`, `lower`, `in_code`, `positions`, `_literal`, `_triple` and `_weak`.
+`text`, `lower`, `in_code`, `positions`, `import_aliases`, `_literal`, `_triple` and `_weak`.
 """
 from __future__ import annotations
 
@@ -180,8 +180,13 @@ class Reach:
         return [(units[i].start, units[i].end) for i in component if i is not None and i >= 0]
 
     def _in_spans(self, words: tuple, spans: list[tuple[int, int]]) -> bool:
-        """Does a word (a literal, or a regex) occur in code within the spans?"""
+        """Does a word (a literal, or a regex) occur in code within the spans? An alias of an
+        imported name holding a word counts as the word (`import ones_like as make_mask`)."""
         lower = self.lower
+        aliases = self.import_aliases()
+        if aliases:
+            words = words + tuple(a.lower() for a, original in aliases.items()
+                                  if any(isinstance(w, str) and w in original for w in words))
         for start, end in spans:
             for word in words:
                 if isinstance(word, re.Pattern):

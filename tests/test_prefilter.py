@@ -9,13 +9,14 @@ REQUIRES words are checked against its own examples too.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 from padlint import prefilter
 from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
-from padlint.rules import ALL_RULES
+from padlint.rules import ALL_RULES, RULES_BY_CODE
 from padlint.runner import Options, check_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,3 +91,65 @@ def test_a_rule_without_requires_disables_the_prefilter(monkeypatch):
         monkeypatch.undo()
         prefilter._words.cache_clear()
     assert not prefilter.may_fire("x = 1\n", {rule.code})
+
+
+def _alias_imports(source: str) -> str:
+    """Every `from m import a, b` of the source as `from m import a as imported_1, b as imported_2`,
+    and every use of `a` and `b` renamed: the first look must not depend on imported names' spellings."""
+    names: dict[str, str] = {}
+
+    def rename(match: re.Match) -> str:
+        parts = []
+        for name in (n.strip() for n in match.group(2).split(",")):
+            names[name] = f"imported_{len(names) + 1}"
+            parts.append(f"{name} as {names[name]}")
+        return f"from {match.group(1)} import {', '.join(parts)}"
+
+    head, *rest = re.split(r"(?m)^(?=def |class |[a-z_]+ = )", source, maxsplit=1)
+    head = re.sub(r"(?m)^from ([\w.]+) import ([\w, ]+)$", rename, head)
+    body = "".join(rest)
+    for name, alias in names.items():
+        body = re.sub(rf"(?<![\w.]){re.escape(name)}\b", alias, body)
+    return head + body
+
+
+@pytest.mark.parametrize("rule", [r for r in ALL_RULES if any("\nfrom " in e for e in r.INVALID)], ids=lambda r: r.code)
+def test_aliased_imports_change_no_finding(rule, tmp_path):
+    """`from torch import ones_like as make_mask`: the analysis reads the alias as what it imports."""
+    files = []
+    for i, example in enumerate(rule.INVALID):
+        aliased = _alias_imports(example)
+        if aliased != example:
+            path = tmp_path / f"aliased_{i}.py"
+            path.write_text(aliased)
+            files.append(str(path))
+    assert files
+    without = _findings(files, prefilter_on=False)
+    assert rule.code in {finding[3] for finding in without}  # the analysis sees through the aliases
+    assert _findings(files, prefilter_on=True) == without
+
+
+ALIASED_SOURCES = {
+    "PAD001": '''
+from torch import ones_like as make_mask
+from torch.nn.utils.rnn import pad_sequence
+
+
+def collate(batch):
+    ids = pad_sequence(batch, batch_first=True, padding_value=0)
+    return {"input_ids": ids, "attention_mask": make_mask(ids)}
+''',
+    # PAD007's own example, its loss function imported under another name
+    "PAD007": RULES_BY_CODE["PAD007"].INVALID[0]
+    .replace("import torch.nn.functional as F", "from torch.nn.functional import cross_entropy as xent")
+    .replace("F.cross_entropy(", "xent("),
+}
+
+
+@pytest.mark.parametrize("code", sorted(ALIASED_SOURCES))
+def test_an_aliased_mask_or_loss_function_is_seen_by_the_first_look(code, tmp_path):
+    path = tmp_path / "aliased.py"
+    path.write_text(ALIASED_SOURCES[code])
+    without = _findings([str(path)], prefilter_on=False)
+    assert code in {finding[3] for finding in without}
+    assert _findings([str(path)], prefilter_on=True) == without

@@ -29,8 +29,9 @@ def encode(example, tokenizer):
     answer = tokenizer(example["answer"], add_special_tokens=False)["input_ids"]
     return {"input_ids": prompt + answer, "labels": [-100] * len(prompt) + answer}
 
-def make_collator(tokenizer):
-    return DataCollatorForLanguageModeling(tokenizer, mlm=False)
+def prepare(dataset, tokenizer):
+    dataset = dataset.map(encode, fn_kwargs={"tokenizer": tokenizer})
+    return dataset, DataCollatorForLanguageModeling(tokenizer, mlm=False)
 """,
     ]
     VALID = [
@@ -42,8 +43,9 @@ def encode(example, tokenizer):
     answer = tokenizer(example["answer"], add_special_tokens=False)["input_ids"]
     return {"input_ids": prompt + answer, "labels": [-100] * len(prompt) + answer}
 
-def make_collator(tokenizer):
-    return DataCollatorForSeq2Seq(tokenizer, padding=True)
+def prepare(dataset, tokenizer):
+    dataset = dataset.map(encode, fn_kwargs={"tokenizer": tokenizer})
+    return dataset, DataCollatorForSeq2Seq(tokenizer, padding=True)
 """,
     ]
 
