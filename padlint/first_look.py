@@ -138,8 +138,11 @@ class Look(Reach):
                 found.append(p)
             elif item != "-100":
                 found.append(p)  # `[-1] * n`: labels padded with a sentinel
-        for p in self._literal("full"):
-            call = FULL_CALL.match(text, p)
+        calls = [(p, FULL_CALL.match(text, p)) for p in self._literal("full")]
+        for alias, original in self.import_aliases().items():  # `from torch import full as filled`
+            if original.rsplit(".", 1)[-1] == "full":
+                calls += [(p, re.compile(r"%s\s*\(" % re.escape(alias)).match(text, p)) for p in self._literal(alias)]
+        for p, call in calls:
             if call and (p == 0 or not _is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
@@ -270,8 +273,9 @@ class Look(Reach):
 
     def _find_mean(self) -> list[int]:
         text = self.text
-        return [p for p in self._literal("mean") if (p == 0 or not _is_word_char(text[p - 1]))
-                and re.match(r"mean\s*\(", text[p:p + 12])]
+        found = [p for p in self._literal("mean") if (p == 0 or not _is_word_char(text[p - 1]))
+                 and re.match(r"mean\s*\(", text[p:p + 12])]
+        return self._with_aliases(found, ("mean",))  # `from torch import mean as average`
 
     def _find_mean_product(self) -> list[int]:
         """`(x * mask).mean(...)`, `torch.mean(x * mask, ...)`: a mean whose receiver or first argument

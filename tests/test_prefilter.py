@@ -139,6 +139,24 @@ def collate(batch):
     ids = pad_sequence(batch, batch_first=True, padding_value=0)
     return {"input_ids": ids, "attention_mask": make_mask(ids)}
 ''',
+    "PAD002": '''
+from torch import full as filled
+
+
+def collate(batch, pad_id):
+    width = max(len(b) for b in batch)
+    ids = filled((len(batch), width), pad_id)
+    for i, b in enumerate(batch):
+        ids[i, : len(b)] = b
+    return {"input_ids": ids, "labels": ids.clone()}
+''',
+    "PAD011": '''
+from torch import mean as average
+
+
+def token_loss(per_token, attention_mask):
+    return average(per_token * attention_mask)
+''',
     # PAD007's own example, its loss function imported under another name
     "PAD007": RULES_BY_CODE["PAD007"].INVALID[0]
     .replace("import torch.nn.functional as F", "from torch.nn.functional import cross_entropy as xent")
