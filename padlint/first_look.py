@@ -52,9 +52,13 @@ LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
 ORIGINAL_BEFORE = re.compile(r"([\w.]+)\s*$")  # ... and what precedes it
+ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>+\-*/%&|^@:])=(?!=)")
+IDS_WORD = re.compile(r"(?:ids|tokens)\b", re.I)
 CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
 IMPORT_WORD = re.compile(r"\bimport\b")
-LABELS_ALIAS_AFTER = re.compile(r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
+# `labels = input_ids`, `labels = batch["input_ids"]`: a place (it starts with a name), never a string.
+LABELS_ALIAS_AFTER = re.compile(
+    r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*\(?[ \t]*(?=[A-Za-z_])[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
 
 
 class Look(Reach):
@@ -300,7 +304,20 @@ class Look(Reach):
         return sorted(found + self._find_label_store() + self._find_int_store())
 
     def _find_labels_alias(self) -> list[int]:
-        return [p for p, n in self._label_words() if LABELS_ALIAS_AFTER.match(self.text, p + n)]
+        return [p for p, n in self._label_words()
+                if LABELS_ALIAS_AFTER.match(self.text, p + n) or self._in_tuple_alias(p)]
+
+    def _in_tuple_alias(self, pos: int) -> bool:
+        """`labels, mask = batch["input_ids"], batch["attention_mask"]`: one line, a comma among the
+        targets, an ids or tokens place among the values."""
+        text = self.text
+        line_start = text.rfind("\n", 0, pos) + 1
+        line_end = text.find("\n", pos)
+        line = text[line_start:line_end if line_end != -1 else len(text)]
+        equals = ASSIGNMENT_EQUALS.search(line)
+        if equals is None or equals.start() < pos - line_start:
+            return False
+        return "," in line[:equals.start()] and IDS_WORD.search(line, equals.end()) is not None
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
         """`torch.full(shape, fill)`: False only for fills that cannot hold a pad id."""

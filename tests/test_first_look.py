@@ -335,3 +335,23 @@ def test_ones_spelled_any_way_count_for_pad001(ones):
             return {{"input_ids": ids, "attention_mask": {ones}}}
     ''')
     assert code.linked("pad_step", "mask", "ones")
+
+
+@pytest.mark.parametrize("line, alias", [
+    ("labels = input_ids", True),
+    ('labels = batch["input_ids"]', True),
+    ("labels = (input_ids)", True),
+    ("target_ids = self.ids  # aliased", True),
+    ('rename(target_patterns="model.embed_tokens")', False),  # a keyword argument holding a string
+    ('labels = "input_ids"', False),  # a string: no place to alias
+    ('labels, mask = batch["input_ids"], batch["attention_mask"]', True),
+    ("mask, labels = batch.attention_mask, batch.input_ids", True),
+    ("labels, mask = make(batch)", False),
+])
+def test_a_labels_alias_is_a_name_bound_to_an_ids_place(line, alias):
+    code = look(f'''
+        def convert(batch, rename):
+            {line}
+            return batch
+    ''')
+    assert code.has("labels_alias") is alias
