@@ -200,12 +200,10 @@ class Look(Reach):
         and was a fifth of this look's time."""
         text = self.text
         for pos in self._literal(name):
-            end = pos + len(name)
             line_start = text.rfind("\n", 0, pos) + 1
-            if pos == line_start and CONSTANT_ASSIGNED.match(text, end):
+            if pos == line_start and CONSTANT_ASSIGNED.match(text, pos + len(name)):
                 return True  # `NAME = ...` at column 0
-            if (not _is_word_char(text[pos - 1]) and (end == len(text) or not _is_word_char(text[end]))
-                    and (IMPORT_WORD.search(text, line_start, pos) or self._in_import(pos))):
+            if _is_name_at(text, pos, name) and (IMPORT_WORD.search(text, line_start, pos) or self._in_import(pos)):
                 return True  # `from m import NAME`, also in `from m import (\n    NAME,\n)`
         return False
 
