@@ -37,17 +37,25 @@ PAD_IMPORTED = re.compile(r"\bimport\b[^\n]*\bpad\b|\bimport\s*\([^)]*\bpad\b")
 # What follows "pad" in a padding step: `pad_sequence(`, `pad_sequences as ps`, `pad(`, `pad_to_max_length`, `padding=...`.
 PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
-    r"|ding\s*=\s*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
+    r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
 LIST_REPEAT = re.compile(r"\]\s*\*|\*\s*\(?\s*\[\s*(?P<item>-?[\w.]+)\s*\]")
 LIST_ITEM_BEFORE = re.compile(r"\[\s*(-?[\w.]+)\s*$")
 FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
-    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|[^,;#\n=]{0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$", re.I)
+    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$", re.I)
 OR_BEFORE = re.compile(r"\bor\b[\s\\(]*[^\n,;]{0,200}?$", re.I)
 EOS_WORD = re.compile(EOS, re.I)
+# `ignore_index=` something other than -100 the analysis can resolve: a number or a constant, or
+# (IGNORE_INDEX_ANY) any value a pad id can flow into (`self.pad_id`, a parameter).
 IGNORE_INDEX_SET = re.compile(
-    r"ignore_index\s*=(?!=)\s*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
+    r"ignore_index\s*=(?!=)[\s(]*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
+IGNORE_INDEX_ANY = re.compile(r"ignore_index\s*=(?!=)[\s(]*(?!-\s*100\b)[\w\-.\[]")
+# The names patterns.is_pad_id_expression reads as a pad id (PAD_ID_NAME, PAD_ID_ATTR), lower-cased.
+PAD_ID_IDENTIFIER = re.compile(r"_*(?:pad|padding)(?:_token)?(?:_id|_idx|_index|_value)?|pad_?(?:token_?)?id|"
+                               r"pad_token_idx|padding_idx")
+IDENTIFIER_BEFORE = re.compile(r"\w*$")
+IDENTIFIER_AFTER = re.compile(r"\w*")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
@@ -56,9 +64,11 @@ ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>+\-*/%&|^@:])=(?!=)")
 IDS_WORD = re.compile(r"(?:ids|tokens)\b", re.I)
 CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
 IMPORT_WORD = re.compile(r"\bimport\b")
-# `labels = input_ids`, `labels = batch["input_ids"]`: a place (it starts with a name), never a string.
+# `labels = input_ids`, `labels: T = batch["input_ids"]`, `labels = ids = (\n    batch["input_ids"]\n)`:
+# the value is a place (it starts with a name, never a string), in any layout.
 LABELS_ALIAS_AFTER = re.compile(
-    r"\w*['\"]?\]?[ \t]*=(?!=)[ \t]*\(?[ \t]*(?=[A-Za-z_])[\w.\[\]'\"]*(?:ids|tokens)\b['\"\]]*[ \t]*(?:$|[;#)])", re.I | re.M)
+    r"\w*['\"]?\]?[ \t]*(?::[^=\n]*)?=(?!=)[\s\\(]*(?=[A-Za-z_])[\w.\[\]'\"\s\\=(]*?(?:ids|tokens)\b"
+    r"['\"\]\s\\)]*?(?:$|[;#)])", re.I | re.M)
 
 
 class Look(Reach):
@@ -245,7 +255,25 @@ class Look(Reach):
             m = IGNORE_INDEX_SET.match(self.text, p)
             if m is not None and (m.group("const") is None or self._is_constant(m.group("const"))):
                 found.append(p)
+            elif IGNORE_INDEX_ANY.match(self.text, p) and self._pad_id_reaches(p):
+                found.append(p)  # `ignore_index=self.pad_id`: a pad id can flow there
         return found
+
+    def _find_pad_id(self) -> list[int]:
+        """Where a pad id is named (`tokenizer.pad_token_id`, `pad_id`, `PAD`): where the analysis's
+        pad id values come from."""
+        lower, found = self.lower, []
+        for p in self._literal("pad", lower=True):
+            start = IDENTIFIER_BEFORE.search(lower, max(0, p - 40), p).start()
+            end = IDENTIFIER_AFTER.match(lower, p).end()
+            if PAD_ID_IDENTIFIER.fullmatch(lower, start, end):
+                found.append(start)
+        return found
+
+    def _pad_id_reaches(self, pos: int) -> bool:
+        """Can a pad id flow to `pos` (the way the analysis passes values on, reach.py)?"""
+        where = self.unit_at(pos)
+        return any(where in self._reach_of(self.unit_at(p)) for p in self.positions("pad_id") if self.unit_at(p) != -1)
 
     def _find_ignore_constant(self) -> list[int]:
         """An ignore-named constant other than -100: module-level, imported, or `module.IGNORE_X`."""
@@ -306,16 +334,20 @@ class Look(Reach):
                 if LABELS_ALIAS_AFTER.match(self.text, p + n) or self._in_tuple_alias(p)]
 
     def _in_tuple_alias(self, pos: int) -> bool:
-        """`labels, mask = batch["input_ids"], batch["attention_mask"]`: one line, a comma among the
-        targets, an ids or tokens place among the values."""
+        """`labels, mask = batch["input_ids"], batch["attention_mask"]`: a comma among the targets
+        (on the line of the labels word), an ids or tokens place among the values (which may go on
+        over the lines of their brackets)."""
         text = self.text
         line_start = text.rfind("\n", 0, pos) + 1
         line_end = text.find("\n", pos)
         line = text[line_start:line_end if line_end != -1 else len(text)]
         equals = ASSIGNMENT_EQUALS.search(line)
-        if equals is None or equals.start() < pos - line_start:
+        if equals is None or equals.start() < pos - line_start or "," not in line[:equals.start()]:
             return False
-        return "," in line[:equals.start()] and IDS_WORD.search(line, equals.end()) is not None
+        value = line[equals.end():]
+        if value.count("(") + value.count("[") > value.count(")") + value.count("]") or value.rstrip().endswith("\\"):
+            value = text[line_start + equals.end():line_start + equals.end() + 2000]  # brackets go on
+        return IDS_WORD.search(value) is not None
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
         """`torch.full(shape, fill)`: False only for fills that cannot hold a pad id."""
@@ -357,6 +389,12 @@ def _triple_quote_checker(text: str):
     openings = [m.start() for m in re.finditer(quote, text)]
     if len(openings) % 2:
         return lambda pos: False  # unbalanced: something else is going on
+    for start in openings[::2]:
+        # The first triple quote that is not a delimiter (in a comment, in a one-line string) sits
+        # where an opening one is expected: a `#` or an open quote before it on its line gives it away.
+        head = text[text.rfind("\n", 0, start) + 1:start]
+        if "#" in head or head.count("'") % 2 or head.count('"') % 2:
+            return lambda pos: False
 
     def inside(pos: int) -> bool:
         return bisect.bisect_left(openings, pos) % 2 == 1

@@ -16,7 +16,7 @@ import pytest
 
 from padlint import prefilter
 from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
-from padlint.rules import ALL_RULES, RULES_BY_CODE
+from padlint.rules import ALL_RULES
 from padlint.runner import Options, check_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,54 +129,16 @@ def test_aliased_imports_change_no_finding(rule, tmp_path):
     assert _findings(files, prefilter_on=True) == without
 
 
-# Spellings of the rules' patterns that the look once missed and the analysis reads: imported names
-# under other names, a labels alias made by tuple assignment.
-SPELLINGS = {
-    "PAD001": '''
-from torch import ones_like as make_mask
-from torch.nn.utils.rnn import pad_sequence
+SPELLINGS = sorted((ROOT / "tests" / "fixtures" / "look_spellings").glob("*.py"))
 
 
-def collate(batch):
-    ids = pad_sequence(batch, batch_first=True, padding_value=0)
-    return {"input_ids": ids, "attention_mask": make_mask(ids)}
-''',
-    "PAD002": '''
-from torch import full as filled
-
-
-def collate(batch, pad_id):
-    width = max(len(b) for b in batch)
-    ids = filled((len(batch), width), pad_id)
-    for i, b in enumerate(batch):
-        ids[i, : len(b)] = b
-    return {"input_ids": ids, "labels": ids.clone()}
-''',
-    "PAD012": '''
-def add_labels(batch):
-    labels, mask = batch["input_ids"], batch["attention_mask"]
-    labels[mask == 0] = -100
-    batch["labels"] = labels
-    return batch
-''',
-    "PAD011": '''
-from torch import mean as average
-
-
-def token_loss(per_token, attention_mask):
-    return average(per_token * attention_mask)
-''',
-    # PAD007's own example, its loss function imported under another name
-    "PAD007": RULES_BY_CODE["PAD007"].INVALID[0]
-    .replace("import torch.nn.functional as F", "from torch.nn.functional import cross_entropy as xent")
-    .replace("F.cross_entropy(", "xent("),
-}
-
-
-@pytest.mark.parametrize("code", sorted(SPELLINGS))
-def test_other_spellings_the_analysis_reads_are_seen_by_the_first_look(code, tmp_path):
-    path = tmp_path / "aliased.py"
-    path.write_text(SPELLINGS[code])
+@pytest.mark.parametrize("path", SPELLINGS, ids=lambda p: p.stem)
+def test_other_spellings_the_analysis_reads_are_seen_by_the_first_look(path):
+    """Spellings of the rules' patterns the look once missed (found by rewriting the fixtures: an
+    imported name under another name, parentheses, continuation lines, chained, annotated and tuple
+    assignments, a pad id flowing into ignore_index, triple quotes in comments). Each file's first
+    line names the rule the analysis reports there."""
+    code = path.read_text().split(":", 1)[0].lstrip("# ")
     without = _findings([str(path)], prefilter_on=False)
     assert code in {finding[3] for finding in without}
     assert _findings([str(path)], prefilter_on=True) == without
