@@ -69,7 +69,7 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
             if scopes is None or None in scopes:
                 return True  # this rule needs the whole file (or script code, which reaches all of it)
             keep |= scopes
-    return reduced_text(look, keep) if keep else False
+    return reduced_text(look, look.with_setup(keep)) if keep else False
 
 
 def parses(text: str) -> bool:

@@ -269,6 +269,21 @@ class Reach:
                 found += self._methods.get((u.cls, "__call__"), ())
         return found
 
+    def with_setup(self, keep: set) -> set:
+        """`keep` and, for each kept method, its class's `__init__` with everything that calls down
+        into: the analysis walks a class's methods over what its `__init__` stored on `self`."""
+        units = self.units()
+        self._index()
+        todo = [j for i in keep if i is not None and i >= 0 and units[i].kind == "method"
+                for j in self._methods.get((units[i].cls, "__init__"), ())]
+        found = set(keep)
+        while todo:
+            j = todo.pop()
+            if j not in found:
+                found.add(j)
+                todo.extend(self._callees(j))
+        return found
+
     def _callers(self, i: int) -> set:
         """The scopes that name def i (None: script code)."""
         return self._memoised("callers", i, self._find_callers)
