@@ -38,8 +38,7 @@ PAD_IMPORTED = re.compile(r"\bimport\b[^\n]*\bpad\b|\bimport\s*\([^)]*\bpad\b")
 PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
     r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
-LIST_REPEAT = re.compile(r"\]\s*\*|\*\s*\(?\s*\[\s*(?P<item>-?[\w.]+)\s*\]")
-LIST_ITEM_BEFORE = re.compile(r"\[\s*(-?[\w.]+)\s*$")
+LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
 FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
@@ -221,15 +220,21 @@ class Look(Reach):
         return [p for p, _ in self._list_repeats()]
 
     def _list_repeats(self) -> list[tuple[int, str]]:
-        """(position, item) of each `[item] * n` / `n * [item]` whose item can pad."""
+        """(position, item) of each `[item] * n` / `n * [item]` whose item can pad; the item is "?"
+        where it cannot be read here (it is then a fill that may hold a pad id)."""
         text, found = self.text, []
         for m in LIST_REPEAT.finditer(text):
-            item = m.group("item")
-            if item is None:  # `[v] * n`: the list ends where the match starts
-                before = LIST_ITEM_BEFORE.search(text, max(0, m.start() - 80), m.start())
-                if before is None:
-                    continue
-                item = before.group(1)
+            if text[m.start()] == "]":  # `[item] * n`, or a subscript `x[i] * n`
+                opening = _bracket_before(text, m.start())
+                if opening is not None and opening and (_is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'"):
+                    continue  # `x[i] * n`: a subscript, not a list
+                item = text[opening + 1:m.start()] if opening is not None else "?"
+            else:  # `n * [item]`
+                closing = _bracket_after(text, m.end() - 1)
+                item = text[m.end():closing] if closing is not None else "?"
+            item = item.strip() or "?"
+            if _has_top_level_comma(item):
+                continue  # `[a, b] * n`: not a run of one value
             if item not in NOT_A_PAD_ITEM and not _is_float(item):
                 found.append((m.start(), item))
         return found
@@ -426,6 +431,50 @@ def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] |
         current.append(ch)
         i += 1
     return None
+
+
+def _bracket_before(text: str, closing: int, limit: int = 300) -> int | None:
+    """Where the `[` that the `]` at `closing` closes is; None if unclear (a string in between)."""
+    depth = 0
+    for i in range(closing, max(-1, closing - limit), -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+            if depth == 0:
+                return i if ch == "[" else None
+        elif ch in "\"'#":
+            return None
+    return None
+
+
+def _bracket_after(text: str, opening: int, limit: int = 300) -> int | None:
+    """Where the `]` that closes the `[` at `opening` is; None if unclear."""
+    depth = 0
+    for i in range(opening, min(len(text), opening + limit)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i if ch == "]" else None
+        elif ch in "\"'#":
+            return None
+    return None
+
+
+def _has_top_level_comma(item: str) -> bool:
+    depth = 0
+    for ch in item:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return True
+    return False
 
 
 def _is_float(item: str) -> bool:

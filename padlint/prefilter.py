@@ -69,7 +69,12 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
             if scopes is None or None in scopes:
                 return True  # this rule needs the whole file (or script code, which reaches all of it)
             keep |= scopes
-    return reduced_text(look, look.with_setup(keep)) if keep else False
+    if not keep:
+        return False
+    # `padding_side = "left"` anywhere makes every tokenizer output left-padded (module_info): keep
+    # the defs that say so (script code is never cut).
+    keep |= look.holding("padding_side") - {None}
+    return reduced_text(look, look.with_setup(keep))
 
 
 def parses(text: str) -> bool:

@@ -18,6 +18,9 @@ SINK_WORDS = {
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
 }
 
+# A class body holding one of these is kept whole: module-wide facts (pad set to EOS, a collator,
+# left padding) are gathered from every node, class attributes included.
+CLASS_BODY_WORDS = ("eos", "datacollator", "padding_side")
 DEF_LINE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 SELF_ATTR = re.compile(r"(?<![\w.])(?:self|cls)\s*\.\s*(\w+)")
@@ -137,14 +140,10 @@ class Reach:
             strong.discard(-1)
             closures = [self._reach_of(start) for start in strong]
             # A fill that holds a pad id came from something named so: in the reach, or in the
-            # `__init__` that stored it.
+            # `__init__` (and what it calls) of a class whose methods are in the reach.
             for start in weak - strong - {-1}:
                 closure = self._reach_of(start)
-                spans = self._spans(closure)
-                if start is not None and self.units()[start].kind == "method":
-                    spans += [(self.units()[j].start, self.units()[j].end)
-                              for j in self._methods.get((self.units()[start].cls, "__init__"), ())]
-                if self._in_spans(("pad",), spans):
+                if self._in_spans(("pad",), self._spans(self.with_setup(closure))):
                     closures.append(closure)
             self._components[seed] = closures
         return closures
@@ -269,6 +268,10 @@ class Reach:
                 found += self._methods.get((u.cls, "__call__"), ())
         return found
 
+    def holding(self, word: str) -> set:
+        """The defs with `word` in their code (None: script code has it)."""
+        return {self.unit_at(p) for p in self._literal(word) if self.in_code(p)} - {-1}
+
     def with_setup(self, keep: set) -> set:
         """`keep` and, for each kept method, its class's `__init__` with everything that calls down
         into: the analysis walks a class's methods over what its `__init__` stored on `self`."""
@@ -351,7 +354,7 @@ def reduced_text(look: Reach, keep: set) -> str:
             start, end, name, first = current
             members = [j for j in range(first, len(units)) if units[j].start < end]
             body = look.lower[start:end]
-            if not keep.intersection(members) and "eos" not in body and "datacollator" not in body:
+            if not keep.intersection(members) and not any(w in body for w in CLASS_BODY_WORDS):
                 cuts.append((start, end, f"class {name}: ..."))
                 i = (members[-1] + 1) if members else i + 1
                 current = next(classes, None)
