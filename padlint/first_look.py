@@ -225,12 +225,12 @@ class Look(Reach):
         text, found = self.text, []
         for m in LIST_REPEAT.finditer(text):
             if text[m.start()] == "]":  # `[item] * n`, or a subscript `x[i] * n`
-                opening = _bracket_before(text, m.start())
+                opening = _matching_bracket(text, m.start(), -1)
                 if opening is not None and opening and (_is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'"):
                     continue  # `x[i] * n`: a subscript, not a list
                 item = text[opening + 1:m.start()] if opening is not None else "?"
             else:  # `n * [item]`
-                closing = _bracket_after(text, m.end() - 1)
+                closing = _matching_bracket(text, m.end() - 1, 1)
                 item = text[m.end():closing] if closing is not None else "?"
             item = item.strip() or "?"
             if _has_top_level_comma(item):
@@ -433,33 +433,20 @@ def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] |
     return None
 
 
-def _bracket_before(text: str, closing: int, limit: int = 300) -> int | None:
-    """Where the `[` that the `]` at `closing` closes is; None if unclear (a string in between)."""
+def _matching_bracket(text: str, at: int, step: int, limit: int = 300) -> int | None:
+    """The bracket matching the `[` (step 1) or `]` (step -1) at `at`, if it is a square one and no
+    string or comment comes in between; None if unclear."""
+    opening, closing = ("([{", ")]}") if step == 1 else (")]}", "([{")
     depth = 0
-    for i in range(closing, max(-1, closing - limit), -1):
+    end = min(len(text), at + limit) if step == 1 else max(-1, at - limit)
+    for i in range(at, end, step):
         ch = text[i]
-        if ch in ")]}":
+        if ch in opening:
             depth += 1
-        elif ch in "([{":
+        elif ch in closing:
             depth -= 1
             if depth == 0:
-                return i if ch == "[" else None
-        elif ch in "\"'#":
-            return None
-    return None
-
-
-def _bracket_after(text: str, opening: int, limit: int = 300) -> int | None:
-    """Where the `]` that closes the `[` at `opening` is; None if unclear."""
-    depth = 0
-    for i in range(opening, min(len(text), opening + limit)):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i if ch == "]" else None
+                return i if ch in "[]" else None
         elif ch in "\"'#":
             return None
     return None
