@@ -3,7 +3,8 @@
 The rule fixtures, the examples and every rule's INVALID examples are rewritten in ways that keep
 their meaning (an imported name under another name, a keyword value in parentheses, a chained or
 annotated or continued assignment, triple quotes in comments, each collator's values moved into a
-class's `__init__`), and padlint must report the same findings with the first look on and off.
+class's `__init__`, pad ids read through a helper, decoy defs sharing the real ones' names), and
+padlint must report the same findings with the first look on and off.
 Rewrites like these found thirteen misses of the look (tests/fixtures/look_spellings/ holds them).
 """
 from __future__ import annotations
@@ -113,7 +114,30 @@ def _into_init(text: str) -> str:
     return re.sub(r"(?ms)^def (\w+)\((\w+), ([^)]*)\):\n((?:[ \t]+[^\n]*\n|\n)+?)(?=^\S|\Z)", as_class, text)
 
 
+def _pad_id_through_a_helper(text: str) -> str:
+    """`tok.pad_token_id` read through a module function defined after its uses."""
+    new = re.sub(r"\b([A-Za-z_][\w.]*)\.pad_token_id\b(?!\s*=(?!=))", r"_pad_id_of(\1)", text)
+    return new + "\n\ndef _pad_id_of(tokenizer):\n    return tokenizer.pad_token_id\n" if new != text else text
+
+
+def _decoys(text: str) -> str:
+    """Defs that share the names of the real ones: a class with a method named like each module
+    function, and a module function named like each method (none of them pads)."""
+    module = cst.parse_module(text)
+    functions = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    methods = {m.name.value for s in module.body if isinstance(s, cst.ClassDef)
+               for m in s.body.body if isinstance(m, cst.FunctionDef)}
+    methods = {m for m in methods - functions if not m.startswith("__")}
+    if not functions and not methods:
+        return text
+    decoy = "\n\nclass Decoy:\n" + "".join(f"    def {f}(self, *args, **kwargs):\n        return None\n\n" for f in sorted(functions))
+    decoy += "    pass\n" + "".join(f"\n\ndef {m}(*args, **kwargs):\n    return None\n" for m in sorted(methods))
+    return text + decoy
+
+
 REWRITES: dict[str, Callable[[str], str]] = {
+    "pad ids through a helper": _pad_id_through_a_helper,
+    "decoy defs sharing names": _decoys,
     "imports under other names": lambda text: alias_imports(cst.parse_module(text)).code,
     "keyword values in parentheses": _libcst(_ParenthesiseKeywords),
     "chained assignments": _libcst(lambda: _Assignments("chain")),
