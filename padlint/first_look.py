@@ -20,10 +20,19 @@ regex that can match at any position scans all of them and cost more than parsin
 """
 from __future__ import annotations
 
-import bisect
 import re
 
-from padlint.reach import LABEL_WORDS, Reach, _is_word_char
+from padlint.reach import LABEL_WORDS, Reach
+from padlint.text_scan import (
+    call_arguments,
+    has_top_level_comma,
+    is_float,
+    is_name_at,
+    is_word_char,
+    matching_bracket,
+    parenthesised_before,
+    triple_quote_checker,
+)
 
 # ---- what the text can contain --------------------------------------------------------------------
 # Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
@@ -81,7 +90,7 @@ class Look(Reach):
         self._lower: str | None = None
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
-        self._triple = _triple_quote_checker(text)
+        self._triple = triple_quote_checker(text)
         self._aliases: dict[str, str] | None = None
         self.init_reach()
 
@@ -121,7 +130,7 @@ class Look(Reach):
         """`found`, and where an alias of an imported name containing one of `names` is used."""
         aliases = [a for a, original in self.import_aliases().items() if any(n.lower() in original for n in names)]
         for alias in aliases:
-            found = found + [p for p in self._literal(alias) if _is_name_at(self.text, p, alias)]
+            found = found + [p for p in self._literal(alias) if is_name_at(self.text, p, alias)]
         return sorted(found) if aliases else found
 
     def has(self, name: str) -> bool:
@@ -156,7 +165,7 @@ class Look(Reach):
             if original.rsplit(".", 1)[-1] == "full":
                 calls += [(p, re.compile(r"%s\s*\(" % re.escape(alias)).match(text, p)) for p in self._literal(alias)]
         for p, call in calls:
-            if call and (p == 0 or not _is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
+            if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
         return sorted(found)
@@ -176,7 +185,7 @@ class Look(Reach):
         """Is the "pad" at `pos` a padding step (tokenizer=True: one a tokenizer makes)?"""
         text = self.text
         before = text[pos - 1] if pos else "\n"
-        if _is_word_char(before):
+        if is_word_char(before):
             return False  # `_pad(`, `maybe_pad`, `use_padding=`: another name
         m = PAD_WORD.match(text, pos)
         if m is None:
@@ -212,7 +221,7 @@ class Look(Reach):
             line_start = text.rfind("\n", 0, pos) + 1
             if pos == line_start and CONSTANT_ASSIGNED.match(text, pos + len(name)):
                 return True  # `NAME = ...` at column 0
-            if _is_name_at(text, pos, name) and (IMPORT_WORD.search(text, line_start, pos) or self._in_import(pos)):
+            if is_name_at(text, pos, name) and (IMPORT_WORD.search(text, line_start, pos) or self._in_import(pos)):
                 return True  # `from m import NAME`, also in `from m import (\n    NAME,\n)`
         return False
 
@@ -225,24 +234,24 @@ class Look(Reach):
         text, found = self.text, []
         for m in LIST_REPEAT.finditer(text):
             if text[m.start()] == "]":  # `[item] * n`, or a subscript `x[i] * n`
-                opening = _matching_bracket(text, m.start(), -1)
-                if opening is not None and opening and (_is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'"):
+                opening = matching_bracket(text, m.start(), -1)
+                if opening is not None and opening and (is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'"):
                     continue  # `x[i] * n`: a subscript, not a list
                 item = text[opening + 1:m.start()] if opening is not None else "?"
             else:  # `n * [item]`
-                closing = _matching_bracket(text, m.end() - 1, 1)
+                closing = matching_bracket(text, m.end() - 1, 1)
                 item = text[m.end():closing] if closing is not None else "?"
             item = item.strip() or "?"
-            if _has_top_level_comma(item):
+            if has_top_level_comma(item):
                 continue  # `[a, b] * n`: not a run of one value
-            if item not in NOT_A_PAD_ITEM and not _is_float(item):
+            if item not in NOT_A_PAD_ITEM and not is_float(item):
                 found.append((m.start(), item))
         return found
 
     def _eos_names(self) -> list[int]:
         lower = self.lower
         return [p for p in self._literal("eos", lower=True)
-                if (p == 0 or not _is_word_char(lower[p - 1])) and EOS_WORD.match(lower, p)]
+                if (p == 0 or not is_word_char(lower[p - 1])) and EOS_WORD.match(lower, p)]
 
     def _find_pad_is_eos(self) -> list[int]:
         return [p for p in self._eos_names() if PAD_IS_EOS_BEFORE.search(self.lower, max(0, p - 320), p)]
@@ -308,7 +317,7 @@ class Look(Reach):
 
     def _find_mean(self) -> list[int]:
         text = self.text
-        found = [p for p in self._literal("mean") if (p == 0 or not _is_word_char(text[p - 1]))
+        found = [p for p in self._literal("mean") if (p == 0 or not is_word_char(text[p - 1]))
                  and re.match(r"mean\s*\(", text[p:p + 12])]
         return self._with_aliases(found, ("mean",))  # `from torch import mean as average`
 
@@ -319,10 +328,10 @@ class Look(Reach):
         for pos in self.positions("mean"):
             head = text[max(0, pos - 2000):pos]
             if head.rstrip().endswith(".") and head.rstrip(". \t\n\\").endswith(")"):
-                if "*" in _parenthesised_before(text, head.rstrip(". \t\n\\")):
+                if "*" in parenthesised_before(text, head.rstrip(". \t\n\\")):
                     found.append(pos)
                     continue
-            args = _call_arguments(text, text.find("(", pos) + 1, limit=2000)
+            args = call_arguments(text, text.find("(", pos) + 1, limit=2000)
             if args is None or (args and "*" in args[0]):
                 found.append(pos)
         return found
@@ -356,7 +365,7 @@ class Look(Reach):
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
         """`torch.full(shape, fill)`: False only for fills that cannot hold a pad id."""
-        args = _call_arguments(self.text, open_paren)
+        args = call_arguments(self.text, open_paren)
         if args is None:
             return True
         fill = next((a.split("=", 1)[1].strip() for a in args if re.match(r"\s*fill_value\s*=", a)), None)
@@ -371,112 +380,3 @@ class Look(Reach):
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
         return True
-
-
-def _is_name_at(text: str, pos: int, name: str) -> bool:
-    end = pos + len(name)
-    return (pos == 0 or not _is_word_char(text[pos - 1])) and (end == len(text) or not _is_word_char(text[end]))
-
-
-def _triple_quote_checker(text: str):
-    """A test for "is this position inside a triple-quoted string", by counting the quotes before it.
-
-    Counting is only right when triple quotes never appear inside other strings; where the text
-    could fool it (both kinds used, or a triple quote inside single quotes or escaped), every
-    position counts as code: the look then sees more, never less.
-    """
-    has_double, has_single = '"""' in text, "'''" in text
-    if not has_double and not has_single:
-        return lambda pos: False
-    if (has_double and has_single) or "'\"\"\"" in text or "\\\"\"\"" in text or "\"'''" in text or "\\'''" in text:
-        return lambda pos: False
-    quote = '"""' if has_double else "'''"
-    openings = [m.start() for m in re.finditer(quote, text)]
-    if len(openings) % 2:
-        return lambda pos: False  # unbalanced: something else is going on
-    for start in openings[::2]:
-        # The first triple quote that is not a delimiter (in a comment, in a one-line string) sits
-        # where an opening one is expected: a `#` or an open quote before it on its line gives it away.
-        head = text[text.rfind("\n", 0, start) + 1:start]
-        if "#" in head or head.count("'") % 2 or head.count('"') % 2:
-            return lambda pos: False
-
-    def inside(pos: int) -> bool:
-        return bisect.bisect_left(openings, pos) % 2 == 1
-
-    return inside
-
-
-def _call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] | None:
-    """The top-level argument texts of the call whose `(` ends at `open_paren`; None if unclear."""
-    depth, args, current = 1, [], []
-    i = open_paren
-    end = min(len(text), open_paren + limit)
-    while i < end:
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                args.append("".join(current))
-                return [a for a in args if a.strip()]
-        elif ch == "," and depth == 1:
-            args.append("".join(current))
-            current = []
-            i += 1
-            continue
-        elif ch in "\"'#":
-            return None  # strings and comments inside: not worth reading here
-        current.append(ch)
-        i += 1
-    return None
-
-
-def _matching_bracket(text: str, at: int, step: int, limit: int = 300) -> int | None:
-    """The bracket matching the `[` (step 1) or `]` (step -1) at `at`, if it is a square one and no
-    string or comment comes in between; None if unclear."""
-    opening, closing = ("([{", ")]}") if step == 1 else (")]}", "([{")
-    depth = 0
-    end = min(len(text), at + limit) if step == 1 else max(-1, at - limit)
-    for i in range(at, end, step):
-        ch = text[i]
-        if ch in opening:
-            depth += 1
-        elif ch in closing:
-            depth -= 1
-            if depth == 0:
-                return i if ch in "[]" else None
-        elif ch in "\"'#":
-            return None
-    return None
-
-
-def _has_top_level_comma(item: str) -> bool:
-    depth = 0
-    for ch in item:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return True
-    return False
-
-
-def _is_float(item: str) -> bool:
-    return bool(re.fullmatch(r"-?\d*\.\d*(e-?\d+)?", item)) and item not in (".", "-.")
-
-
-def _parenthesised_before(text: str, head: str) -> str:
-    """The text of the bracketed expression that ends `head` (which ends with `)`)."""
-    depth = 0
-    for i in range(len(head) - 1, max(-1, len(head) - 2000), -1):
-        ch = head[i]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            depth -= 1
-            if depth == 0:
-                return head[i:]
-    return head[-2000:]

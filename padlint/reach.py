@@ -10,6 +10,8 @@ import bisect
 import functools
 import re
 
+from padlint.text_scan import is_word_char
+
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {
     "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and calls.py (mask_sink)
@@ -297,7 +299,7 @@ class Reach:
         name = "self" if u.name == "__call__" else u.name
         for pos in self._literal(name):
             end = pos + len(name)
-            if (pos and _is_word_char(text[pos - 1])) or (end < len(text) and _is_word_char(text[end])):
+            if (pos and is_word_char(text[pos - 1])) or (end < len(text) and is_word_char(text[end])):
                 continue
             before = text[max(0, pos - 24):pos]
             where = self.unit_at(pos)
@@ -371,6 +373,3 @@ def reduced_text(look: Reach, keep: set) -> str:
     parts.append(text[pos:])
     return "".join(parts)
 
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
