@@ -5,7 +5,7 @@ their meaning (an imported name under another name, a keyword value in parenthes
 annotated or continued assignment, triple quotes in comments, each collator's values moved into a
 class's `__init__`, pad ids read through a helper, decoy defs sharing the real ones' names), and
 padlint must report the same findings with the first look on and off.
-Rewrites like these found thirteen misses of the look (tests/fixtures/look_spellings/ holds them).
+Rewrites like these found about a dozen misses of the look (tests/fixtures/look_spellings/ holds them).
 """
 from __future__ import annotations
 
