@@ -48,6 +48,10 @@ PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
     r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
 LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
+# The collators that pad features again (analysis.patterns has the same set; importing it here
+# would import libcst into every worker that only takes the look).
+REPADDING_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
+                       "DataCollatorForTokenClassification")
 FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
@@ -175,11 +179,8 @@ class Look(Reach):
 
     def _find_repadding(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True, call_only=True)]
-        collators = ("DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
-                     "DataCollatorForTokenClassification")
-        return found + self._with_aliases([p for p in self._literal("DataCollator") if re.match(
-            r"DataCollator(?:WithPadding|ForLanguageModeling|ForSeq2Seq|ForTokenClassification)", self.text[p:p + 40])],
-            collators)
+        collators = [p for p in self._literal("DataCollator") if any(self.text.startswith(c, p) for c in REPADDING_COLLATORS)]
+        return found + self._with_aliases(collators, REPADDING_COLLATORS)
 
     def _pad_word(self, pos: int, tokenizer: bool, call_only: bool = False) -> bool:
         """Is the "pad" at `pos` a padding step (tokenizer=True: one a tokenizer makes)?"""

@@ -63,8 +63,8 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
     look = Look(text)
     keep: set = set()
     for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
-        words = getattr(rule, "REQUIRES", ()) or ()
-        if (not words or any(w.lower() in look.lower for w in words)) and rule.may_fire(look):
+        words = _words(frozenset({rule.code}))
+        if (words is None or any(w in look.lower for w in words)) and rule.may_fire(look):
             scopes = rule.scopes(look)
             if scopes is None or None in scopes:
                 return True  # this rule needs the whole file (or script code, which reaches all of it)

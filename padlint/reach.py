@@ -10,7 +10,7 @@ import bisect
 import functools
 import re
 
-from padlint.text_scan import is_word_char
+from padlint.text_scan import is_name_at
 
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {
@@ -299,7 +299,7 @@ class Reach:
         name = "self" if u.name == "__call__" else u.name
         for pos in self._literal(name):
             end = pos + len(name)
-            if (pos and is_word_char(text[pos - 1])) or (end < len(text) and is_word_char(text[end])):
+            if not is_name_at(text, pos, name):
                 continue
             before = text[max(0, pos - 24):pos]
             where = self.unit_at(pos)

@@ -355,3 +355,10 @@ def test_a_labels_alias_is_a_name_bound_to_an_ids_place(line, alias):
             return batch
     ''')
     assert code.has("labels_alias") is alias
+
+
+def test_the_look_and_the_analysis_know_the_same_repadding_collators():
+    from padlint import first_look
+    from padlint.analysis import patterns
+
+    assert set(first_look.REPADDING_COLLATORS) == patterns.REPADDING_COLLATORS
