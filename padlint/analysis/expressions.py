@@ -20,10 +20,6 @@ LOSSES = {
     "torch.nn.CrossEntropyLoss", "torch.nn.functional.cross_entropy", "torch.nn.NLLLoss",
     "torch.nn.functional.nll_loss", "torch.nn.modules.loss.CrossEntropyLoss",
 }
-REPADDING_COLLATORS = {
-    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
-    "DataCollatorForTokenClassification",
-}
 
 
 class ExpressionEvaluator:
@@ -282,7 +278,7 @@ class ExpressionEvaluator:
             self.evaluate_args(call)
             self.loss_call(call)
             return EMPTY
-        if name.rsplit(".", 1)[-1] in REPADDING_COLLATORS:
+        if name.rsplit(".", 1)[-1] in P.REPADDING_COLLATORS:
             self.evaluate_args(call)
             self.collator_call(call, name)
             return EMPTY
@@ -348,15 +344,6 @@ class ExpressionEvaluator:
         for e in exprs:
             out = out | self.evaluate(e)
         return out
-
-    @property
-    def arange_names(self) -> set[str]:
-        """The names a call to arange can end with here: `arange`, or what it was imported as."""
-        found = getattr(self, "_arange_names", None)
-        if found is None:
-            found = self._arange_names = {"arange"} | {
-                local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"}
-        return found
 
     def mentions_call(self, node: cst.CSTNode, names: set[str]) -> bool:
         """Does `node` contain a call to one of `names` (qualified; only arange is ever asked)?"""

@@ -28,6 +28,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
     def __init__(self, facts: ModuleFacts, info: ModuleInfo):
         self.facts = facts
         self.imports = facts.imports
+        # The names a call to arange can end with here (mentions_call): `arange`, or what it was imported as.
+        self.arange_names = {"arange"} | {
+            local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"}
         self.module_info = info
         self.constants = info.constants
         self.module_env = Env()

@@ -50,6 +50,12 @@ MODEL_CALLEE = re.compile(
 )
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
+# Collators that pad the features they are given again (first_look.REPADDING_COLLATORS spells the
+# same names without importing libcst).
+REPADDING_COLLATORS = frozenset({
+    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
+    "DataCollatorForTokenClassification",
+})
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 LABEL_NAME = re.compile(r"label|target|tgt", re.I)

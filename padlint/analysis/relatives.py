@@ -16,10 +16,6 @@ from padlint.analysis.values import (
 )
 
 SEQ2SEQ_COLLATORS = {"DataCollatorForSeq2Seq", "DataCollatorForTokenClassification"}
-REPADDING_COLLATORS = {
-    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
-    "DataCollatorForTokenClassification",
-}
 PADDING_MASK_NAME = re.compile(
     r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$", re.I)
@@ -119,7 +115,7 @@ class RelativesMixin:
     def collator_call(self, call: cst.Call, name: str) -> None:
         """Collators configured with a label pad (PAD006) or that pad features again (PAD009)."""
         short = name.rsplit(".", 1)[-1]
-        if short in REPADDING_COLLATORS:
+        if short in P.REPADDING_COLLATORS:
             self.facts.repadding_collator = True
         if short in SEQ2SEQ_COLLATORS:
             arg = P.keyword(call, "label_pad_token_id")
