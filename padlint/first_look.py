@@ -288,7 +288,7 @@ class Look(Reach):
     def _pad_id_reaches(self, pos: int) -> bool:
         """Can a pad id flow to `pos` (the way the analysis passes values on, reach.py)?"""
         where = self.unit_at(pos)
-        return any(where in self._reach_of(self.unit_at(p)) for p in self.positions("pad_id") if self.unit_at(p) != -1)
+        return any(where in self._reach_of(source) for source in self.units_at(self.positions("pad_id")))
 
     def _find_ignore_constant(self) -> list[int]:
         """An ignore-named constant other than -100: module-level, imported, or `module.IGNORE_X`."""

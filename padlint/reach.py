@@ -272,7 +272,11 @@ class Reach:
 
     def holding(self, word: str) -> set:
         """The defs with `word` in their code (None: script code has it)."""
-        return {self.unit_at(p) for p in self._literal(word) if self.in_code(p)} - {-1}
+        return self.units_at(p for p in self._literal(word) if self.in_code(p))
+
+    def units_at(self, positions) -> set:
+        """The defs holding these positions (None: script code), class bodies left out."""
+        return {self.unit_at(p) for p in positions} - {-1}
 
     def with_setup(self, keep: set) -> set:
         """`keep` and, for each kept method, its class's `__init__` with everything that calls down
