@@ -108,8 +108,9 @@ def run(function: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             busy = [w for w in workers if w.task is not None]
             if not busy:
                 return
-            now = time.monotonic()
-            ready = wait([w.conn for w in busy], timeout=max(0.0, min(w.deadline for w in busy) - now))
+            nearest = min(w.deadline for w in busy)  # inf: no time limit (`--timeout 0`)
+            ready = wait([w.conn for w in busy],
+                         timeout=None if nearest == float("inf") else max(0.0, nearest - time.monotonic()))
             for worker in busy:
                 index = worker.task[0]  # type: ignore[index]
                 if worker.conn in ready:

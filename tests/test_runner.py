@@ -173,6 +173,19 @@ def test_timeout_option_and_config_key(project):
     assert _check("buggy.py").exit_code == 1
 
 
+@pytest.mark.parametrize("where", ["option", "config"])
+def test_timeout_zero_means_no_limit_with_workers(project, where):
+    # `--timeout 0` once crashed the worker pool (an infinite deadline passed to wait()).
+    for i in range(3):
+        (project / f"m{i}.py").write_text(BUGGY)
+    args = ["--timeout", "0"] if where == "option" else []
+    if where == "config":
+        (project / "pyproject.toml").write_text("[tool.padlint]\ntimeout = 0\n")
+    result = _check(*args, "--jobs", "2", "--no-cache", ".")
+    assert result.exit_code == 1 and "internal error" not in result.output
+    assert result.output.count("PAD001") == 4  # buggy.py and m0-m2.py
+
+
 def test_jobs_option(project):
     for i in range(6):
         (project / f"m{i}.py").write_text(BUGGY)
