@@ -14,6 +14,7 @@ are timed (with --libcst, also `libcst.parse_module` alone, between the two). Ru
     python bench/bench.py --json       # machine-readable output
     python bench/bench.py --libcst     # also time libcst's parser alone
     python bench/bench.py --side-by-side  # padlint as users run it vs the ast floor and semgrep (one table)
+    python bench/bench.py --breakdown     # where a cold scan's CPU goes, step by step, vs the ast floor
 
 Exit codes: 0 done; 1 the engine crashed on at least one file (listed); 2 the engine is not
 implemented yet (NotImplementedError), or nothing to measure.
@@ -236,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--side-by-side", action="store_true",
                         help="time padlint as a user runs it (cold, warm, --jobs 1, one small file) next to the "
                              "ast floor and semgrep, in one table (see bench/side_by_side.py)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="where a cold scan's CPU time goes, step by step, next to the ast floor "
+                             "(see bench/breakdown.py)")
     parser.add_argument("--corpus-dir", metavar="DIR", help="where --side-by-side copies the corpus "
                         "(default: padlint-bench-corpus in the temporary directory)")
     parser.add_argument("--semgrep", metavar="PATH", help="the semgrep executable (default: semgrep on PATH)")
@@ -260,6 +264,15 @@ def main(argv: list[str] | None = None) -> int:
 
     for mismatch in version_mismatches():
         print(f"note: {mismatch}: pip install -r bench/requirements.txt for comparable numbers", file=sys.stderr)
+    if args.breakdown:
+        import breakdown
+
+        rows = breakdown.measure(files)
+        if args.json:
+            print(json.dumps({"corpus": report["corpus"], "steps": rows}, indent=2))
+        else:
+            breakdown.print_breakdown(rows)
+        return 0
     if args.side_by_side:
         import side_by_side
 
