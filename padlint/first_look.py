@@ -91,6 +91,8 @@ class Look(Reach):
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.text = text
         self._positions: dict[str, list[int]] = {}
+        self._literals: dict[tuple[str, bool], list[int]] = {}  # (word, lower) -> where it occurs
+        self._words: dict[str, bool] = {}  # lower-cased word -> in the lower-cased text
         self._lower: str | None = None
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
@@ -147,12 +149,24 @@ class Look(Reach):
         return self._lower
 
     def _literal(self, word: str, lower: bool = False) -> list[int]:
-        text = self.lower if lower else self.text
-        found, pos = [], text.find(word)
-        while pos != -1:
-            found.append(pos)
-            pos = text.find(word, pos + 1)
+        """Where `word` occurs (in the lower-cased text if `lower`). Shared: never change the list."""
+        key = (word, lower)
+        found = self._literals.get(key)
+        if found is None:
+            text = self.lower if lower else self.text
+            found, pos = [], text.find(word)
+            while pos != -1:
+                found.append(pos)
+                pos = text.find(word, pos + 1)
+            self._literals[key] = found
         return found
+
+    def has_word(self, word: str) -> bool:
+        """Does the lower-cased text hold `word` (lower-case) anywhere, comments included?"""
+        held = self._words.get(word)
+        if held is None:
+            held = self._words[word] = word in self.lower
+        return held
 
     # -- the features
     def _find_pad_step(self) -> list[int]:

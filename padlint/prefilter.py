@@ -64,7 +64,7 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
     keep: set = set()
     for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
         words = _words(frozenset({rule.code}))
-        if (words is None or any(w in look.lower for w in words)) and rule.may_fire(look):
+        if (words is None or any(look.has_word(w) for w in words)) and rule.may_fire(look):
             scopes = rule.scopes(look)
             if scopes is None or None in scopes:
                 return True  # this rule needs the whole file (or script code, which reaches all of it)
