@@ -128,7 +128,7 @@ def _wants_color(stream_is_tty: bool) -> bool:
 @click.option("--baseline", metavar="FILE", help="Report only findings that this baseline file does not record.")
 @click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE, exit 0.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes for linting (default: one per core).")
+              help="Worker processes for linting (default: one per core, within a container's CPU quota).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.padlint_cache/).")
 @click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="Per-file time limit; a file that takes longer is reported and skipped (0: none).")

@@ -13,6 +13,7 @@ Where fork is unavailable, `available()` is False and the caller runs tasks in i
 """
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -136,8 +137,65 @@ def run(function: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             worker.stop(kill=worker.task is not None)
 
 
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
 def default_jobs() -> int:
+    """One worker per core this process may use: its CPU affinity, capped by a cgroup CPU quota (a
+    CI container limited to 2 CPUs on a 64-core host must not fork 64 workers: each holds its own
+    copy of the analysis, and 64 of them exhaust the container's memory)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    quota = cgroup_cpu_quota()
+    if quota is not None:
+        cores = min(cores, math.ceil(quota))
+    return max(1, cores)
+
+
+def cgroup_cpu_quota(root: str | None = None) -> float | None:
+    """How many CPUs this process's cgroup quota allows (cgroup v2 `cpu.max` of its cgroup and
+    every cgroup above it, the smallest; else v1 `cpu.cfs_quota_us / cpu.cfs_period_us`); None
+    without a quota or where there are no cgroups. Written out rather than taken from a library:
+    two small files, and loky, which reads them too, would add its import to every run."""
+    root = root or CGROUP_ROOT
+    v2 = [_read_v2(path) for path in _cgroup_v2_dirs(root)]
+    quotas = [q for q in v2 if isinstance(q, float)]
+    if quotas or any(q == "max" for q in v2):
+        return min(quotas) if quotas else None
+    try:
+        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us"), encoding="ascii") as fh:
+            quota_us = int(fh.read())
+        with open(os.path.join(root, "cpu", "cpu.cfs_period_us"), encoding="ascii") as fh:
+            period_us = int(fh.read())
+    except (OSError, ValueError):
+        return None
+    return quota_us / period_us if quota_us > 0 and period_us > 0 else None  # v1 says -1 for none
+
+
+def _read_v2(directory: str) -> float | str | None:
+    """The CPUs of `directory`'s cpu.max, "max" for no quota, None if there is no such file."""
+    try:
+        with open(os.path.join(directory, "cpu.max"), encoding="ascii") as fh:
+            quota, period = fh.read().split()[:2]
+        if quota == "max":
+            return "max"
+        return int(quota) / int(period) if int(quota) > 0 and int(period) > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def _cgroup_v2_dirs(root: str) -> list[str]:
+    """The process's own cgroup v2 directory (from /proc/self/cgroup) and each one above it, up to
+    the root (inside a container, the root is the container's own cgroup)."""
+    found = []
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("0::/"):
+                    parts = [p for p in line.strip()[4:].split("/") if p and p != ".."]
+                    found += [os.path.join(root, *parts[:i]) for i in range(len(parts), 0, -1)]
+    except OSError:
+        pass
+    return found + [root]

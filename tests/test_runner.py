@@ -195,6 +195,38 @@ def test_jobs_option(project):
     assert _check("--jobs", "0", ".").exit_code == 2
 
 
+def _cgroup(tmp_path, files: dict[str, str]):
+    root = tmp_path / "cgroup"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return str(root)
+
+
+@pytest.mark.parametrize("files, cpus", [
+    ({"cpu.max": "200000 100000\n"}, 2.0),  # cgroup v2, a container limited to 2 CPUs
+    ({"cpu.max": "150000 100000\n"}, 1.5),
+    ({"cpu.max": "max 100000\n"}, None),  # v2, no limit
+    ({"cpu/cpu.cfs_quota_us": "50000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 0.5),  # v1
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, no limit
+    ({"cpu.max": "garbage\n"}, None),
+    ({}, None),  # no cgroups (macOS, a bare chroot)
+])
+def test_cgroup_cpu_quota(tmp_path, files, cpus):
+    assert pool.cgroup_cpu_quota(_cgroup(tmp_path, files)) == cpus
+
+
+def test_default_jobs_follows_a_container_cpu_limit(tmp_path, monkeypatch):
+    # A CI container limited to 2 CPUs on a 64-core host: 2 workers, not 64 (64 would exhaust memory).
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(pool, "CGROUP_ROOT", _cgroup(tmp_path, {"cpu.max": "150000 100000\n"}))
+    assert pool.default_jobs() == 2  # 1.5 CPUs of quota: two workers share them
+    monkeypatch.setattr(pool, "CGROUP_ROOT", _cgroup(tmp_path / "v1", {"cpu/cpu.cfs_quota_us": "-1\n"}))
+    assert pool.default_jobs() == 64
+    monkeypatch.setattr(pool, "CGROUP_ROOT", _cgroup(tmp_path / "small", {"cpu.max": "20000 100000\n"}))
+    assert pool.default_jobs() == 1
+
+
 def test_in_process_and_worker_runs_agree(project):
     for i in range(4):
         (project / f"m{i}.py").write_text(BUGGY)
