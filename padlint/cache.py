@@ -140,6 +140,51 @@ class Cache:
         self._ready = True
 
 
+def clear(directory: str | os.PathLike[str]) -> int:
+    """Remove what padlint wrote in the cache `directory` (its entries, `.gitignore`, `CACHEDIR.TAG`)
+    and the directory itself if that leaves it empty; anything else there stays (PADLINT_CACHE_DIR
+    may name a folder that holds other things). Returns the number of entries removed.
+    Raises OSError if something padlint wrote cannot be removed."""
+    import re
+    import shutil
+
+    top = Path(directory)
+    if not top.is_dir():
+        return 0
+    if not any(_ours(top / name) for name in _MARKERS):
+        raise OSError(f"{top} does not look like padlint's cache (no .gitignore or CACHEDIR.TAG of padlint's)")
+    removed = 0
+    for child in top.iterdir():
+        if child.is_dir() and not child.is_symlink() and re.fullmatch(r"v\d+", child.name) and _layout(child):
+            removed += sum(1 for _, _, files in os.walk(child) for name in files if not name.startswith(".tmp-"))
+            shutil.rmtree(child)
+        elif child.name.startswith(".tmp-") or (child.name in _MARKERS and _ours(child)):
+            child.unlink()
+    try:
+        top.rmdir()
+    except OSError:
+        pass  # other files are there: not ours to remove
+    return removed
+
+
+_MARKERS = {".gitignore": "# Created by padlint.", "CACHEDIR.TAG": "# padlint's result cache"}
+
+
+def _layout(directory: Path) -> bool:
+    """Is `directory` laid out as padlint writes entries (folders named by two hex digits)?"""
+    import re
+
+    return all(re.fullmatch(r"[0-9a-f]{2}", c.name) and c.is_dir() and not c.is_symlink()
+               for c in directory.iterdir())
+
+
+def _ours(path: Path) -> bool:
+    try:
+        return _MARKERS[path.name] in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def _loc(loc: Location) -> list[int]:
     return [loc.row, loc.column]
 

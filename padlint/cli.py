@@ -21,7 +21,7 @@ from padlint.runner import RunResult as _Run
 from padlint.runner import invalid_file_diagnostic  # noqa: F401  (kept importable from here)
 from padlint.types import Diagnostic
 
-SUBCOMMANDS = ("check", "rule", "rules")
+SUBCOMMANDS = ("check", "clean", "rule", "rules")
 
 
 def _error(message: str) -> None:
@@ -232,6 +232,35 @@ def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_f
     if exit_zero:
         return 0
     return 1 if run.diagnostics else 0
+
+
+@main.command("clean")
+@click.argument("path", required=False)
+@click.option("--config", metavar="FILE", help="The pyproject.toml whose folder is the project root.")
+def clean_command(path: str | None, config: str | None) -> None:
+    """Remove the result cache of the project at PATH (default: the current directory).
+
+    The cache is `.padlint_cache/` in the project root, or `PADLINT_CACHE_DIR`. Entries are never
+    wrong (each is keyed by content, padlint's version and the rules in force), but they pile up as
+    files and padlint change; this removes them all."""
+    from padlint.cache import cache_dir, clear
+
+    try:
+        settings = _settings(config, Path(path) if path else Path.cwd(), {})
+    except ConfigError as exc:
+        _error(str(exc))
+        sys.exit(2)
+    directory = cache_dir(settings.root)
+    if not directory.is_dir():
+        click.echo(f"No cache at {printable(str(directory))}")
+        return
+    try:
+        removed = clear(directory)
+    except OSError as exc:
+        _error(f"cannot remove the cache at {directory}: {exc.strerror or exc}" if exc.strerror else str(exc))
+        sys.exit(2)
+    left = " (other files there were kept)" if directory.exists() else ""
+    click.echo(f"Removed the cache at {printable(str(directory))}: {removed} entr{'y' if removed == 1 else 'ies'}{left}")
 
 
 def _rule_page(rule: type) -> str:

@@ -118,6 +118,50 @@ def test_cache_entries_round_trip_every_field(tmp_path):
     assert [d.statement_rows for d in cache.get(key, "x.py")] == [d.statement_rows for d in found]
 
 
+def _clean(*args: str):
+    return CliRunner().invoke(main, ["clean", *args])
+
+
+def test_clean_removes_the_cache_and_the_next_run_rebuilds_it(project):
+    first = _check("buggy.py", "clean.py")
+    sub = project / "pkg"
+    sub.mkdir()
+    (project / "pyproject.toml").write_text("[tool.padlint]\n")
+    result = _clean(str(sub))  # from a subfolder: the project root's cache
+    assert result.exit_code == 0 and "2 entries" in result.output
+    assert not (project / ".padlint_cache").exists()
+    again = _clean()
+    assert again.exit_code == 0 and again.output.startswith("No cache at")
+    assert _check("buggy.py", "clean.py").output == first.output
+    result, _ = _run(project)
+    assert result.stats["cached"] == 2
+
+
+def test_clean_keeps_what_padlint_did_not_write(project, monkeypatch):
+    shared = project / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("mine\n")
+    (shared / "v2").mkdir()
+    (shared / "v2" / "data.bin").write_text("not an entry\n")
+    monkeypatch.setenv("PADLINT_CACHE_DIR", str(shared))
+    _check("buggy.py")
+    result = _clean()
+    assert result.exit_code == 0 and "1 entry (other files there were kept)" in result.output
+    assert sorted(p.name for p in shared.iterdir()) == ["notes.txt", "v2"]
+    assert (shared / "v2" / "data.bin").exists()
+
+
+def test_clean_refuses_a_folder_that_is_not_a_cache(project, monkeypatch):
+    # PADLINT_CACHE_DIR set by mistake to a folder of one's own: nothing there is removed.
+    mine = project / "mine"
+    (mine / "v1" / "ab").mkdir(parents=True)
+    (mine / "v1" / "ab" / "thesis.tex").write_text("keep\n")
+    monkeypatch.setenv("PADLINT_CACHE_DIR", str(mine))
+    result = _clean()
+    assert result.exit_code == 2 and "does not look like padlint's cache" in result.output
+    assert (mine / "v1" / "ab" / "thesis.tex").read_text() == "keep\n"
+
+
 # ---- workers and time limits ------------------------------------------------------------------------
 def _sleep_or_crash(task):
     if task == "sleep":
