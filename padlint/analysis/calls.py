@@ -295,6 +295,10 @@ class CallEvaluator:
             if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node):
                 continue
             if padded.lost_at is not None:
+                if carries_mask:
+                    # The mask was made again (`ids.ne(pad_id)`, from lengths) and goes along with the
+                    # ids: nothing is lost. An all-ones one is PAD001's; pad = EOS is PAD005's.
+                    continue
                 how = "dropped" if isinstance(padded.lost_at, cst.Arg) else (
                     "encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
                 self.facts.mask_lost.append(MaskLost(padded.lost_at, how, padded=padded, sink=sink))

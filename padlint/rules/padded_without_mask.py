@@ -52,6 +52,11 @@ def score(model, tokenizer, text: str):
     ids = tokenizer(text, padding=True, return_tensors="pt")["input_ids"]
     return model(ids, labels=ids).loss
 """,
+        """
+def run(model, tokenizer, texts):
+    ids = tokenizer(texts, padding=True, return_tensors="pt")["input_ids"]
+    return model(ids, attention_mask=ids.ne(tokenizer.pad_token_id)).logits
+""",
     ]
 
     @classmethod
