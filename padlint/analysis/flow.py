@@ -50,6 +50,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.current_fn: cst.FunctionDef | None = None
         self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
+        self.guards: list[cst.BaseExpression] = []  # tests of the `if`s whose body is being walked
         self.map_batched: bool | None = None
         self.in_target_context = False
         self.returns: list[Value] = []
@@ -104,7 +105,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.env = Env(parent)
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
-        self.pending_alias_writes = {}
+        self.pending_alias_writes, self.guards = {}, []
         self.function_name, self.current_fn = fn.name.value, fn
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in P.parameters(fn.params):
@@ -141,12 +142,12 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
     def _save(self) -> tuple:
         return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
                 self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-                self.pending_alias_writes, self.function_name, self.current_fn)
+                self.pending_alias_writes, self.function_name, self.current_fn, self.guards)
 
     def _restore(self, saved: tuple) -> None:
         (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
          self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-         self.pending_alias_writes, self.function_name, self.current_fn) = saved
+         self.pending_alias_writes, self.function_name, self.current_fn, self.guards) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     # ---- statements ------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                 self.execute_small(small)
         elif isinstance(stmt, cst.If):
             self.evaluate(stmt.test)
-            self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)])
+            self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)], guards=[stmt.test, None])
         elif isinstance(stmt, (cst.For, cst.While)):
             arm = self.env.branch()
             saved, self.env = self.env, arm
@@ -202,12 +203,17 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         elif isinstance(stmt, cst.ClassDef):
             self.walk_class(stmt, self.env)
 
-    def run_branches(self, bodies: list) -> None:
+    def run_branches(self, bodies: list, guards: list | None = None) -> None:
         arms = []
-        for body in bodies:
+        for i, body in enumerate(bodies):
             arm = self.env.branch()
             saved, self.env = self.env, arm
+            guard = guards[i] if guards else None
+            if guard is not None:
+                self.guards.append(guard)
             self.execute_block(body)
+            if guard is not None:
+                self.guards.pop()
             self.env = saved
             arms.append(arm)
         self.env.merge(*arms)
@@ -328,12 +334,15 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.written_in_place(target.value, value_node)
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
         labels = any(c.padded is not None for c in tags_of(base, Copy)) or self.is_label_code(target.value, strict=True)
-        if labels and (ignore or P.int_value(value_node) is not None) and self.indexes_padding(target):
+        written = labels and (ignore or P.int_value(value_node) is not None)
+        # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
+        at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
+        if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
             ignore = True
         if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
             self.masking_by_pad_id(target, target.slice[0].slice.value, base, "index")
-        if ignore and self.indexes_padding(target):
+        if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
 

@@ -102,7 +102,32 @@ class RelativesMixin:
             self.facts.add("PAD010", fallback.node)  # labels masked with `pad or eos`
         copies = [c for c in tags_of(labels, Copy)]
         mask = copies[0].mask_code if copies else None
-        self.facts.add("PAD004", node, how, condition=condition, mask_code=mask)
+        # A write inside `if labels[i] == pad_id:` has no comparison of whole tensors to rewrite.
+        self.facts.add("PAD004", node, how, condition=condition if how != "loop" else None, mask_code=mask)
+
+    def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool:
+        """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
+        `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the
+        write masks the pad positions, one at a time (PAD004 when pad is EOS)."""
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        index = self.code(target.slice[0].slice.value)
+        walked = place_key(target.value)
+        for test in self.guards:
+            for left, right in _equalities(test):
+                if not (P.is_pad_id_expression(right) or tags_of(self.evaluate(right), PadId)):
+                    left, right = right, left
+                    if not (P.is_pad_id_expression(right) or tags_of(self.evaluate(right), PadId)):
+                        continue
+                same_index = (isinstance(left, cst.Subscript) and len(left.slice) == 1
+                              and isinstance(left.slice[0].slice, cst.Index)
+                              and self.code(left.slice[0].slice.value) == index)
+                item = isinstance(left, cst.Name) and walked is not None and self.loop_aliases.get(left.value) == walked
+                if same_index or item:
+                    self.masking_by_pad_id(target, cst.Comparison(left, [cst.ComparisonTarget(cst.Equal(), right)]),
+                                           labels, "loop")
+                    return True
+        return False
 
     def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
         """`[(t if t != pad_id else -100) for t in row]` (PAD004 when pad is EOS)."""
@@ -229,3 +254,18 @@ def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _is_list_value(node) -> bool:
     return isinstance(node, (cst.List, cst.ListComp, cst.BinaryOperation))
+
+
+def _equalities(test: cst.BaseExpression):
+    """The `a == b` / `a.eq(b)` comparisons that make `test` true: the test itself, or an arm of
+    `or` / `and` (a negation is not followed)."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from _equalities(test.left)
+        yield from _equalities(test.right)
+        return
+    pair = P.comparison_operand(test, (cst.Equal,))
+    if pair is not None:
+        yield pair
+    elif isinstance(test, cst.Call) and P.last_name(test.func) == "eq" and test.args \
+            and isinstance(test.func, cst.Attribute):
+        yield test.func.value, test.args[0].value
