@@ -4,8 +4,8 @@ The code cells are concatenated into one module, so values flow across cells as 
 notebook runs top to bottom. Each cell is preceded by a marker comment line (`# padlint-cell N`, N
 the 1-based index of the cell among *all* cells of the notebook), which lets us find the cells
 again in any fixed text: fixes never touch comment lines between statements. IPython syntax that is
-not Python (`%magic`, `%%cell magic` (the whole cell), `!shell`, `obj?` help, `x = !cmd`) is
-replaced line for line by placeholders, so rows still match, and restored on the way back.
+not Python (`%magic`, `!shell`, ...) is replaced line for line by placeholders, so rows still
+match, and restored on the way back (notebook_magics.py).
 
 Writing back uses plain `json` and splices: the byte span of each changed cell's `source` value is
 found with a small position-aware scan and only that span is replaced, serialised in the file's own
@@ -16,25 +16,20 @@ changes notebooks written by other tools.
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import hashlib
-import io
 import json
 import re
-import tokenize
 from dataclasses import dataclass, replace
 
+from padlint.notebook_magics import lines_of as _lines
+from padlint.notebook_magics import mask_magics, restore
 from padlint.types import Diagnostic, Edit, Fix, Location
 
 MARKER = "# padlint-cell "
 _MARKER_LINE = re.compile(r"^# padlint-cell (\d+)$")
-_PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")
 _WS = re.compile(r"[ \t\n\r]*")
 _LINE_REF = re.compile(r"\b(?:line (\d+)|error at (\d+)(?=:\d))")  # rows named in messages
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
-# Lines IPython rewrites: magics, shell escapes, help, and assignments from magics or the shell.
-_MAGIC = re.compile(r"^[ \t]*(?:[%!]|\?|[A-Za-z_][\w.]*\?\??[ \t]*$|[\w.,\[\] \t]+=[ \t]*[%!])")
 
 
 class NotebookError(ValueError):
@@ -50,68 +45,6 @@ class _Cell:
     virtual: str  # the text the engine sees (magics replaced)
     magics: dict[int, str]  # placeholder number -> original line (without line end)
     added_newline: bool  # a "\n" was added so the next marker starts a line
-
-
-def _lines(text: str) -> list[str]:
-    return [m.group(0) for m in _LINE.finditer(text) if m.group(0)]
-
-
-def _string_rows(text: str) -> set[int]:
-    """0-based rows inside (not at the start of) a multi-line string token of `text`."""
-    rows: set[int] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                rows.update(range(tok.start[0], tok.end[0]))  # 1-based start+1..end -> 0-based
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
-    return rows
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str]]:
-    """The cell with IPython-only lines replaced by placeholders, and the lines replaced."""
-    lines = _lines(text)
-    if not lines:
-        return text, {}
-    if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
-        candidates = set(range(len(lines)))
-    else:
-        if _parses(text):
-            return text, {}
-        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line)}
-        for _ in range(3):  # a "%" or "!" line inside a triple-quoted string is text, not a magic
-            inside = _string_rows(_render(lines, candidates, counter[:], {})) & candidates
-            if not inside:
-                break
-            candidates -= inside
-    magics: dict[int, str] = {}
-    return _render(lines, candidates, counter, magics), magics
-
-
-def _render(lines: list[str], candidates: set[int], counter: list[int], magics: dict[int, str]) -> str:
-    out = []
-    whole_cell = len(candidates) == len(lines)
-    for i, line in enumerate(lines):
-        if i not in candidates:
-            out.append(line)
-            continue
-        body = line.rstrip("\r\n")
-        ending = line[len(body):]
-        counter[0] += 1
-        magics[counter[0]] = body
-        indent = body[: len(body) - len(body.lstrip())]
-        # An indented line magic is a statement of its block: keep the block non-empty.
-        stmt = "pass  " if indent and not whole_cell else ""
-        out.append(f"{indent if stmt else ''}{stmt}# padlint-magic {counter[0]}{ending}")
-    return "".join(out)
 
 
 # --- reading the JSON with positions --------------------------------------------------------------
@@ -213,7 +146,7 @@ class Notebook:
                 continue
             raw = cell.get("source", "")
             text = "".join(raw) if isinstance(raw, list) else str(raw)
-            virtual, magics = _mask_magics(text, counter)
+            virtual, magics = mask_magics(text, counter)
             added = not virtual.endswith(("\n", "\r"))
             self.cells.append(_Cell(number + 1, spans[number], raw, text, virtual, magics, added))
         self.ascii_only = self.json_text.isascii()
@@ -232,7 +165,7 @@ class Notebook:
                 continue  # unchanged: keep its bytes
             if cell.added_newline and segment.endswith("\n"):
                 segment = segment[:-1]
-            text = _restore(segment, cell.magics)
+            text = restore(segment, cell.magics)
             if text == cell.text:
                 continue
             start, end = cell.span
@@ -289,20 +222,6 @@ def _is_python(document: dict) -> bool:
         if isinstance(info, dict) and isinstance(info.get(field_name), str):
             return info[field_name].lower() in ("python", "python3", "ipython", "ipython3")
     return True
-
-
-def _restore(text: str, magics: dict[int, str]) -> str:
-    if not magics:
-        return text
-    out = []
-    for line in _lines(text):
-        body = line.rstrip("\r\n")
-        match = _PLACEHOLDER.match(body)
-        if match and int(match.group(1)) in magics:
-            out.append(magics[int(match.group(1))] + line[len(body):])
-        else:
-            out.append(line)
-    return "".join(out)
 
 
 def split_cells(virtual: str) -> dict[int, str]:

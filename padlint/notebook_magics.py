@@ -1,0 +1,90 @@
+"""IPython syntax in notebook cells: the lines that are not Python (`%magic`, `%%cell magic` (the
+whole cell), `!shell`, `obj?` help, `x = !cmd`) replaced line for line by placeholder comments, so
+that rows still match, and restored on the way back (notebook.py)."""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
+PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")
+# Lines IPython rewrites: magics, shell escapes, help, and assignments from magics or the shell.
+_MAGIC = re.compile(r"^[ \t]*(?:[%!]|\?|[A-Za-z_][\w.]*\?\??[ \t]*$|[\w.,\[\] \t]+=[ \t]*[%!])")
+
+
+def lines_of(text: str) -> list[str]:
+    return [m.group(0) for m in _LINE.finditer(text) if m.group(0)]
+
+
+def _string_rows(text: str) -> set[int]:
+    """0-based rows inside (not at the start of) a multi-line string token of `text`."""
+    rows: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                rows.update(range(tok.start[0], tok.end[0]))  # 1-based start+1..end -> 0-based
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return rows
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str]]:
+    """The cell with IPython-only lines replaced by placeholders, and the lines replaced."""
+    lines = lines_of(text)
+    if not lines:
+        return text, {}
+    if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+        candidates = set(range(len(lines)))
+    else:
+        if _parses(text):
+            return text, {}
+        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line)}
+        for _ in range(3):  # a "%" or "!" line inside a triple-quoted string is text, not a magic
+            inside = _string_rows(_render(lines, candidates, counter[:], {})) & candidates
+            if not inside:
+                break
+            candidates -= inside
+    magics: dict[int, str] = {}
+    return _render(lines, candidates, counter, magics), magics
+
+
+def _render(lines: list[str], candidates: set[int], counter: list[int], magics: dict[int, str]) -> str:
+    out = []
+    whole_cell = len(candidates) == len(lines)
+    for i, line in enumerate(lines):
+        if i not in candidates:
+            out.append(line)
+            continue
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        counter[0] += 1
+        magics[counter[0]] = body
+        indent = body[: len(body) - len(body.lstrip())]
+        # An indented line magic is a statement of its block: keep the block non-empty.
+        stmt = "pass  " if indent and not whole_cell else ""
+        out.append(f"{indent if stmt else ''}{stmt}# padlint-magic {counter[0]}{ending}")
+    return "".join(out)
+
+
+def restore(text: str, magics: dict[int, str]) -> str:
+    if not magics:
+        return text
+    out = []
+    for line in lines_of(text):
+        body = line.rstrip("\r\n")
+        match = PLACEHOLDER.match(body)
+        if match and int(match.group(1)) in magics:
+            out.append(magics[int(match.group(1))] + line[len(body):])
+        else:
+            out.append(line)
+    return "".join(out)
