@@ -45,6 +45,7 @@ class _Cell:
     virtual: str  # the text the engine sees (magics replaced)
     magics: dict[int, str]  # placeholder number -> original line (without line end)
     added_newline: bool  # a "\n" was added so the next marker starts a line
+    broken: str | None = None  # not Python even with its magics masked (the engine sees none of it)
 
 
 # --- reading the JSON with positions --------------------------------------------------------------
@@ -146,14 +147,42 @@ class Notebook:
                 continue
             raw = cell.get("source", "")
             text = "".join(raw) if isinstance(raw, list) else str(raw)
-            virtual, magics = mask_magics(text, counter)
+            virtual, magics, broken = mask_magics(text, counter)
             added = not virtual.endswith(("\n", "\r"))
-            self.cells.append(_Cell(number + 1, spans[number], raw, text, virtual, magics, added))
+            self.cells.append(_Cell(number + 1, spans[number], raw, text, virtual, magics, added, broken))
         self.ascii_only = self.json_text.isascii()
 
     def virtual_text(self) -> str:
         """The module the engine lints: every code cell after its marker line."""
         return "".join(f"{MARKER}{c.index}\n{c.virtual}{chr(10) if c.added_newline else ''}" for c in self.cells)
+
+    def cell_errors(self) -> list[tuple[int, str, int, int]]:
+        """(cell, message, row, column) of each code cell that does not parse on its own, its rows
+        counted in the cell: Jupyter compiles cells one at a time, so one broken cell (a placeholder
+        such as `<your-api-key>`, an unclosed bracket) stops neither the notebook nor its linting."""
+        from padlint.engine import SourceError, parse
+
+        found = []
+        for cell in self.cells:
+            if cell.broken is None:
+                continue
+            try:
+                parse(cell.broken)
+            except SourceError as exc:
+                found.append((cell.index, f"cannot parse: {exc}", exc.row, exc.column))
+                continue
+            try:  # libcst takes what CPython refuses: CPython's reason
+                compile(cell.broken, f"<cell {cell.index}>", "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                found.append((cell.index, f"cannot parse: invalid syntax: {exc.msg}", exc.lineno or 1, exc.offset or 1))
+        return found
+
+    def display_text(self, virtual: str) -> str:
+        """`virtual` with the IPython lines back in place of their placeholders (same rows): the
+        text a report quotes."""
+        cells = split_cells(virtual)
+        magics = {c.index: c.magics for c in self.cells}
+        return "".join(f"{MARKER}{index}\n{restore(text, magics.get(index, {}))}" for index, text in cells.items())
 
     def encode(self, virtual: str) -> bytes:
         """The notebook's bytes with the cells of `virtual` (a fixed virtual text) written back."""

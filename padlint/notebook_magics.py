@@ -12,6 +12,9 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")
 # Lines IPython rewrites: magics, shell escapes, help, and assignments from magics or the shell.
 _MAGIC = re.compile(r"^[ \t]*(?:[%!]|\?|[A-Za-z_][\w.]*\?\??[ \t]*$|[\w.,\[\] \t]+=[ \t]*[%!])")
+# Line magics IPython runs without their `%` (automagic, on by default): `pip install x`, `cd data`.
+_AUTOMAGIC = re.compile(r"^[ \t]*(?:pip|pip3|conda|mamba|cd|ls|pwd|mkdir|cat|cp|mv|rm|env|set_env|load_ext|"
+                        r"reload_ext|matplotlib|time|timeit|run|who|whos|history|autoreload|config)(?:[ \t]|$)")
 
 
 def lines_of(text: str) -> list[str]:
@@ -38,24 +41,46 @@ def _parses(text: str) -> bool:
     return True
 
 
-def mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str]]:
-    """The cell with IPython-only lines replaced by placeholders, and the lines replaced."""
+def mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str], str | None]:
+    """The cell with IPython-only lines replaced by placeholders, the lines replaced, and, for a cell
+    that is not Python even so, that text (then every line of the cell is a placeholder: Jupyter
+    compiles each cell on its own, so the other cells still run and are still linted)."""
     lines = lines_of(text)
     if not lines:
-        return text, {}
+        return text, {}, None
     if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
         candidates = set(range(len(lines)))
     else:
         if _parses(text):
-            return text, {}
-        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line)}
+            return text, {}, None
+        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line) or _is_automagic(line)}
         for _ in range(3):  # a "%" or "!" line inside a triple-quoted string is text, not a magic
             inside = _string_rows(_render(lines, candidates, counter[:], {})) & candidates
             if not inside:
                 break
             candidates -= inside
+        candidates |= _continued(lines, candidates)
+    broken = None
+    if len(candidates) < len(lines):
+        masked = _render(lines, candidates, counter[:], {})
+        if not _parses(masked):  # `api_key = <your-key>`, an unclosed bracket
+            broken, candidates = masked, set(range(len(lines)))
     magics: dict[int, str] = {}
-    return _render(lines, candidates, counter, magics), magics
+    return _render(lines, candidates, counter, magics), magics, broken
+
+
+def _is_automagic(line: str) -> bool:
+    return bool(_AUTOMAGIC.match(line)) and not _parses(line.strip())
+
+
+def _continued(lines: list[str], candidates: set[int]) -> set[int]:
+    """The lines a magic continues onto with a trailing backslash (`%pip install \\`)."""
+    found = set()
+    for i in sorted(candidates):
+        while i + 1 < len(lines) and lines[i].rstrip("\r\n").endswith("\\"):
+            i += 1
+            found.add(i)
+    return found
 
 
 def _render(lines: list[str], candidates: set[int], counter: list[int], magics: dict[int, str]) -> str:
@@ -70,8 +95,10 @@ def _render(lines: list[str], candidates: set[int], counter: list[int], magics: 
         counter[0] += 1
         magics[counter[0]] = body
         indent = body[: len(body) - len(body.lstrip())]
-        # An indented line magic is a statement of its block: keep the block non-empty.
-        stmt = "pass  " if indent and not whole_cell else ""
+        # An indented line magic is a statement of its block: keep the block non-empty. A line a
+        # magic continues onto (after its backslash) is no statement.
+        continued = i > 0 and i - 1 in candidates and lines[i - 1].rstrip("\r\n").endswith("\\")
+        stmt = "pass  " if indent and not whole_cell and not continued else ""
         out.append(f"{indent if stmt else ''}{stmt}# padlint-magic {counter[0]}{ending}")
     return "".join(out)
 

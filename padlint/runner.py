@@ -13,7 +13,7 @@ import hashlib
 import itertools
 import signal
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
 from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings
@@ -212,7 +212,8 @@ class Runner:
                 cached = self.cache.get(key, filename)
                 if cached is not None:
                     self.result.stats["cached"] += 1
-                    self._found(filename, decode_source(data, filename).text if cached else "", cached)
+                    source = decode_source(data, filename) if cached else None
+                    self._found(filename, source.text if source else "", cached, source)
                     return None
             source = decode_source(data, filename)
         except SourceReadError as exc:
@@ -291,6 +292,7 @@ class Runner:
             self._invalid(job, outcome[1], outcome[2], outcome[3])
             return
         _, found, new_text, fixed, fix_error, parsed = outcome
+        found = self._cell_errors(job) + found
         self.result.stats["parsed" if parsed else "skipped"] += 1
         if fix_error:
             self.warn(f"{job.filename}: {fix_error}")
@@ -298,11 +300,18 @@ class Runner:
 
     def _invalid(self, job: _Job, message: str, row: int, column: int, store: bool = True) -> None:
         found = [invalid_file_diagnostic(job.filename, message, row, column)] if job.report_invalid else []
+        found = self._cell_errors(job) + found
         if store:
             self._store(job, found)
-        self.result.diagnostics.extend(found)
-        if found:
-            self.result.sources[job.filename] = job.source.text  # type: ignore[attr-defined]
+        self._found(job.filename, job.source.text, found, job.source)  # type: ignore[attr-defined]
+
+    def _cell_errors(self, job: _Job) -> list[Diagnostic]:
+        """PAD000 for the cells of a notebook that do not parse on their own (the rest is linted)."""
+        notebook = getattr(job.source, "notebook", None)
+        if notebook is None or not job.report_invalid:
+            return []
+        return [replace(invalid_file_diagnostic(job.filename, message, row, column), cell=cell)
+                for cell, message, row, column in notebook.cell_errors()]
 
     def apply(self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic]) -> None:
         from padlint.source import SourceWriteError, encode_source, write_source_atomic
@@ -328,12 +337,14 @@ class Runner:
         if mode == "lint":
             self._store(job, found)
         self.result.fixed.extend(fixed)
-        self._found(job.filename, new_text, found)
+        self._found(job.filename, new_text, found, source)
 
-    def _found(self, filename: str, text: str, found: list[Diagnostic]) -> None:
+    def _found(self, filename: str, text: str, found: list[Diagnostic], source=None) -> None:
         self.result.diagnostics.extend(found)
         if found:
-            self.result.sources[filename] = text
+            notebook = getattr(source, "notebook", None)
+            # A notebook's report quotes its cells with their IPython lines, not the placeholders.
+            self.result.sources[filename] = notebook.display_text(text) if notebook is not None else text
 
     def _store(self, job: _Job, found: list[Diagnostic]) -> None:
         if self.cache is not None and job.key is not None:

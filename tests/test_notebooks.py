@@ -163,6 +163,47 @@ def test_syntax_error_in_a_cell_is_pad000_at_its_cell(project):
     assert "PAD000" in result.stdout and "error at 3:4" in result.stdout  # rows of the cell, not the module
 
 
+BROKEN = "from groq import Groq\n\nclient = Groq(api_key='your-key'  # get one at https://console.groq.com/keys')\n"
+
+
+def test_a_cell_that_does_not_parse_is_reported_alone_and_the_rest_is_linted(project):
+    # Jupyter compiles each cell alone: the unclosed call (its ")" is inside the comment) breaks
+    # only its own cell. It was reported at the next cell's first row, and nothing else was linted.
+    nb = notebook(code(SETUP, "a1"), code(BROKEN, "a2"), code(COLLATE, "a3"))
+    write(project, jupyter(nb))
+    result = run("check", "--output-format", "concise", "train.ipynb")
+    rows = result.stdout.splitlines()
+    assert rows[0].startswith("train.ipynb:cell 2:3:1: PAD000 cannot parse: invalid syntax")
+    assert rows[1].startswith(f"train.ipynb:cell 3:{FLAGGED_ROW}:22: PAD001")
+    assert len([r for r in rows if ": PAD" in r]) == 2
+    full = run("check", "train.ipynb").stdout
+    assert "3 | client = Groq(api_key='your-key'" in full and "padlint-magic" not in full
+
+
+def test_fix_leaves_a_cell_that_does_not_parse_as_it_was(project):
+    nb = notebook(code(SETUP, "a1"), code(BROKEN, "a2"), code(COLLATE, "a3"))
+    data = jupyter(nb)
+    path = write(project, data)
+    result = run("check", "--fix", "--output-format", "concise", "train.ipynb")
+    assert result.exit_code == 1 and "PAD000" in result.stdout and "PAD001" not in result.stdout
+    after = json.loads(path.read_bytes())
+    assert after["cells"][1] == json.loads(data)["cells"][1]
+    assert "torch.ones_like" not in "".join(after["cells"][2]["source"])
+
+
+@pytest.mark.parametrize("setup", [
+    "%pip install \\\n    transformers==4.46.0 \\\n    datasets\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
+    "pip install transformers datasets\ncd data\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
+], ids=["backslash-continued-magic", "automagic"])
+def test_ipython_lines_without_percent_or_continued_are_not_syntax_errors(project, setup):
+    # `%pip install \` goes on over the next lines; `pip install x` runs as `%pip` (automagic).
+    write(project, jupyter(notebook(code(setup, "a1"), code(COLLATE, "a2"))))
+    result = run("check", "--output-format", "json", "train.ipynb")
+    assert [f["code"] for f in json.loads(result.stdout)] == ["PAD001"]
+    nb = Notebook(jupyter(notebook(code(setup, "a1"), code(COLLATE, "a2"))))
+    assert nb.encode(nb.virtual_text()) == jupyter(notebook(code(setup, "a1"), code(COLLATE, "a2")))
+
+
 def test_directories_are_searched_for_notebooks(project):
     (project / "notebooks").mkdir()
     (project / ".ipynb_checkpoints").mkdir()
