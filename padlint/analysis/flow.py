@@ -332,6 +332,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.facts.corrected_ones.update(tags_of(base, Ones))
             return
         self.written_in_place(target.value, value_node)
+        if self.selects_ignored(target):
+            return  # `labels[labels == -100] = 0`: ignored positions made valid indices (a gather), not padding
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
         labels = any(c.padded is not None for c in tags_of(base, Copy)) or self.is_label_code(target.value, strict=True)
         written = labels and (ignore or P.int_value(value_node) is not None)

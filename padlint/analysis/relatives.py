@@ -105,6 +105,17 @@ class RelativesMixin:
         # A write inside `if labels[i] == pad_id:` has no comparison of whole tensors to rewrite.
         self.facts.add("PAD004", node, how, condition=condition if how != "loop" else None, mask_code=mask)
 
+    def selects_ignored(self, target: cst.Subscript) -> bool:
+        """Does `x[index]` select the positions already set to the ignore value (`labels == -100`,
+        `labels.eq(label_pad_token_id)`)? A write there undoes the masking for some other use."""
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        for left, right in _equalities(target.slice[0].slice.value):
+            for value in (right, left):
+                if self.is_ignore(value) or "label_pad" in self.code(value).lower():
+                    return True
+        return False
+
     def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool:
         """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
         `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the
