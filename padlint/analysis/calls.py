@@ -292,7 +292,7 @@ class CallEvaluator:
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         for padded in tags_of(value, Padded):
-            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node):
+            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node, self.module_info.model_context_names):
                 continue
             if padded.lost_at is not None:
                 if carries_mask:
@@ -316,7 +316,7 @@ class CallEvaluator:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):
             if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
-                if _pads_to_model_context(padded.node):
+                if _pads_to_model_context(padded.node, self.module_info.model_context_names):
                     continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
                 self.ids_sink(frozenset({padded}), node, False)
 
@@ -388,20 +388,23 @@ def code_of(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def _prompt_encoder_input(node: cst.CSTNode) -> bool:
+def _prompt_encoder_input(node: cst.CSTNode, context_names: set) -> bool:
     """Captions or prompts padded to the text encoder's full context: diffusion training feeds
     these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161)."""
-    if not _pads_to_model_context(node):
+    if not _pads_to_model_context(node, context_names):
         return False
     text = P.positional(node, 0) or P.keyword(node, "text")
     return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
 
 
-def _pads_to_model_context(node: cst.CSTNode) -> bool:
-    """`tokenizer(..., padding="max_length", max_length=tokenizer.model_max_length)`: the diffusion idiom."""
+def _pads_to_model_context(node: cst.CSTNode, context_names: set) -> bool:
+    """`tokenizer(..., padding="max_length", max_length=tokenizer.model_max_length)`: the diffusion
+    idiom, also through a name the module binds to it (`max_length = tokenizer.model_max_length`)."""
     if not isinstance(node, cst.Call):
         return False
     width = P.keyword(node, "max_length")
+    if width is not None and isinstance(width.value, cst.Name):
+        return width.value.value in context_names
     return width is not None and isinstance(width.value, cst.Attribute) and width.value.attr.value == "model_max_length"
 
 

@@ -18,6 +18,7 @@ class ModuleInfo:
     functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
+    model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
     imports: P.Imports | None = None
     filename: str = "-"
 
@@ -144,6 +145,8 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             facts.note_pad_eos(node)
         if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
             info.padding_side = "left"
+        if isinstance(t, cst.Name) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "model_max_length":
+            info.model_context_names.add(t.value)
 
 
 def _is_literal(expr: cst.BaseExpression) -> bool:
