@@ -72,8 +72,10 @@ def run(model, tokenizer, texts):
         for event in facts.mask_lost:
             if event.node in seen:
                 continue
-            if event.how == "sink" and _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
-                continue  # the module rebuilds the mask from the pad id when it collates (PAD005's business)
+            if _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
+                # Features without a mask, and the module rebuilds it from the pad id when it collates
+                # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).
+                continue
             seen.add(event.node)
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
