@@ -68,6 +68,7 @@ class ModuleFacts:
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
     corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
+    rows_overwritten: set = field(default_factory=set)  # padding steps whose rows are all written over
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)

@@ -327,6 +327,10 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
         """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
         base = self.evaluate(target.value)
+        if _whole_row(target):
+            # `tokens[i, :] = row` over `torch.full(shape, pad_id)`: the fill only reserved the shape
+            # (Jacobi decoding's random start), every row is written over: nothing is padding.
+            self.facts.rows_overwritten.update(p.node for p in tags_of(base, Padded))
         self.note_row_fill(target, base)
         if P.int_value(value_node) == 0 and tags_of(base, Ones):
             self.facts.corrected_ones.update(tags_of(base, Ones))
@@ -413,6 +417,14 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.loop_aliases[target.value] = place_key(iterable)
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
+
+
+def _whole_row(target: cst.Subscript) -> bool:
+    """`x[i, :]`: a whole row of a 2-D array."""
+    if len(target.slice) != 2 or not isinstance(target.slice[0].slice, cst.Index):
+        return False
+    cut = target.slice[1].slice
+    return isinstance(cut, cst.Slice) and cut.lower is None and cut.upper is None and cut.step is None
 
 
 def _is_str_sequence(annotation) -> bool:

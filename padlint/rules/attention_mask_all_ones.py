@@ -73,7 +73,7 @@ def forward(model, input_ids, attention_mask=None):
         seen = set()
         for event in facts.ones_at_mask:
             ones = event.ones
-            if ones in facts.corrected_ones or ones.node in seen:
+            if ones in facts.corrected_ones or ones.node in seen or event.padded.node in facts.rows_overwritten:
                 continue
             seen.add(ones.node)
             padded = event.padded

@@ -57,7 +57,7 @@ def group_texts(examples, block=512):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.labels_at_sink:
-            if event.copy is not None and event.copy in facts.masked_copies:
+            if event.copy is not None and event.copy in facts.masked_copies or event.padded.node in facts.rows_overwritten:
                 continue
             if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
                 continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
