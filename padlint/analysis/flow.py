@@ -232,8 +232,12 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         elif isinstance(small, cst.Return) and small.value is not None:
             value = self.evaluate(small.value)
             self.returns.append(value)
+            self.returned_by_stores(small.value)  # a feature dict built by stores, as a literal would be
+            if self.function_name in self.module_info.called:
+                # A helper hands its value back to its caller, whose walk follows it on (a later
+                # helper may mask the labels): only the end of the line makes its return a sink.
+                return
             self.returned(value, small)
-            self.returned_by_stores(small.value)
             parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
             for part in parts:
                 expr = getattr(part, "value", part)

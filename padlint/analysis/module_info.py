@@ -19,6 +19,7 @@ class ModuleInfo:
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
     model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
+    called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
     imports: P.Imports | None = None
     filename: str = "-"
 
@@ -93,6 +94,9 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
+    if isinstance(call.func, cst.Name) or (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                                           and call.func.value.value == "self"):
+        info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
     if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
         name = "DataCollatorForLanguageModeling"  # `from transformers import ... as LMCollator`
