@@ -114,6 +114,7 @@ class ExpressionEvaluator:
                 ))
             elif name == "attention_mask" and enc.mask_kept:
                 out.add(GoodMask(expr, kind=enc.kind))
+                self.facts.masks_read.add(enc.node)
         return frozenset(out)
 
     # ---- literals and operators ----------------------------------------------------------

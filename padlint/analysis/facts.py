@@ -69,6 +69,7 @@ class ModuleFacts:
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
     corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
     rows_overwritten: set = field(default_factory=set)  # padding steps whose rows are all written over
+    masks_read: set = field(default_factory=set)  # tokenizer calls whose encoding's attention_mask is read
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)

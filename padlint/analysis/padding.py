@@ -119,17 +119,19 @@ class PaddingSteps:
                 return EMPTY
         dims = [shape.value] if shape is not None else []
         if shape is None or shape.keyword is None:
-            dims = [a.value for a in call.args if a.keyword is None]  # `ones(B, L)`, `ones(*ids.shape)`
-        for dim in dims:
-            over, code = self.shape_source(dim)
+            dims = [a.value for a in call.args if a.keyword is None and a.star != "**"]  # `ones(B, L)`, `ones(*ids.shape)`
+        if dims:
+            over, code = self.shape_source(dims[-1] if len(dims) > 1 else dims[0])
             if over is not None:
                 return frozenset({Ones(call, over, code)})
         return frozenset({Ones(call)})
 
     def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]:
-        """Is this shape / length taken from a padded value (or the padding target)?"""
+        """Is this shape / length taken from a padded value (or the padding target)? Of a shape of
+        several dimensions, the last one decides: `ones((batch_size, n_queries))` shares only the batch
+        size with the padded ids (BLIP-2's query tokens), it is not a mask over them."""
         elements = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
-        for element in elements:
+        for element in elements[-1:]:
             for shape in tags_of(self.evaluate(element), ShapeOf):
                 return shape.padded, shape.code
             code = self.code(element)

@@ -76,6 +76,8 @@ def run(model, tokenizer, texts):
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
                 # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).
                 continue
+            if event.how == "sink" and event.padded is not None and event.padded.node in facts.masks_read:
+                continue  # the encoding's mask is read (and used) elsewhere: the ids went on alone to a layer
             seen.add(event.node)
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
