@@ -292,7 +292,7 @@ class CallEvaluator:
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         for padded in tags_of(value, Padded):
-            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node, self.module_info.model_context_names):
+            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node, self.module_info):
                 continue
             if padded.lost_at is not None:
                 if carries_mask:
@@ -388,13 +388,21 @@ def code_of(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def _prompt_encoder_input(node: cst.CSTNode, context_names: set) -> bool:
+def _prompt_encoder_input(node: cst.CSTNode, info) -> bool:
     """Captions or prompts padded to the text encoder's full context: diffusion training feeds
-    these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161)."""
-    if not _pads_to_model_context(node, context_names):
+    these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161).
+    In a module that imports diffusers every padded text is such a prompt (textual inversion's
+    templates, a collator's `tokenizer.pad(..., padding=True)`: CLIP's causal attention keeps
+    trailing pads out of the real tokens anyway)."""
+    if info.diffusion:
+        return True
+    if not _pads_to_model_context(node, info.model_context_names):
         return False
     text = P.positional(node, 0) or P.keyword(node, "text")
     return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
+
+
+CLIP_CONTEXT = 77  # tokens: CLIP's text encoder, which Stable Diffusion and LDM prompts are padded to
 
 
 def _pads_to_model_context(node: cst.CSTNode, context_names: set) -> bool:
@@ -405,6 +413,8 @@ def _pads_to_model_context(node: cst.CSTNode, context_names: set) -> bool:
     width = P.keyword(node, "max_length")
     if width is not None and isinstance(width.value, cst.Name):
         return width.value.value in context_names
+    if width is not None and P.int_value(width.value) == CLIP_CONTEXT:
+        return True
     return width is not None and isinstance(width.value, cst.Attribute) and width.value.attr.value == "model_max_length"
 
 

@@ -450,6 +450,6 @@ def _orelse_body(orelse) -> list:
 def analyse(module: cst.Module, positions: dict, imports: P.Imports, filename: str = "-") -> ModuleFacts:
     facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename)
     info = gather_module_info(module, facts)
-    info.imports, info.filename = imports, filename
+    info.imports, info.filename, info.diffusion = imports, filename, imports.diffusion()
     ScopeWalker(facts, info).run(module)
     return facts

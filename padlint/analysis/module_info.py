@@ -20,6 +20,7 @@ class ModuleInfo:
     padding_side: str = "right"
     model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
     called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
+    diffusion: bool = False  # the module imports diffusers: its prompts feed a frozen text encoder
     imports: P.Imports | None = None
     filename: str = "-"
 

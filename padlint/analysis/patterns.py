@@ -48,6 +48,9 @@ TOKENIZER_FACTORIES = re.compile(r"(Tokenizer|Processor)\w*\.from_pretrained$")
 MODEL_CALLEE = re.compile(
     r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic|bert|roberta|gpt|llama|backbone)$", re.I
 )
+# What a diffusion training script or pipeline imports: its text encoder (CLIP, T5, LDM's BERT) is
+# frozen and fed prompts padded to its full context without a mask, on purpose.
+DIFFUSION_IMPORT = re.compile(r"^diffusers(\.|$)|UNet\w*Model$|^(DDPM|DDIM|PNDM|EulerDiscrete)Scheduler$|^AutoencoderKL$")
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
 # Collators that pad the features they are given again (first_look.REPADDING_COLLATORS spells the
@@ -132,6 +135,11 @@ class Imports:
                     name = dotted(alias.name)
                     local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
                     self.aliases[local] = f"{base}.{name}"
+
+    def diffusion(self) -> bool:
+        """Does the module import diffusers (or, inside diffusers, a U-Net, a VAE or a scheduler)?"""
+        names = list(self.aliases.values()) + [name for _, _, name in self.from_imports.values()]
+        return any(DIFFUSION_IMPORT.search(name) for name in names)
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         """`T.nn.functional.pad` -> `torch.nn.functional.pad` when T is `import torch as T`."""
