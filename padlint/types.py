@@ -53,4 +53,4 @@ class Diagnostic:
     statement_rows: tuple[int, int] = field(default=(0, 0), compare=False)
 
     def sort_key(self) -> tuple:
-        return (self.filename, self.location.row, self.location.column, self.code)
+        return (self.filename, self.cell or 0, self.location.row, self.location.column, self.code)

@@ -180,6 +180,17 @@ def test_a_cell_that_does_not_parse_is_reported_alone_and_the_rest_is_linted(pro
     assert "3 | client = Groq(api_key='your-key'" in full and "padlint-magic" not in full
 
 
+def test_findings_are_reported_in_cell_order(project):
+    # A broken cell is reported in cell rows, the others in rows of the whole notebook until the
+    # report: the report sorts them by cell (cell 4's row 1 came before cell 2's row 3).
+    nb = notebook(code(SETUP, "a1"), code(BROKEN, "a2"), code(COLLATE, "a3"), code("x = (\n", "a4"))
+    write(project, jupyter(nb))
+    result = run("check", "--output-format", "concise", "train.ipynb")
+    cells = [line.split(":")[1] for line in result.stdout.splitlines() if ": PAD" in line]
+    assert cells == ["cell 2", "cell 3", "cell 4"]
+    assert [f["cell"] for f in json.loads(run("check", "--output-format", "json", "train.ipynb").stdout)] == [2, 3, 4]
+
+
 def test_fix_leaves_a_cell_that_does_not_parse_as_it_was(project):
     nb = notebook(code(SETUP, "a1"), code(BROKEN, "a2"), code(COLLATE, "a3"))
     data = jupyter(nb)

@@ -56,7 +56,7 @@ def render(name: str, diagnostics: list[Diagnostic], context: ReportContext) -> 
     if any(d.filename.endswith(".ipynb") and d.cell is None for d in diagnostics):
         from padlint.notebook import to_cells
 
-        diagnostics = to_cells(diagnostics, context.sources)
+        diagnostics = sorted(to_cells(diagnostics, context.sources), key=Diagnostic.sort_key)
     return get_formatter(name)(diagnostics, context)
 
 
