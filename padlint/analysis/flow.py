@@ -205,9 +205,14 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
 
     def run_branches(self, bodies: list, guards: list | None = None) -> None:
         arms = []
+        # A write through an alias in one arm is not pending in another (trl's DPO: `labels =
+        # completion_input_ids; labels[...] = -100` in the encoder-decoder arm, the ids read in the
+        # other); after the branches, what any arm left pending is.
+        pending_before, pending_after = self.pending_alias_writes, {}
         for i, body in enumerate(bodies):
             arm = self.env.branch()
             saved, self.env = self.env, arm
+            self.pending_alias_writes = dict(pending_before)
             guard = guards[i] if guards else None
             if guard is not None:
                 self.guards.append(guard)
@@ -215,7 +220,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             if guard is not None:
                 self.guards.pop()
             self.env = saved
+            pending_after.update(self.pending_alias_writes)
             arms.append(arm)
+        self.pending_alias_writes = pending_after
         self.env.merge(*arms)
 
     def execute_small(self, small: cst.BaseSmallStatement) -> None:
