@@ -18,13 +18,24 @@ from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.module_info import ModuleInfo, gather_module_info, owner_of
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import RelativesMixin
+from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
-from padlint.analysis.values import Copy, Encoding, FunctionRef, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
+from padlint.analysis.values import (
+    Copy,
+    Encoding,
+    FunctionRef,
+    Masked,
+    Ones,
+    Padded,
+    TupleOf,
+    Value,
+    tags_of,
+)
 
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
 
 
-class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin):
+class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin, StoresMixin):
     def __init__(self, facts: ModuleFacts, info: ModuleInfo):
         self.facts = facts
         self.imports = facts.imports
@@ -334,109 +345,6 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.str_names.add(name)
         elif single is False:
             self.list_names.add(name)
-
-    def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
-        """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
-        base = self.evaluate(target.value)
-        if _whole_row(target):
-            # `tokens[i, :] = row` over `torch.full(shape, pad_id)`: the fill only reserved the shape
-            # (Jacobi decoding's random start), every row is written over: nothing is padding.
-            self.facts.rows_overwritten.update(p.node for p in tags_of(base, Padded))
-        self.note_row_fill(target, base)
-        if P.int_value(value_node) == 0 and tags_of(base, Ones):
-            self.facts.corrected_ones.update(tags_of(base, Ones))
-            return
-        self.written_in_place(target.value, value_node)
-        if self.selects_ignored(target):
-            return  # `labels[labels == -100] = 0`: ignored positions made valid indices (a gather), not padding
-        ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
-        labels = any(c.padded is not None for c in tags_of(base, Copy)) or self.is_label_code(target.value, strict=True)
-        written = labels and (ignore or P.int_value(value_node) is not None)
-        # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
-        at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
-        if written and at_pads:
-            self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
-            ignore = True
-        if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-            self.masking_by_pad_id(target, target.slice[0].slice.value, base, "index")
-        if ignore and at_pads:
-            self.facts.masked_copies.update(tags_of(base, Copy))
-            self.mark_place_masked(target.value)
-
-    def note_row_fill(self, target: cst.Subscript, base: Value) -> None:
-        """`ids[i, :len(s)] = s` in `for i, s in enumerate(seqs)`: the rows' lengths are `len(s)` of `seqs`."""
-        if len(target.slice) != 2 or not isinstance(target.slice[1].slice, cst.Slice):
-            return
-        cut = target.slice[1].slice
-        bound, side = (cut.upper, "right") if cut.lower is None else (cut.lower, "left")
-        if side == "left" and isinstance(bound, cst.UnaryOperation) and isinstance(bound.operator, cst.Minus):
-            bound = bound.expression
-        elif side == "left" or cut.upper is None and cut.lower is None:
-            return
-        if not (isinstance(bound, cst.Call) and P.last_name(bound.func) == "len" and bound.args):
-            return
-        row = bound.args[0].value
-        walked = self.loop_aliases.get(row.value) if isinstance(row, cst.Name) else None
-        if walked is None or not walked.isidentifier():
-            return
-        for padded in tags_of(base, Padded):
-            if padded.lengths is None and padded.kind in ("pt", "np"):
-                padded.lengths = f"[len({row.value}) for {row.value} in {walked}]"
-                padded.lengths_names = ((walked, id(self.env.owner(walked)), self.env.version(walked)),)
-                padded.side = side
-
-    def indexes_padding(self, target: cst.Subscript) -> bool:
-        """Does `x[index]` select pad positions (a mask, a comparison, a suffix) rather than a prompt prefix?"""
-        for element in target.slice:
-            s = element.slice
-            if isinstance(s, cst.Slice):
-                if s.lower is not None and s.upper is None:
-                    return True  # `[n:]`: everything after the real tokens
-                continue
-            value = s.value
-            if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
-                return True
-            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
-                if tags_of(self.evaluate(value), GoodMask) or "mask" in self.code(value).lower() or "pad" in self.code(value).lower():
-                    return True
-        return False
-
-    def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        value = self.evaluate(iterable)
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
-            name = iterable.func.value
-            sources = [self.evaluate(a.value) for a in iterable.args if a.keyword is None]
-            if name == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and sources:
-                self.assign(target.elements[0].value, EMPTY, iterable)
-                self.assign(target.elements[1].value, sources[0], iterable)
-                item, walked = target.elements[1].value, iterable.args[0].value
-                if isinstance(item, cst.Name) and place_key(walked):
-                    self.loop_aliases[item.value] = place_key(walked)
-                return
-            if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
-                for element, source, arg in zip(target.elements, sources, iterable.args):
-                    self.assign(element.value, source, iterable)
-                    if isinstance(element.value, cst.Name) and place_key(arg.value):
-                        self.loop_aliases[element.value.value] = place_key(arg.value)
-                return
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self.assign(element.value, EMPTY, iterable)
-            return
-        self.assign(target, value, iterable)
-        if isinstance(target, cst.Name) and place_key(iterable):
-            self.loop_aliases[target.value] = place_key(iterable)
-            if place_key(iterable) in self.str_seq_names:
-                self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
-
-
-def _whole_row(target: cst.Subscript) -> bool:
-    """`x[i, :]`: a whole row of a 2-D array."""
-    if len(target.slice) != 2 or not isinstance(target.slice[0].slice, cst.Index):
-        return False
-    cut = target.slice[1].slice
-    return isinstance(cut, cst.Slice) and cut.lower is None and cut.upper is None and cut.step is None
-
 
 def _is_str_sequence(annotation) -> bool:
     """`Sequence[str]`, `List[str]`, `list[str]`, `Iterable[str]`, `tuple[str, ...]`."""
