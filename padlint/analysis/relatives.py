@@ -126,9 +126,9 @@ class RelativesMixin:
         walked = place_key(target.value)
         for test in self.guards:
             for left, right in _equalities(test):
-                if not (P.is_pad_id_expression(right) or tags_of(self.evaluate(right), PadId)):
+                if not self.is_pad_id(right):
                     left, right = right, left
-                    if not (P.is_pad_id_expression(right) or tags_of(self.evaluate(right), PadId)):
+                    if not self.is_pad_id(right):
                         continue
                 same_index = (isinstance(left, cst.Subscript) and len(left.slice) == 1
                               and isinstance(left.slice[0].slice, cst.Index)
@@ -139,6 +139,12 @@ class RelativesMixin:
                                            labels, "loop")
                     return True
         return False
+
+    def is_pad_id(self, expr: cst.BaseExpression) -> bool:
+        """`tok.pad_token_id`, `pad_id`, or a name holding one (only names are evaluated again)."""
+        if P.is_pad_id_expression(expr):
+            return True
+        return isinstance(expr, (cst.Name, cst.Attribute)) and bool(tags_of(self.evaluate(expr), PadId))
 
     def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
         """`[(t if t != pad_id else -100) for t in row]` (PAD004 when pad is EOS)."""
