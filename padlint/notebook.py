@@ -175,6 +175,8 @@ class Notebook:
                 compile(cell.broken, f"<cell {cell.index}>", "exec", dont_inherit=True)
             except SyntaxError as exc:
                 found.append((cell.index, f"cannot parse: invalid syntax: {exc.msg}", exc.lineno or 1, exc.offset or 1))
+            except ValueError as exc:  # a NUL character
+                found.append((cell.index, f"cannot parse: {exc}", 1, 1))
         return found
 
     def display_text(self, virtual: str) -> str:
