@@ -163,10 +163,22 @@ class RelativesMixin:
             arg = P.keyword(call, "label_pad_token_id")
             if arg is not None:
                 self.note_label_value(call, arg.value)
-                if not self.is_ignore(arg.value):
+                if not self.is_ignore(arg.value) and self.is_token_value(arg.value):
                     self.facts.add("PAD006", call, "collator", pad_arg=arg)
             else:
                 self.facts.label_values.append((call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
+
+    def is_token_value(self, expr: cst.BaseExpression) -> bool:
+        """Is this label pad value known to be a token id (the pad id, 0, -1...), not -100 or a value
+        chosen elsewhere (a parameter, `-100 if args.ignore_pad_token_for_loss else pad_id`)?"""
+        bound = self.value_nodes.get(expr.value) if isinstance(expr, cst.Name) else None
+        for node in (expr, bound):
+            if isinstance(node, cst.IfExp) and (self.is_ignore(node.body) or self.is_ignore(node.orelse)):
+                return False  # a switch whose default is the ignore value: the user's choice
+        number = self.resolve_int(expr)
+        if number is not None:
+            return number != P.IGNORE_VALUE
+        return bool(tags_of(self.evaluate(expr), PadId))
 
     def loss_call(self, call: cst.Call) -> None:
         target = P.keyword(call, "target") or P.positional(call, 1)
