@@ -316,7 +316,7 @@ class CallEvaluator:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):
             if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
-                if _pads_to_model_context(padded.node, self.module_info.model_context_names):
+                if _context_width(padded.node, self.module_info) is not None:
                     continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
                 self.ids_sink(frozenset({padded}), node, False)
 
@@ -393,29 +393,36 @@ def _prompt_encoder_input(node: cst.CSTNode, info) -> bool:
     these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161).
     In a module that imports diffusers every padded text is such a prompt (textual inversion's
     templates, a collator's `tokenizer.pad(..., padding=True)`: CLIP's causal attention keeps
-    trailing pads out of the real tokens anyway)."""
+    trailing pads out of the real tokens anyway); so is any text padded to CLIP's 77 tokens
+    (open_clip's tokenizer wrapper: its text tower makes the mask from the pad id)."""
     if info.diffusion:
         return True
-    if not _pads_to_model_context(node, info.model_context_names):
+    width = _context_width(node, info)
+    if width is None:
         return False
+    if width == "clip":
+        return True
     text = P.positional(node, 0) or P.keyword(node, "text")
     return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
 
 
-CLIP_CONTEXT = 77  # tokens: CLIP's text encoder, which Stable Diffusion and LDM prompts are padded to
-
-
-def _pads_to_model_context(node: cst.CSTNode, context_names: set) -> bool:
-    """`tokenizer(..., padding="max_length", max_length=tokenizer.model_max_length)`: the diffusion
-    idiom, also through a name the module binds to it (`max_length = tokenizer.model_max_length`)."""
+def _context_width(node: cst.CSTNode, info) -> str | None:
+    """"model" for `tokenizer(..., max_length=tokenizer.model_max_length)` (the diffusion idiom, also
+    through a name the module binds to it), "clip" for 77 tokens (a literal or a parameter
+    defaulting to it), None for any other padding width."""
     if not isinstance(node, cst.Call):
-        return False
+        return None
     width = P.keyword(node, "max_length")
-    if width is not None and isinstance(width.value, cst.Name):
-        return width.value.value in context_names
-    if width is not None and P.int_value(width.value) == CLIP_CONTEXT:
-        return True
-    return width is not None and isinstance(width.value, cst.Attribute) and width.value.attr.value == "model_max_length"
+    if width is None:
+        return None
+    value = width.value
+    if P.int_value(value) == P.CLIP_CONTEXT or (isinstance(value, cst.Name) and value.value in info.clip_context_names):
+        return "clip"
+    if isinstance(value, cst.Name) and value.value in info.model_context_names:
+        return "model"
+    if isinstance(value, cst.Attribute) and value.attr.value == "model_max_length":
+        return "model"
+    return None
 
 
 def _mask_as(tag, kind: str):

@@ -19,6 +19,7 @@ class ModuleInfo:
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
     model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
+    clip_context_names: set = field(default_factory=set)  # parameters defaulting to CLIP's 77 tokens
     called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
     diffusion: bool = False  # the module imports diffusers: its prompts feed a frozen text encoder
     imports: P.Imports | None = None
@@ -91,6 +92,8 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
         elif kind is cst.BooleanOperation and type(node.operator) is cst.Or:
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
                 facts.note_pad_eos(node)
+        elif kind is cst.Param and node.default is not None and P.int_value(node.default) == P.CLIP_CONTEXT:
+            info.clip_context_names.add(node.name.value)  # open_clip's `context_length=77`
 
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
