@@ -161,6 +161,7 @@ class Notebook:
         counted in the cell: Jupyter compiles cells one at a time, so one broken cell (a placeholder
         such as `<your-api-key>`, an unclosed bracket) stops neither the notebook nor its linting."""
         from padlint.engine import SourceError, parse
+        from padlint.source import quiet_parser
 
         found = []
         for cell in self.cells:
@@ -172,7 +173,8 @@ class Notebook:
                 found.append((cell.index, f"cannot parse: {exc}", exc.row, exc.column))
                 continue
             try:  # libcst takes what CPython refuses: CPython's reason
-                compile(cell.broken, f"<cell {cell.index}>", "exec", dont_inherit=True)
+                with quiet_parser():
+                    compile(cell.broken, f"<cell {cell.index}>", "exec", dont_inherit=True)
             except SyntaxError as exc:
                 found.append((cell.index, f"cannot parse: invalid syntax: {exc.msg}", exc.lineno or 1, exc.offset or 1))
             except ValueError as exc:  # a NUL character

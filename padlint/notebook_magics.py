@@ -8,6 +8,8 @@ import io
 import re
 import tokenize
 
+from padlint.source import quiet_parser
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")
 # Lines IPython rewrites: magics, shell escapes, help, and assignments from magics or the shell.
@@ -35,7 +37,8 @@ def _string_rows(text: str) -> set[int]:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        with quiet_parser():
+            ast.parse(text)
     except (SyntaxError, ValueError):
         return False
     return True

@@ -86,8 +86,11 @@ def parses(text: str) -> bool:
     which then says whether it parses, so the check is never looser than libcst's own."""
     import symtable
 
+    from padlint.source import quiet_parser
+
     try:
-        symtable.symtable(text, "<padlint>", "exec")
+        with quiet_parser():
+            symtable.symtable(text, "<padlint>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
     return True

@@ -163,8 +163,11 @@ def too_deeply_nested(text: str) -> bool:
     """Nesting that CPython's own parser refuses (and that can crash libcst's): ask the stdlib."""
     import ast
 
+    from padlint.source import quiet_parser
+
     try:
-        compile(text, "<padlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        with quiet_parser():
+            compile(text, "<padlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
         return True
     except SyntaxError as exc:

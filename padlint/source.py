@@ -5,6 +5,7 @@ the engine match the file and a fix changes only the bytes it means to change.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -12,6 +13,7 @@ import re
 import stat
 import tempfile
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 MAX_BYTES = 8 * 1024 * 1024  # larger files are generated or data, not batch code: refuse them
@@ -19,6 +21,15 @@ NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs (plots, t
 BINARY_SNIFF_BYTES = 8192  # a NUL byte in this prefix marks a binary file (git's heuristic)
 _BOM = b"\xef\xbb\xbf"
 _LONE_LF = re.compile(r"(?<!\r)\n")
+
+
+@contextlib.contextmanager
+def quiet_parser():
+    """Silence the warnings CPython's parser gives about the scanned code (`0x1for`, "\\d"): they
+    came out on stderr as `<padlint>:1: SyntaxWarning: ...`, with no file name, from the syntax check."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 class SourceReadError(Exception):

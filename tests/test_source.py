@@ -1,8 +1,11 @@
 """Reading and writing source files: encodings, BOM, newlines, refusals, atomic writes."""
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -144,3 +147,18 @@ def test_failed_replace_leaves_the_original_and_no_temp_file(tmp_path, monkeypat
         write_source_atomic(path, "x = 2\n", src)
     assert path.read_text() == "x = 1\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--no-prefilter"], ["--jobs", "1"]], ids=["default", "no-prefilter", "one-job"])
+def test_parser_warnings_about_the_scanned_code_are_not_printed(tmp_path, extra):
+    # CPython warns about `0x1for` and `1if`; the syntax check printed them on stderr as
+    # `<padlint>:1: SyntaxWarning: invalid hexadecimal literal`, with no file name.
+    (tmp_path / "odd.py").write_text("x = [0x1for x in range(3)]\ny = 1if True else 2\n")
+    (tmp_path / "notebook.ipynb").write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                   "source": ["!echo hi\n", "z = [0x1for x in range(3)]\n"]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    done = subprocess.run([sys.executable, "-m", "padlint", "check", "--no-cache", *extra, "."], cwd=tmp_path,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "default"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""

@@ -11,6 +11,8 @@ import ast
 import os
 from functools import lru_cache
 
+from padlint.source import quiet_parser
+
 MAX_HOPS = 3  # `from .a import X` where a.py itself re-exports X from b.py, and so on
 MAX_UP = 6  # directories searched upwards for an absolute import's package
 
@@ -52,7 +54,7 @@ def _candidates(directory: str, module: str, level: int) -> list[str]:
 def _module_ints(path: str) -> dict:
     """Top-level `NAME = <int>` of a module, and names it re-exports with `from x import NAME`."""
     try:
-        with open(path, "rb") as handle:
+        with open(path, "rb") as handle, quiet_parser():
             tree = ast.parse(handle.read(200_000))
     except (OSError, SyntaxError, ValueError):
         return {}
