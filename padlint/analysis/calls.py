@@ -322,6 +322,8 @@ class CallEvaluator:
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
+        if P.LOSS_MASK_KEYS & entries.keys():
+            self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
         for key, (value, value_node) in entries.items():
             if key in ("attention_mask", "attn_mask"):
                 self.mask_sink(value, value_node)

@@ -70,6 +70,10 @@ class ModuleFacts:
     corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
     rows_overwritten: set = field(default_factory=set)  # padding steps whose rows are all written over
     masks_read: set = field(default_factory=set)  # tokenizer calls whose encoding's attention_mask is read
+    # Features that carry a loss mask next to their labels (`label_mask`, Megatron's `loss_mask`): a dict
+    # node, or (function, place) of `batch["loss_mask"] = ...`; label sinks there need no -100.
+    loss_masked: set = field(default_factory=set)
+    label_store_places: dict = field(default_factory=dict)  # `batch["labels"] = ...` target -> (function, place)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)

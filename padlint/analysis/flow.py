@@ -320,7 +320,10 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
         if subscript_key in ("attention_mask", "attn_mask") or (subscript_key is None and P.MASK_NAME.search(leaf)):
             self.mask_sink(value, value_node)
+        if subscript_key in P.LOSS_MASK_KEYS:
+            self.facts.loss_masked.add((self.current_fn, place_key(target.value)))
         if subscript_key in ("labels", "label_ids"):
+            self.facts.label_store_places[target] = (self.current_fn, place_key(target.value))
             self.label_sink(value, value_node, target, "store")
             self.labels_replaced.update(tags_of(self.evaluate(target.value), Encoding))
         self.env.set(key, value)

@@ -51,6 +51,7 @@ MODEL_CALLEE = re.compile(
 # What a diffusion training script or pipeline imports: its text encoder (CLIP, T5, LDM's BERT) is
 # frozen and fed prompts padded to its full context without a mask, on purpose.
 DIFFUSION_IMPORT = re.compile(r"^diffusers(\.|$)|UNet\w*Model$|^(DDPM|DDIM|PNDM|EulerDiscrete)Scheduler$|^AutoencoderKL$")
+LOSS_MASK_KEYS = frozenset({"loss_mask", "label_mask", "labels_mask"})  # a mask the loss multiplies in
 CLIP_CONTEXT = 77  # tokens: CLIP's text context, which Stable Diffusion and open_clip prompts are padded to
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)

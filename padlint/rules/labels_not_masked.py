@@ -59,6 +59,8 @@ def group_texts(examples, block=512):
         for event in facts.labels_at_sink:
             if event.copy is not None and event.copy in facts.masked_copies or event.padded.node in facts.rows_overwritten:
                 continue
+            if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
+                continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
             if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
                 continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
             if event.node in seen:
