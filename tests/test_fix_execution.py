@@ -393,3 +393,29 @@ def test_fix_keeps_indentation(path):
     if moved:
         pytest.fail(f"{path.name}: the fix re-indented unchanged lines:\n" + "\n".join(f"  |{m}" for m in moved)
                     + "\n---- fixed source ----\n" + outcome.source, pytrace=False)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_fixed_preference_collator_masks_exactly_the_padding_of_both_sides(tmp_path):
+    """The DPO-style masks (`chosen_attention_mask`, `rejected_attention_mask`) are mask places: the
+    safe fix gives each side a mask that is 0 exactly at its pad positions, a real token equal to the
+    pad id included."""
+    import torch
+
+    path = RULE_FIXTURES / "PAD001" / "preference_collator_chosen_rejected_ones.py"
+    outcome = fix_source(path.read_text(), path.name, unsafe=False)
+    assert [d.code for d in outcome.fixed] == ["PAD001", "PAD001"] and not outcome.remaining
+    fixed = tmp_path / "preference_fixed.py"
+    fixed.write_text(outcome.source)
+    spec = importlib.util.spec_from_file_location("preference_fixed", fixed)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pad = 0
+    features = [{"chosen_input_ids": [5, 6, pad], "rejected_input_ids": [8]},  # a real token equal to the pad id
+                {"chosen_input_ids": [9], "rejected_input_ids": [3, 4, 2, 1]}]
+    batch = module.PreferenceCollator(pad)(features)
+    for side in ("chosen", "rejected"):
+        lengths = [len(f[f"{side}_input_ids"]) for f in features]
+        width = batch[f"{side}_input_ids"].shape[1]
+        expected = torch.tensor([[1] * n + [0] * (width - n) for n in lengths])
+        assert torch.equal(batch[f"{side}_attention_mask"].long(), expected), side

@@ -325,7 +325,7 @@ class CallEvaluator:
         if P.LOSS_MASK_KEYS & entries.keys():
             self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
         for key, (value, value_node) in entries.items():
-            if key in ("attention_mask", "attn_mask"):
+            if P.MASK_KEY.match(key):
                 self.mask_sink(value, value_node)
             elif key in ("labels", "label_ids"):
                 self.label_sink(value, value_node, node, kind)

@@ -318,7 +318,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
-        if subscript_key in ("attention_mask", "attn_mask") or (subscript_key is None and P.MASK_NAME.search(leaf)):
+        if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (subscript_key is None and P.MASK_NAME.search(leaf)):
             self.mask_sink(value, value_node)
         if subscript_key in P.LOSS_MASK_KEYS:
             self.facts.loss_masked.add((self.current_fn, place_key(target.value)))

@@ -63,6 +63,9 @@ REPADDING_COLLATORS = frozenset({
 })
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
+# Feature keys that hold an attention mask: `attention_mask`, and the prefixed ones of preference
+# and prompt/completion batches (`chosen_attention_mask`, `prompt_attention_mask`).
+MASK_KEY = re.compile(r"^(\w+_)?(attention_mask|attn_mask)$")
 LABEL_NAME = re.compile(r"label|target|tgt", re.I)
 # Token-level labels (what a loss grades), as opposed to `label_map`, `target_sizes`, `labels_mask`.
 TOKEN_LABELS = re.compile(r"^(labels?|label_ids|lbls?|targets?|target_ids|tgts?|\w+_labels|\w+_targets)$", re.I)
