@@ -26,11 +26,17 @@ def place_key(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def single_index(expr: cst.Subscript) -> cst.BaseExpression | None:
+    """The index of `x[i]` (one index, no slice), if that is what it is."""
+    if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        return expr.slice[0].slice.value
+    return None
+
+
 def key_of_subscript(expr: cst.Subscript) -> str | None:
     """The constant string key of `x["k"]`, if that is what it is."""
-    if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-        return string_value(expr.slice[0].slice.value)
-    return None
+    index = single_index(expr)
+    return string_value(index) if index is not None else None
 
 
 class Env:

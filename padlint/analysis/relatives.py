@@ -10,7 +10,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.env import EMPTY, place_key, single_index
 from padlint.analysis.values import (
     Copy, GoodMask, Masked, Ones, PadId, PadIdMask, Padded, Value, first, tags_of,
 )
@@ -89,28 +89,30 @@ class RelativesMixin:
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
         """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
-        pair = P.comparison_operand(condition, (cst.Equal,))
-        if pair is None and isinstance(condition, cst.Call) and P.last_name(condition.func) == "eq" and condition.args:
-            pair = (condition.func.value, condition.args[0].value)  # type: ignore[union-attr]
-        if pair is None:
-            return
-        left, right = pair
-        pads = tags_of(self.evaluate(right), PadId)
-        if not (pads or P.is_pad_id_expression(right)):
+        pair = _equality(condition)
+        if pair is not None:
+            self.masked_where_pad_id(node, pair[1], labels, how, condition)
+
+    def masked_where_pad_id(self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str,
+                            condition: cst.BaseExpression | None) -> None:
+        """Labels set to -100 where they equal `pad`, if it is a pad id. `condition` is the tensor
+        comparison PAD004's fix rewrites; None for a write inside `if labels[i] == pad_id:`."""
+        pads = tags_of(self.evaluate(pad), PadId)
+        if not (pads or P.is_pad_id_expression(pad)):
             return
         for fallback in (p for p in pads if p.eos_fallback):
             self.facts.add("PAD010", fallback.node)  # labels masked with `pad or eos`
         copies = [c for c in tags_of(labels, Copy)]
         mask = copies[0].mask_code if copies else None
-        # A write inside `if labels[i] == pad_id:` has no comparison of whole tensors to rewrite.
-        self.facts.add("PAD004", node, how, condition=condition if how != "loop" else None, mask_code=mask)
+        self.facts.add("PAD004", node, how, condition=condition, mask_code=mask)
 
     def selects_ignored(self, target: cst.Subscript) -> bool:
         """Does `x[index]` select the positions already set to the ignore value (`labels == -100`,
         `labels.eq(label_pad_token_id)`)? A write there undoes the masking for some other use."""
-        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        index = single_index(target)
+        if index is None:
             return False
-        for left, right in _equalities(target.slice[0].slice.value):
+        for left, right in _equalities(index):
             for value in (right, left):
                 if self.is_ignore(value) or "label_pad" in self.code(value).lower():
                     return True
@@ -120,23 +122,21 @@ class RelativesMixin:
         """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
         `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the
         write masks the pad positions, one at a time (PAD004 when pad is EOS)."""
-        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        index = single_index(target)
+        if index is None:
             return False
-        index = self.code(target.slice[0].slice.value)
-        walked = place_key(target.value)
+        index_code, walked = self.code(index), place_key(target.value)
         for test in self.guards:
             for left, right in _equalities(test):
                 if not self.is_pad_id(right):
                     left, right = right, left
                     if not self.is_pad_id(right):
                         continue
-                same_index = (isinstance(left, cst.Subscript) and len(left.slice) == 1
-                              and isinstance(left.slice[0].slice, cst.Index)
-                              and self.code(left.slice[0].slice.value) == index)
+                same_index = isinstance(left, cst.Subscript) and single_index(left) is not None \
+                    and self.code(single_index(left)) == index_code
                 item = isinstance(left, cst.Name) and walked is not None and self.loop_aliases.get(left.value) == walked
                 if same_index or item:
-                    self.masking_by_pad_id(target, cst.Comparison(left, [cst.ComparisonTarget(cst.Equal(), right)]),
-                                           labels, "loop")
+                    self.masked_where_pad_id(target, right, labels, "loop", None)
                     return True
         return False
 
@@ -292,9 +292,15 @@ def _equalities(test: cst.BaseExpression):
         yield from _equalities(test.left)
         yield from _equalities(test.right)
         return
-    pair = P.comparison_operand(test, (cst.Equal,))
+    pair = _equality(test)
     if pair is not None:
         yield pair
-    elif isinstance(test, cst.Call) and P.last_name(test.func) == "eq" and test.args \
-            and isinstance(test.func, cst.Attribute):
-        yield test.func.value, test.args[0].value
+
+
+def _equality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """`a == b` or `a.eq(b)` -> (a, b)."""
+    pair = P.comparison_operand(expr, (cst.Equal,))
+    if pair is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value == "eq" and expr.args:
+        pair = (expr.func.value, expr.args[0].value)
+    return pair

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.env import EMPTY, place_key, single_index
 from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, Value, tags_of
 
 
@@ -35,8 +35,8 @@ class StoresMixin:
         if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
             ignore = True
-        if ignore and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-            self.masking_by_pad_id(target, target.slice[0].slice.value, base, "index")
+        if ignore and single_index(target) is not None:
+            self.masking_by_pad_id(target, single_index(target), base, "index")
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
