@@ -130,8 +130,7 @@ class Cache:
     def _prepare(self) -> None:
         top = self.directory.parent
         self.directory.mkdir(parents=True, exist_ok=True)
-        for name, text in ((".gitignore", "# Created by padlint.\n*\n"),
-                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# padlint's result cache\n")):
+        for name, (text, _) in _MARKERS.items():
             if not (top / name).exists():
                 fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
                 with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -167,7 +166,12 @@ def clear(directory: str | os.PathLike[str]) -> int:
     return removed
 
 
-_MARKERS = {".gitignore": "# Created by padlint.", "CACHEDIR.TAG": "# padlint's result cache"}
+# The files padlint writes beside its entries, and the line `clear` knows them by.
+_MARKERS = {
+    ".gitignore": ("# Created by padlint.\n*\n", "# Created by padlint."),
+    "CACHEDIR.TAG": ("Signature: 8a477f597d28d172789f06886806bc55\n# padlint's result cache\n",
+                     "# padlint's result cache"),
+}
 
 
 def _layout(directory: Path) -> bool:
@@ -180,7 +184,7 @@ def _layout(directory: Path) -> bool:
 
 def _ours(path: Path) -> bool:
     try:
-        return _MARKERS[path.name] in path.read_text(encoding="utf-8", errors="replace")
+        return _MARKERS[path.name][1] in path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
 

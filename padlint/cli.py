@@ -257,7 +257,7 @@ def clean_command(path: str | None, config: str | None) -> None:
     try:
         removed = clear(directory)
     except OSError as exc:
-        _error(f"cannot remove the cache at {directory}: {exc.strerror or exc}" if exc.strerror else str(exc))
+        _error(f"cannot remove the cache at {directory}: {exc.strerror}" if exc.strerror else str(exc))
         sys.exit(2)
     left = " (other files there were kept)" if directory.exists() else ""
     click.echo(f"Removed the cache at {printable(str(directory))}: {removed} entr{'y' if removed == 1 else 'ies'}{left}")

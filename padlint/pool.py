@@ -171,7 +171,7 @@ def cgroup_cpu_quota(root: str | None = None) -> float | None:
             period_us = int(fh.read())
     except (OSError, ValueError):
         return None
-    return quota_us / period_us if quota_us > 0 and period_us > 0 else None  # v1 says -1 for none
+    return _cpus(quota_us, period_us)  # v1 says -1 for no quota
 
 
 def _read_v2(directory: str) -> float | str | None:
@@ -179,11 +179,14 @@ def _read_v2(directory: str) -> float | str | None:
     try:
         with open(os.path.join(directory, "cpu.max"), encoding="ascii") as fh:
             quota, period = fh.read().split()[:2]
-        if quota == "max":
-            return "max"
-        return int(quota) / int(period) if int(quota) > 0 and int(period) > 0 else None
+        return "max" if quota == "max" else _cpus(int(quota), int(period))
     except (OSError, ValueError):
         return None
+
+
+def _cpus(quota: int, period: int) -> float | None:
+    """CPUs a quota of `quota` out of every `period` microseconds allows; None for no quota."""
+    return quota / period if quota > 0 and period > 0 else None
 
 
 def _cgroup_v2_dirs(root: str) -> list[str]:
