@@ -120,7 +120,7 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
     """Every measurement over `files` (bench.SourceFile); the rows of the table."""
     sys.path.insert(0, str(ROOT))
     from padlint.config import Settings
-    from padlint.discovery import discover
+    from padlint.files.discovery import discover
 
     directory = build_corpus(files, corpus_dir or Path(tempfile.gettempdir()) / "padlint-bench-corpus")
     found = discover([str(directory)], Settings(root=directory)).files
@@ -137,7 +137,7 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
         # set PYTHONDONTWRITEBYTECODE, which would make every start compile padlint from source.
         base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env = {**base_env, "PADLINT_CACHE_DIR": str(work / "cache-cold"), "PYTHONPATH": str(ROOT), "CI": "1"}
-        subprocess.run([py, "-c", "import padlint.cli, padlint.engine, padlint.cache, padlint.pool"], env=env,
+        subprocess.run([py, "-c", "import padlint.cli.main, padlint.engine, padlint.run.cache, padlint.run.pool"], env=env,
                        check=False)  # write the bytecode once, outside the measurements
         rows.append(measure("padlint cold", padlint, len(found), lines, env, cwd=work))
         rows.append(measure("padlint warm", padlint, len(found), lines, env, cwd=work))
@@ -178,7 +178,7 @@ def first_look(files) -> str:
     """Where the first look sends the corpus with the default rules: nothing (skipped), a reduced
     text (the defs no padding step reaches cut to stubs), or the whole file."""
     from padlint.config import SYNTAX_ERROR_CODE, Settings, resolve_selection
-    from padlint.prefilter import look_plan, may_fire
+    from padlint.look.prefilter import look_plan, may_fire
 
     codes = resolve_selection(Settings(root=ROOT), "x.py") - {SYNTAX_ERROR_CODE}
     lines = sum(f.lines for f in files)

@@ -1,3 +1,3 @@
-from padlint.cli import main
+from padlint.cli.main import main
 
 main()

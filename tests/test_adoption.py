@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from nbwriters import code, jupyter, notebook
-from padlint.adoption import add_noqa
-from padlint.cli import main
+from padlint.adoption.noqa import add_noqa
+from padlint.cli.main import main
 from padlint.engine import lint_source
-from padlint.progress import track, wanted
+from padlint.run.progress import track, wanted
 
 COLLATOR = textwrap.dedent(
     '''\

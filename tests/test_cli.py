@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from padlint.cli import main
+from padlint.cli.main import main
 
 BUGGY = textwrap.dedent(
     '''\
@@ -511,7 +511,7 @@ def test_plain_output_does_not_import_rich(tmp_path):
     (tmp_path / "clean.py").write_text(CLEAN)
     code = (
         "import sys\n"
-        "from padlint.cli import main\n"
+        "from padlint.cli.main import main\n"
         "try:\n    main(['check', 'clean.py'])\n"
         "except SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
         "print('rich' in sys.modules)\n"

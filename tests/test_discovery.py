@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from padlint.config import Settings
-from padlint.discovery import discover
+from padlint.files.discovery import discover
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The sharp first look (padlint/first_look.py): what it reads from the text, and that it never
+"""The sharp first look (padlint/look/first_look.py): what it reads from the text, and that it never
 rules out a file a rule fires on (its rules' own INVALID examples; the fixtures and the bench corpus
 are compared with the full analysis in tests/test_prefilter.py)."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from padlint import prefilter
-from padlint.first_look import Look
+from padlint.look import prefilter
+from padlint.look.first_look import Look
 from padlint.rules import ALL_RULES
 
 
@@ -221,7 +221,7 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
     reduced text, without it, has a finding; the whole file, which decides, has none."""
     from padlint import engine
     from padlint.config import Settings, with_cli
-    from padlint.runner import Options, check_files
+    from padlint.run.runner import Options, check_files
 
     source = textwrap.dedent('''
         from transformers import DataCollatorForLanguageModeling
@@ -249,7 +249,7 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
 def test_a_syntax_error_in_a_def_the_reduced_text_stubs_is_still_reported(tmp_path):
     """The stub hides the broken body from libcst; the whole text's syntax is checked as well."""
     from padlint.config import Settings, with_cli
-    from padlint.runner import Options, check_files
+    from padlint.run.runner import Options, check_files
 
     source = textwrap.dedent('''
         import torch
@@ -358,7 +358,7 @@ def test_a_labels_alias_is_a_name_bound_to_an_ids_place(line, alias):
 
 
 def test_the_look_and_the_analysis_know_the_same_repadding_collators():
-    from padlint import first_look
+    from padlint.look import first_look
     from padlint.analysis import patterns
 
     assert set(first_look.REPADDING_COLLATORS) == patterns.REPADDING_COLLATORS

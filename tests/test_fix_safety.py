@@ -15,7 +15,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from padlint.cli import main
+from padlint.cli.main import main
 
 BUGGY = textwrap.dedent(
     """\

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 from click.testing import CliRunner
 
-from padlint.cli import main
+from padlint.cli.main import main
 from padlint.report.ci import _escape_data, _escape_property
 from padlint.rules import ALL_RULES
 

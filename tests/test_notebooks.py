@@ -14,9 +14,9 @@ import yaml
 from click.testing import CliRunner
 
 from nbwriters import WRITERS, code, jupyter, markdown, notebook
-from padlint.cli import main
-from padlint.notebook import Notebook
-from padlint.source import read_source
+from padlint.cli.main import main
+from padlint.files.notebook import Notebook
+from padlint.files.reading import read_source
 
 ROOT = Path(__file__).resolve().parents[1]
 

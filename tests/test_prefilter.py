@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from padlint import prefilter
+from padlint.look import prefilter
 from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
 from padlint.rules import ALL_RULES
-from padlint.runner import Options, check_files
+from padlint.run.runner import Options, check_files
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("transformers", "trl", "peft", "datasets", "accelerate")

@@ -10,8 +10,8 @@ import os
 import pytest
 from click.testing import CliRunner
 
-import padlint.source
-from padlint.cli import main
+import padlint.files.source
+from padlint.cli.main import main
 from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 
@@ -103,17 +103,17 @@ def test_deeply_nested_expressions(scan, tmp_path, name, expression):
 
 # ---- files that change under us, links, permissions, paths -------------------------------------------
 def test_file_vanishes_between_discovery_and_reading(scan, tmp_path, monkeypatch):
-    import padlint.discovery
+    import padlint.files.discovery
 
     (tmp_path / "gone.py").write_text("x = 1\n")
-    discover = padlint.discovery.discover
+    discover = padlint.files.discovery.discover
 
     def discover_then_delete(paths, settings):
         found = discover(paths, settings)
         (tmp_path / "gone.py").unlink()
         return found
 
-    monkeypatch.setattr(padlint.discovery, "discover", discover_then_delete)
+    monkeypatch.setattr(padlint.files.discovery, "discover", discover_then_delete)
     code, out, err = scan()
     one_finding(out, "gone.py", "cannot read: No such file or directory")
     assert still_scanned(out) and code == 1
@@ -128,14 +128,14 @@ def test_file_becomes_unreadable_between_discovery_and_reading(scan, tmp_path, m
             raise PermissionError(13, "Permission denied", os.fspath(path))
         return builtins.open(path, *args, **kwargs)
 
-    monkeypatch.setattr(padlint.source, "open", guarded_open, raising=False)
+    monkeypatch.setattr(padlint.files.source, "open", guarded_open, raising=False)
     code, out, err = scan()
     one_finding(out, "locked.py", "cannot read: Permission denied")
     assert still_scanned(out) and code == 1
 
 
 def test_directory_without_permission_is_a_warning(scan, tmp_path, monkeypatch):
-    import padlint.discovery
+    import padlint.files.discovery
 
     (tmp_path / "private").mkdir()
     (tmp_path / "private" / "secret.py").write_text(BUGGY)
@@ -146,7 +146,7 @@ def test_directory_without_permission_is_a_warning(scan, tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", os.fspath(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(padlint.discovery.os, "scandir", guarded_scandir)
+    monkeypatch.setattr(padlint.files.discovery.os, "scandir", guarded_scandir)
     code, out, err = scan()
     assert lines_naming(err, "private") == ["padlint: warning: ./private: Permission denied"]
     assert still_scanned(out) and code == 1

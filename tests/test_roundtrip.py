@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from padlint.config import Settings, with_cli
-from padlint.prefilter import parses as _parses
-from padlint.runner import Options, check_files
+from padlint.look.prefilter import parses as _parses
+from padlint.run.runner import Options, check_files
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("transformers", "trl", "peft")

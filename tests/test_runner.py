@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from padlint import pool
-from padlint.cache import Cache
-from padlint.cli import main
+from padlint.run import pool
+from padlint.run.cache import Cache
+from padlint.cli.main import main
 from padlint.config import Settings
-from padlint.runner import Options, check_files
+from padlint.run.runner import Options, check_files
 from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 

@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from padlint import source
-from padlint.source import SourceReadError, SourceWriteError, read_source, write_source_atomic
+from padlint.files import source
+from padlint.files.reading import read_source
+from padlint.files.source import SourceReadError, SourceWriteError, write_source_atomic
 
 
 def test_utf8_text_is_kept_exactly(tmp_path):

@@ -11,7 +11,7 @@ import ast
 import os
 from functools import lru_cache
 
-from padlint.source import quiet_parser
+from padlint.files.source import quiet_parser
 
 MAX_HOPS = 3  # `from .a import X` where a.py itself re-exports X from b.py, and so on
 MAX_UP = 6  # directories searched upwards for an absolute import's package

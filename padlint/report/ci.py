@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 
-from padlint.baseline import fingerprints
+from padlint.adoption.baseline import fingerprints
 from padlint.report import ReportContext, position
 from padlint.types import Diagnostic
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from padlint import __version__
-from padlint.baseline import fingerprints
+from padlint.adoption.baseline import fingerprints
 from padlint.config import SYNTAX_ERROR_CODE
 from padlint.report import ReportContext
 from padlint.types import Diagnostic, Location

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from padlint.analysis.facts import ModuleFacts
-    from padlint.first_look import Look
+    from padlint.look.first_look import Look
 
 DOCS_BASE = "https://github.com/padlint/padlint/blob/main/docs/rules/"
 
@@ -48,7 +48,7 @@ class Rule:
     summary: ClassVar[str]  # one line, for `padlint rules`
     fix_safety: ClassVar[str]  # "safe", "unsafe", "sometimes safe", "none"
     # Words (case-insensitive substrings) without which the rule cannot fire; the source must contain
-    # at least one. Empty: it may fire on any source. padlint.prefilter skips libcst for a file that
+    # at least one. Empty: it may fire on any source. padlint.look.prefilter skips libcst for a file that
     # no enabled rule can fire on, so keep this a necessary condition of the analysis.
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[str]] = []
@@ -56,7 +56,7 @@ class Rule:
 
     @classmethod
     def may_fire(cls, look: "Look") -> bool:
-        """The sharp first look (padlint.first_look): False only if the rule cannot fire on this text.
+        """The sharp first look (padlint.look.first_look): False only if the rule cannot fire on this text.
 
         Like REQUIRES, a necessary condition of the analysis, never a sufficient one."""
         return True

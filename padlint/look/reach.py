@@ -10,7 +10,7 @@ import bisect
 import functools
 import re
 
-from padlint.text_scan import is_name_at
+from padlint.look.text_scan import is_name_at
 
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {

@@ -22,8 +22,8 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from padlint.notebook_magics import lines_of as _lines
-from padlint.notebook_magics import mask_magics, restore
+from padlint.files.notebook_magics import lines_of as _lines
+from padlint.files.notebook_magics import mask_magics, restore
 from padlint.types import Diagnostic, Edit, Fix, Location
 
 MARKER = "# padlint-cell "
@@ -161,7 +161,7 @@ class Notebook:
         counted in the cell: Jupyter compiles cells one at a time, so one broken cell (a placeholder
         such as `<your-api-key>`, an unclosed bracket) stops neither the notebook nor its linting."""
         from padlint.engine import SourceError, parse
-        from padlint.source import quiet_parser
+        from padlint.files.source import quiet_parser
 
         found = []
         for cell in self.cells:
@@ -276,8 +276,8 @@ def split_cells(virtual: str) -> dict[int, str]:
 
 
 def decode_notebook(data: bytes, path: str | None):
-    """A SourceFile whose text is the notebook's virtual module (see padlint.source)."""
-    from padlint.source import SourceFile, SourceReadError
+    """A SourceFile whose text is the notebook's virtual module (see padlint.files.source)."""
+    from padlint.files.source import SourceFile, SourceReadError
 
     try:
         notebook = Notebook(data)

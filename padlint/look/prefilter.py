@@ -57,8 +57,8 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
     or a reduced text (the defs and classes no rule needs cut to one-line stubs) that
     has a finding only if the whole text may: analyse that first, and the whole text only if it
     finds something."""
-    from padlint.first_look import Look
-    from padlint.reach import reduced_text
+    from padlint.look.first_look import Look
+    from padlint.look.reach import reduced_text
 
     look = Look(text)
     keep: set = set()
@@ -86,7 +86,7 @@ def parses(text: str) -> bool:
     which then says whether it parses, so the check is never looser than libcst's own."""
     import symtable
 
-    from padlint.source import quiet_parser
+    from padlint.files.source import quiet_parser
 
     try:
         with quiet_parser():

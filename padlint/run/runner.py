@@ -78,7 +78,7 @@ def analyse(task: tuple) -> tuple:
     filename, text, select, mode, unsafe, look, report_invalid = task
     plan: bool | str = True
     if look != "full":
-        from padlint import prefilter
+        from padlint.look import prefilter
 
         plan = prefilter.look_plan(text, select) if look == "sharp" else False
         if plan is False:
@@ -163,7 +163,7 @@ def too_deeply_nested(text: str) -> bool:
     """Nesting that CPython's own parser refuses (and that can crash libcst's): ask the stdlib."""
     import ast
 
-    from padlint.source import quiet_parser
+    from padlint.files.source import quiet_parser
 
     try:
         with quiet_parser():
@@ -188,7 +188,7 @@ class Runner:
         self.cache = None
         self._selection: frozenset[str] | None = None  # the same for every file without per-file-ignores
         if options.cache and options.mode == "lint":
-            from padlint.cache import Cache, cache_dir
+            from padlint.run.cache import Cache, cache_dir
 
             self.cache = Cache(cache_dir(settings.root), settings.unsafe_fixes, options.prefilter)
 
@@ -196,7 +196,8 @@ class Runner:
     def prepare(self, filename: str, data: bytes | None = None) -> _Job | None:
         """Read one file and settle it here if possible; a _Job if libcst must look at it."""
         from padlint.config import resolve_selection
-        from padlint.source import SourceReadError, decode_source, read_bytes
+        from padlint.files.reading import decode_source
+        from padlint.files.source import SourceReadError, read_bytes
 
         self.result.stats["files"] += 1
         if self.settings.per_file_ignores or self._selection is None:
@@ -226,7 +227,7 @@ class Runner:
             return None
         job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin)
         if self.options.prefilter:
-            from padlint import prefilter
+            from padlint.look import prefilter
 
             # The word look is cheap enough for this process; the sharp look and the syntax check
             # of skipped files run in the workers, in parallel.
@@ -244,7 +245,7 @@ class Runner:
         if first is None:
             return  # everything was settled by the cache or the first look: no workers, no engine
         jobs = itertools.chain([first], queue)
-        from padlint import pool
+        from padlint.run import pool
 
         unsafe = self.settings.unsafe_fixes
         mode = self.options.mode
@@ -274,7 +275,7 @@ class Runner:
             self.finish(held.pop(index), outcome, ok)
 
     def finish(self, job: _Job, outcome, ok: bool) -> None:
-        from padlint import pool
+        from padlint.run import pool
 
         text = job.source.text  # type: ignore[attr-defined]
         if not ok:
@@ -317,7 +318,7 @@ class Runner:
                 for cell, message, row, column in notebook.cell_errors()]
 
     def apply(self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic]) -> None:
-        from padlint.source import SourceWriteError, encode_source, write_source_atomic
+        from padlint.files.source import SourceWriteError, encode_source, write_source_atomic
 
         source = job.source
         text = source.text  # type: ignore[attr-defined]
@@ -334,9 +335,9 @@ class Runner:
                 outcome = analyse((job.filename, text, job.select, "lint", False, "full", job.report_invalid))
                 found, new_text, fixed = (outcome[1], text, []) if outcome[0] == "ok" else ([], text, [])
         elif new_text != text:
-            from padlint.cli import _unified_diff
+            from padlint.fixes.diff import unified_diff
 
-            self.result.diffs.append(_unified_diff(job.filename, text, new_text))
+            self.result.diffs.append(unified_diff(job.filename, text, new_text))
         if mode == "lint":
             self._store(job, found)
         self.result.fixed.extend(fixed)

@@ -53,7 +53,7 @@ class SourceFile:
     newline: str  # the first line ending in the file ("\n" if there is none)
     digest: str  # sha256 of the bytes read, to notice a file changed before we write it
     path: str | None = None
-    notebook: object | None = None  # a padlint.notebook.Notebook: `text` is its virtual module
+    notebook: object | None = None  # a padlint.files.notebook.Notebook: `text` is its virtual module
 
 
 def _digest(data: bytes) -> str:
@@ -71,15 +71,9 @@ def _row_col(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def decode_source(data: bytes, path: str | None = None) -> SourceFile:
-    """Turn file bytes into a SourceFile, or raise SourceReadError with the reason."""
-    if path is not None and _is_notebook(path):
-        if len(data) > NOTEBOOK_MAX_BYTES:
-            limit = NOTEBOOK_MAX_BYTES // (1024 * 1024)
-            raise SourceReadError(f"notebook is larger than {limit} MB ({len(data)} bytes)")
-        from padlint.notebook import decode_notebook
-
-        return decode_notebook(data, os.fspath(path))
+def decode_python(data: bytes, path: str | None = None) -> SourceFile:
+    """Turn a Python file's bytes into a SourceFile, or raise SourceReadError with the reason.
+    (padlint.files.reading.decode_source sends notebooks elsewhere first.)"""
     if len(data) > MAX_BYTES:
         raise SourceReadError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MB ({len(data)} bytes)")
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
@@ -106,18 +100,13 @@ def decode_source(data: bytes, path: str | None = None) -> SourceFile:
     return SourceFile(text, encoding, has_bom, _newline_style(text), _digest(data), path)
 
 
-def _is_notebook(path: str | os.PathLike[str]) -> bool:
+def is_notebook(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path).endswith(".ipynb")
-
-
-def read_source(path: str | os.PathLike[str]) -> SourceFile:
-    """Read and decode one file. Every failure is a SourceReadError with a one-line reason."""
-    return decode_source(read_bytes(path), os.fspath(path))
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes, within the size limit (SourceReadError otherwise): read_source without decoding."""
-    limit = NOTEBOOK_MAX_BYTES if _is_notebook(path) else MAX_BYTES
+    limit = NOTEBOOK_MAX_BYTES if is_notebook(path) else MAX_BYTES
     try:
         with open(path, "rb") as fh:
             # Read one byte past the limit so an oversized file is refused without loading it whole.

@@ -112,7 +112,8 @@ def add_noqa_to_files(files: list[str], settings, warn, error) -> tuple[int, boo
     """Add noqa comments in every file; returns (lines changed, whether a file could not be written)."""
     from padlint import engine
     from padlint.config import SYNTAX_ERROR_CODE, resolve_selection
-    from padlint.source import SourceReadError, SourceWriteError, read_source, write_source_atomic
+    from padlint.files.reading import read_source
+    from padlint.files.source import SourceReadError, SourceWriteError, write_source_atomic
 
     total, failed = 0, False
     for filename in files:

@@ -37,7 +37,7 @@ def cache_dir(root: str | os.PathLike[str]) -> Path:
 
 def _code_fingerprint() -> str:
     """Size and mtime of every module of padlint: a development checkout changes under the cache."""
-    base = Path(__file__).resolve().parent
+    base = Path(__file__).resolve().parents[1]  # the whole padlint package
     digest = hashlib.sha256()
     for directory, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from padlint.reach import LABEL_WORDS, Reach
-from padlint.text_scan import (
+from padlint.look.reach import LABEL_WORDS, Reach
+from padlint.look.text_scan import (
     call_arguments,
     has_top_level_comma,
     is_float,

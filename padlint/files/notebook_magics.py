@@ -8,7 +8,7 @@ import io
 import re
 import tokenize
 
-from padlint.source import quiet_parser
+from padlint.files.source import quiet_parser
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")

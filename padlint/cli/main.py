@@ -16,9 +16,9 @@ from padlint import __version__
 from padlint.config import ConfigError, Settings, codes_option
 from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
-from padlint.runner import Options, check_files, check_stdin  # the file loop lives in padlint.runner
-from padlint.runner import RunResult as _Run
-from padlint.runner import invalid_file_diagnostic  # noqa: F401  (kept importable from here)
+from padlint.run.runner import Options, check_files, check_stdin  # the file loop lives in padlint.run.runner
+from padlint.run.runner import RunResult as _Run
+from padlint.run.runner import invalid_file_diagnostic  # noqa: F401  (kept importable from here)
 from padlint.types import Diagnostic
 
 SUBCOMMANDS = ("check", "clean", "rule", "rules")
@@ -59,18 +59,6 @@ class _CheckByDefault(click.Group):
 def main() -> None:
     """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
 
-
-def _unified_diff(filename: str, old: str, new: str) -> str:
-    import difflib
-
-    if filename.endswith(".ipynb"):  # the virtual module's cells, each diffed on its own
-        from padlint.notebook import cell_diff
-
-        return cell_diff(filename, old, new)
-
-    shown = printable(filename)  # a name with a newline must not start a line of its own
-    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), shown, shown)
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def _show_fixes(fixed: list[Diagnostic]) -> str:
@@ -139,7 +127,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
           extend_exclude: str | None, respect_gitignore: bool | None, config: str | None, jobs: int | None,
           no_cache: bool, timeout: float | None, no_prefilter: bool, **adoption) -> None:
     """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
-    from padlint.cli_adoption import Adoption
+    from padlint.cli.adoption import Adoption
 
     extras = Adoption(output_format=output_format, **adoption)
     use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
@@ -163,7 +151,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
     if use_stdin:
         run = _check_stdin(settings, stdin_filename, options)
     else:
-        from padlint.discovery import discover
+        from padlint.files.discovery import discover
 
         found = discover(paths or (".",), settings)
         for message in found.warnings:
@@ -184,7 +172,7 @@ def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Ru
     data = sys.stdin.buffer.read()
     filename = os.path.normpath(stdin_filename) if stdin_filename else "-"
     if stdin_filename and settings.force_exclude:
-        from padlint.discovery import is_force_excluded
+        from padlint.files.discovery import is_force_excluded
 
         if is_force_excluded(filename, settings):
             # Excluded: pass the text through untouched and report nothing (ruff does the same).
@@ -243,7 +231,7 @@ def clean_command(path: str | None, config: str | None) -> None:
     The cache is `.padlint_cache/` in the project root, or `PADLINT_CACHE_DIR`. Entries are never
     wrong (each is keyed by content, padlint's version and the rules in force), but they pile up as
     files and padlint change; this removes them all."""
-    from padlint.cache import cache_dir, clear
+    from padlint.run.cache import cache_dir, clear
 
     try:
         settings = _settings(config, Path(path) if path else Path.cwd(), {})
@@ -265,7 +253,7 @@ def clean_command(path: str | None, config: str | None) -> None:
 
 def _rule_page(rule: type) -> str:
     """The shipped Markdown page for a rule (padlint/rules/docs/CODE.md), else its docstring page."""
-    page = Path(__file__).parent / "rules" / "docs" / f"{rule.code}.md"
+    page = Path(__file__).parent.parent / "rules" / "docs" / f"{rule.code}.md"
     try:
         return page.read_text(encoding="utf-8")
     except OSError:

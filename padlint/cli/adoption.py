@@ -1,4 +1,4 @@
-"""The `check` options for adopting padlint and feeding other tools, kept apart from padlint.cli:
+"""The `check` options for adopting padlint and feeding other tools, kept apart from padlint.cli.main:
 `--add-noqa`, `--baseline FILE` / `--write-baseline`, `--statistics`, `-o/--output-file`, and the
 progress bar of long scans.
 """
@@ -36,13 +36,13 @@ class Adoption:
                 raise click.UsageError(f"{flag} works on files, not on standard input")
 
     def track(self, files: list[str]):
-        from padlint import progress
+        from padlint.run import progress
 
         self.checked = list(files)
         return progress.track(files, enabled=progress.wanted(sys.stderr, self.output_format))
 
     def add_noqa_to(self, files: list[str], settings, warn: Say, error: Say, failed: bool) -> int:
-        from padlint.adoption import add_noqa_to_files
+        from padlint.adoption.noqa import add_noqa_to_files
 
         added, write_failed = add_noqa_to_files(files, settings, warn, error)
         click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
@@ -51,7 +51,7 @@ class Adoption:
     def apply_baseline(self, run, warn: Say, error: Say, quiet: bool) -> int | None:
         """Filter run.diagnostics through the baseline; with --write-baseline write it and return
         the exit code instead."""
-        from padlint.baseline import BaselineError, apply_baseline, write_baseline
+        from padlint.adoption.baseline import BaselineError, apply_baseline, write_baseline
 
         try:
             if self.write_baseline:
@@ -80,7 +80,7 @@ class Adoption:
         from padlint.report.text import summary
 
         if self.statistics:
-            from padlint.adoption import format_statistics
+            from padlint.adoption.noqa import format_statistics
 
             as_json = self.output_format in ("json", "json-lines")
             text = format_statistics(diagnostics, context.unsafe_fixes, as_json)

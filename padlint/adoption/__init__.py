@@ -1,0 +1,1 @@
+"""Adopting padlint on an existing codebase: `--add-noqa`, `--statistics`, baselines."""

@@ -1,0 +1,1 @@
+"""Files in and out: discovery, bytes <-> text (encodings, newlines, atomic writes), notebooks."""

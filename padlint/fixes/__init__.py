@@ -1,0 +1,1 @@
+"""Showing fixes: diffs of what `--fix` would write."""
