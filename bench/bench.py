@@ -19,6 +19,7 @@ are timed (with --libcst, also `libcst.parse_module` alone, between the two). Ru
 Exit codes: 0 done; 1 the engine crashed on at least one file (listed); 2 the engine is not
 implemented yet (NotImplementedError), or nothing to measure.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -178,9 +179,7 @@ def time_padlint(files: list[SourceFile]) -> dict:
     seconds = time.perf_counter() - start
     result = rates(len(files), sum(f.lines for f in files), seconds)
     per_file.sort(reverse=True)
-    result["slowest"] = [
-        {"file": label, "lines": lines, "seconds": round(s, 3)} for s, label, lines in per_file[:5]
-    ]
+    result["slowest"] = [{"file": label, "lines": lines, "seconds": round(s, 3)} for s, label, lines in per_file[:5]]
     result["findings"] = findings
     result["source_errors"] = source_errors
     result["crashes"] = crashes
@@ -189,18 +188,21 @@ def time_padlint(files: list[SourceFile]) -> dict:
 
 def print_report(report: dict) -> None:
     corpus = report["corpus"]
-    print(f"corpus: {corpus['files']} files, {corpus['lines']} lines "
-          f"({', '.join(f'{k} {v}' for k, v in corpus['per_source'].items())})")
+    print(
+        f"corpus: {corpus['files']} files, {corpus['lines']} lines "
+        f"({', '.join(f'{k} {v}' for k, v in corpus['per_source'].items())})"
+    )
     if corpus["missing"]:
-        print(f"missing packages (pip install {' '.join(corpus['missing'])}): "
-              f"{', '.join(corpus['missing'])}")
+        print(f"missing packages (pip install {' '.join(corpus['missing'])}): {', '.join(corpus['missing'])}")
     print()
     print(f"{'':10} {'files':>7} {'lines':>9} {'files/s':>9} {'lines/s':>10} {'wall s':>8}")
     for name in ("ast", "libcst", "padlint"):
         r = report.get(name)
         if r:
-            print(f"{name:10} {r['files']:>7} {r['lines']:>9} {r['files_per_s']:>9} "
-                  f"{r['lines_per_s']:>10} {r['seconds']:>8}")
+            print(
+                f"{name:10} {r['files']:>7} {r['lines']:>9} {r['files_per_s']:>9} "
+                f"{r['lines_per_s']:>10} {r['seconds']:>8}"
+            )
     if report.get("ratio") is not None:
         print(f"padlint / ast wall time: {report['ratio']}x")
     if report.get("ast_failures"):
@@ -229,19 +231,35 @@ def print_report(report: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
-                        help="check only N files (examples/ plus a fixed sample of the packages)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check only N files (examples/ plus a fixed sample of the packages)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--libcst", action="store_true",
-                        help="also time libcst.parse_module alone (how much of padlint's time is parsing)")
-    parser.add_argument("--side-by-side", action="store_true",
-                        help="time padlint as a user runs it (cold, warm, --jobs 1, one small file) next to the "
-                             "ast floor and semgrep, in one table (see bench/side_by_side.py)")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="where a cold scan's CPU time goes, step by step, next to the ast floor "
-                             "(see bench/breakdown.py)")
-    parser.add_argument("--corpus-dir", metavar="DIR", help="where --side-by-side copies the corpus "
-                        "(default: padlint-bench-corpus in the temporary directory)")
+    parser.add_argument(
+        "--libcst",
+        action="store_true",
+        help="also time libcst.parse_module alone (how much of padlint's time is parsing)",
+    )
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="time padlint as a user runs it (cold, warm, --jobs 1, one small file) next to the "
+        "ast floor and semgrep, in one table (see bench/side_by_side.py)",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="where a cold scan's CPU time goes, step by step, next to the ast floor (see bench/breakdown.py)",
+    )
+    parser.add_argument(
+        "--corpus-dir",
+        metavar="DIR",
+        help="where --side-by-side copies the corpus (default: padlint-bench-corpus in the temporary directory)",
+    )
     parser.add_argument("--semgrep", metavar="PATH", help="the semgrep executable (default: semgrep on PATH)")
     args = parser.parse_args(argv)
 
@@ -256,8 +274,10 @@ def main(argv: list[str] | None = None) -> int:
         }
     }
     if missing and not args.json:
-        print(f"note: {', '.join(missing)} not installed; run `pip install {' '.join(missing)}` "
-              "for the full corpus", file=sys.stderr)
+        print(
+            f"note: {', '.join(missing)} not installed; run `pip install {' '.join(missing)}` for the full corpus",
+            file=sys.stderr,
+        )
     if not files:
         print("nothing to measure", file=sys.stderr)
         return 2
@@ -280,8 +300,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps({"corpus": report["corpus"], "rows": rows}, indent=2))
         else:
-            print(f"corpus: {report['corpus']['files']} files, {report['corpus']['lines']:,} lines "
-                  f"({', '.join(f'{k} {v}' for k, v in per_source.items())})\n")
+            print(
+                f"corpus: {report['corpus']['files']} files, {report['corpus']['lines']:,} lines "
+                f"({', '.join(f'{k} {v}' for k, v in per_source.items())})\n"
+            )
             side_by_side.print_table(rows)
             print("\n" + side_by_side.first_look(files))
         return 0
@@ -297,9 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         report["padlint"] = time_padlint(files)
     except NotImplementedError:
         report["padlint"] = None
-        report["error"] = (
-            "padlint.engine.lint_source raised NotImplementedError: the engine is not written yet"
-        )
+        report["error"] = "padlint.engine.lint_source raised NotImplementedError: the engine is not written yet"
         status = 2
     except ImportError as exc:
         report["padlint"] = None

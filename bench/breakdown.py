@@ -10,6 +10,7 @@ analysis if the cold scan is to take no longer than the floor on this machine's 
 The steps are timed one file at a time with `time.process_time`, so the sum is close to, not
 equal to, the CPU of `padlint check` (which also reads, hashes and caches in its parent).
 """
+
 from __future__ import annotations
 
 import ast
@@ -84,7 +85,9 @@ def print_breakdown(rows: list[tuple[str, int, float]]) -> None:
     print(f"| {'total of the steps (the ast floor and the comparisons aside)':<70} | {'':>5} | {total:>6.2f} |")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     left = cores * floor - (total - analysis)
-    print(f"\nOn {cores} cores, a cold scan as fast as the ast floor has at most {cores} x {floor:.2f} = "
-          f"{cores * floor:.2f} CPU-s (no parent, perfect scaling). The steps other than the analyses take "
-          f"{total - analysis:.2f} of them, which leaves {left:.2f} CPU-s for the analyses; they take "
-          f"{analysis:.2f} now.")
+    print(
+        f"\nOn {cores} cores, a cold scan as fast as the ast floor has at most {cores} x {floor:.2f} = "
+        f"{cores * floor:.2f} CPU-s (no parent, perfect scaling). The steps other than the analyses take "
+        f"{total - analysis:.2f} of them, which leaves {left:.2f} CPU-s for the analyses; they take "
+        f"{analysis:.2f} now."
+    )

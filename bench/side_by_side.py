@@ -17,6 +17,7 @@ counts the process and every worker it waited for; peak memory is the largest su
 (proportional set size, so pages that forked workers share with their parent count once) over the
 process tree, sampled every 20 ms from /proc (Linux), else the largest single process's maxrss.
 """
+
 from __future__ import annotations
 
 import os
@@ -86,8 +87,9 @@ def _pss_kb(pid: int) -> int:
     return total
 
 
-def measure(name: str, cmd: list[str], files: int, lines: int, env: dict | None = None,
-            cwd: Path | None = None) -> dict:
+def measure(
+    name: str, cmd: list[str], files: int, lines: int, env: dict | None = None, cwd: Path | None = None
+) -> dict:
     """Run `cmd`; its wall and CPU seconds, peak memory (MB) and exit code."""
     sampled = os.path.exists("/proc/self/smaps_rollup")
     start = time.perf_counter()
@@ -108,8 +110,16 @@ def measure(name: str, cmd: list[str], files: int, lines: int, env: dict | None 
     err.close()
     if not sampled or not peak_kb:
         peak_kb = usage.ru_maxrss
-    return {"name": name, "files": files, "lines": lines, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "peak_mb": peak_kb / 1024, "exit": proc.returncode, "stderr": stderr[-2000:]}
+    return {
+        "name": name,
+        "files": files,
+        "lines": lines,
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mb": peak_kb / 1024,
+        "exit": proc.returncode,
+        "stderr": stderr[-2000:],
+    }
 
 
 def find_semgrep(explicit: str | None) -> str | None:
@@ -137,13 +147,17 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
         # set PYTHONDONTWRITEBYTECODE, which would make every start compile padlint from source.
         base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env = {**base_env, "PADLINT_CACHE_DIR": str(work / "cache-cold"), "PYTHONPATH": str(ROOT), "CI": "1"}
-        subprocess.run([py, "-c", "import padlint.cli.main, padlint.engine, padlint.run.cache, padlint.run.pool"], env=env,
-                       check=False)  # write the bytecode once, outside the measurements
+        subprocess.run(
+            [py, "-c", "import padlint.cli.main, padlint.engine, padlint.run.cache, padlint.run.pool"],
+            env=env,
+            check=False,
+        )  # write the bytecode once, outside the measurements
         rows.append(measure("padlint cold", padlint, len(found), lines, env, cwd=work))
         rows.append(measure("padlint warm", padlint, len(found), lines, env, cwd=work))
         env_np = {**env, "PADLINT_CACHE_DIR": str(work / "cache-noprefilter")}
-        rows.append(measure("padlint cold, no prefilter", padlint + ["--no-prefilter"], len(found), lines, env_np,
-                            cwd=work))
+        rows.append(
+            measure("padlint cold, no prefilter", padlint + ["--no-prefilter"], len(found), lines, env_np, cwd=work)
+        )
         env1 = {**env, "PADLINT_CACHE_DIR": str(work / "cache-j1")}
         rows.append(measure("padlint cold --jobs 1", padlint + ["--jobs", "1"], len(found), lines, env1, cwd=work))
         small = work / "small" / SMALL_FILE.name
@@ -155,14 +169,33 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
         runs = []
         for i in range(SMALL_RUNS):  # a fraction of a second is noisy: the median of several, each cold
             env_small = {**env, "PADLINT_CACHE_DIR": str(work / f"cache-small-{i}")}
-            runs.append(measure(f"1 small file (median of {SMALL_RUNS})",
-                                entry + ["check", "--force-exclude", small.name], 1, small_lines, env_small,
-                                cwd=small.parent))
+            runs.append(
+                measure(
+                    f"1 small file (median of {SMALL_RUNS})",
+                    entry + ["check", "--force-exclude", small.name],
+                    1,
+                    small_lines,
+                    env_small,
+                    cwd=small.parent,
+                )
+            )
         rows.append(sorted(runs, key=lambda r: r["wall"])[SMALL_RUNS // 2])
         binary = find_semgrep(semgrep)
         if binary:
-            cmd = [binary, "scan", "--config", str(HERE / "semgrep"), "--metrics=off", "--quiet", "--disable-version-check",
-                   "--no-git-ignore", "--json", "--output", str(work / "semgrep.json"), str(directory)]
+            cmd = [
+                binary,
+                "scan",
+                "--config",
+                str(HERE / "semgrep"),
+                "--metrics=off",
+                "--quiet",
+                "--disable-version-check",
+                "--no-git-ignore",
+                "--json",
+                "--output",
+                str(work / "semgrep.json"),
+                str(directory),
+            ]
             rows.append(measure("semgrep (3 rules)", cmd, len(found), lines, cwd=work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -170,7 +203,9 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
     semgrep_wall = next((r["wall"] for r in rows if r["name"].startswith("semgrep")), None)
     for row in rows:
         row["vs_floor"] = row["wall"] / floor if floor else None
-        row["semgrep_speedup"] = semgrep_wall / row["wall"] if semgrep_wall and row["name"].startswith("padlint") else None
+        row["semgrep_speedup"] = (
+            semgrep_wall / row["wall"] if semgrep_wall and row["name"].startswith("padlint") else None
+        )
     return rows
 
 
@@ -191,20 +226,26 @@ def first_look(files) -> str:
     def share(group) -> str:
         return f"{len(group)} files ({sum(f.lines for f in group) / lines:.0%} of the lines)"
 
-    return (f"first look (default rules), {len(files)} files: the words pass {share(words)}; the analysis "
-            f"reads {share(whole)} whole and {len(reduced)} reduced to {kept / lines:.0%} of the corpus's lines "
-            f"(non-blank, docstrings included); the rest is only syntax-checked")
+    return (
+        f"first look (default rules), {len(files)} files: the words pass {share(words)}; the analysis "
+        f"reads {share(whole)} whole and {len(reduced)} reduced to {kept / lines:.0%} of the corpus's lines "
+        f"(non-blank, docstrings included); the rest is only syntax-checked"
+    )
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"| {'run':<28} | {'files':>5} | {'lines':>9} | {'wall s':>7} | {'cpu s':>7} | {'peak MB':>7} "
-          f"| {'÷ ast floor':>11} | {'semgrep ÷ padlint':>17} |")
+    print(
+        f"| {'run':<28} | {'files':>5} | {'lines':>9} | {'wall s':>7} | {'cpu s':>7} | {'peak MB':>7} "
+        f"| {'÷ ast floor':>11} | {'semgrep ÷ padlint':>17} |"
+    )
     print(f"|{'-' * 30}|{'-' * 6}:|{'-' * 10}:|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 12}:|{'-' * 18}:|")
     for r in rows:
         ratio = f"{r['vs_floor']:.2f}x" if r["vs_floor"] is not None else ""
         speed = f"{r['semgrep_speedup']:.1f}x" if r["semgrep_speedup"] else ""
-        print(f"| {r['name']:<28} | {r['files']:>5} | {r['lines']:>9,} | {r['wall']:>7.2f} | {r['cpu']:>7.2f} "
-              f"| {r['peak_mb']:>7.0f} | {ratio:>11} | {speed:>17} |")
+        print(
+            f"| {r['name']:<28} | {r['files']:>5} | {r['lines']:>9,} | {r['wall']:>7.2f} | {r['cpu']:>7.2f} "
+            f"| {r['peak_mb']:>7.0f} | {ratio:>11} | {speed:>17} |"
+        )
     for r in rows:
         failed = r["exit"] not in (0, None) and not ("small file" in r["name"] and r["exit"] == 1)
         if failed or (r["stderr"].strip() and not r["name"].startswith("semgrep")):

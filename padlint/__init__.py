@@ -1,4 +1,5 @@
 """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
+
 from __future__ import annotations
 
 __version__ = "0.1.0"

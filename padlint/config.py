@@ -5,24 +5,48 @@ layer and the command line's another; a layer with `select` starts over, so `--s
 enables PAD002 even if the file ignores it, while `--ignore` / `--extend-select` adjust what the
 file chose. Unknown keys and unknown rule codes are errors (a typo must not silently lint less).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 PYPROJECT = "pyproject.toml"
 SYNTAX_ERROR_CODE = "PAD000"  # files that cannot be read or parsed; not a rule, but can be ignored
 
 # Directories never worth linting (ruff's defaults, plus ours). Setting `exclude` replaces this list.
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
-    ".nox", ".padlint_cache", ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox",
-    ".venv", "__pypackages__", "__pycache__", "_build", "buck-out", "build", "dist", "node_modules",
-    "site-packages", "venv",
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".padlint_cache",
+    ".pants.d",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pypackages__",
+    "__pycache__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
 )
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
@@ -217,9 +241,7 @@ def settings_from_table(table: dict, path: Path) -> Settings:
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{shown}: 'per-file-ignores' in [tool.padlint] must be a table of glob = [codes]")
-    per_file = tuple(
-        (glob, _string_list(codes, f"{shown}: per-file-ignores {glob!r}")) for glob, codes in pfi.items()
-    )
+    per_file = tuple((glob, _string_list(codes, f"{shown}: per-file-ignores {glob!r}")) for glob, codes in pfi.items())
     layer = SelectionLayer(lists.get("select"), lists.get("extend-select", ()), lists.get("ignore", ()))
     for key in ("select", "extend-select", "ignore"):
         expand_codes(lists.get(key, ()), f"{shown}: '{key}' in [tool.padlint]")

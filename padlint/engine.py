@@ -1,9 +1,10 @@
 """Lint one source: parse once, analyse once, run the rules, apply suppressions; fix until stable."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Collection
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -84,13 +85,20 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
         if span is None:
             continue
         fix = _make_fix(finding.fix, positions, module) if finding.fix is not None else None
-        diagnostics.append(Diagnostic(
-            code=rule.code, name=rule.name, message=finding.message, filename=filename,
-            location=Location(span.start.line, span.start.column + 1),
-            end_location=Location(span.end.line, span.end.column + 1),
-            url=rule.url(), fix=fix, confidence=finding.confidence,
-            statement_rows=statements.rows_of(span.start.line, span.start.column),
-        ))
+        diagnostics.append(
+            Diagnostic(
+                code=rule.code,
+                name=rule.name,
+                message=finding.message,
+                filename=filename,
+                location=Location(span.start.line, span.start.column + 1),
+                end_location=Location(span.end.line, span.end.column + 1),
+                url=rule.url(),
+                fix=fix,
+                confidence=finding.confidence,
+                statement_rows=statements.rows_of(span.start.line, span.start.column),
+            )
+        )
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
 
@@ -168,7 +176,7 @@ class _StatementIndex:
 
     def rows_of(self, line: int, column: int) -> tuple[int, int]:
         best = None
-        for start, scol, end, ecol in self.spans:
+        for start, scol, end, _ecol in self.spans:
             if (start, scol) <= (line, column) and line <= end:
                 if best is None or (start, scol) >= (best[0], best[1]):
                     best = (start, scol, end)

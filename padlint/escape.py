@@ -7,6 +7,7 @@ title, cursor moves, OSC 8 links). Every C0 and C1 control character except the 
 Unicode line and paragraph separators, and the bidirectional overrides of "Trojan Source"
 (CVE-2021-42574) are shown as Python escapes instead: `\\x1b`, `\\n`, `\\u202e`.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ A suppression comment counts when it ends the first or the last line of the flag
 it survives a formatter that splits a call over several lines), or stands alone on the line just
 above the statement. Comments are found with `tokenize`, so `"# noqa"` inside a string never counts.
 """
+
 from __future__ import annotations
 
 import io
@@ -157,7 +158,7 @@ def _without_codes(comment: str, drop: set[str]) -> str:
         start, end = match.span("codes")
         whole = match.group(0)
         base = match.start()
-        return whole[: start - base] + ", ".join(rest) + whole[end - base:]
+        return whole[: start - base] + ", ".join(rest) + whole[end - base :]
 
     def ignore(match: re.Match) -> str:
         rest = keep(match.group("codes"))
@@ -186,8 +187,9 @@ def _unused_fix(comment: _Comment, drop: set[str], source_lines: list[str]):
     return Fix(Applicability.SAFE, "Remove the unused suppression comment", (edit,))
 
 
-def report_unused_suppressions(source: str, diagnostics: list[Diagnostic], kept: list[Diagnostic],
-                               filename: str, select) -> list[Diagnostic]:
+def report_unused_suppressions(
+    source: str, diagnostics: list[Diagnostic], kept: list[Diagnostic], filename: str, select
+) -> list[Diagnostic]:
     """`kept` plus a PAD100 finding for each padlint code in a suppression comment that suppressed
     none of `diagnostics` (all findings, before suppression), or that is not a padlint code.
 
@@ -216,16 +218,24 @@ def report_unused_suppressions(source: str, diagnostics: list[Diagnostic], kept:
         unused = judged - used.get(comment.row, set())
         if not unknown and not unused:
             continue
-        parts = [f"{kind}: {', '.join(f'`{c}`' for c in sorted(group))}"
-                 for kind, group in (("unused", unused), ("unknown", unknown)) if group]
-        found.append(Diagnostic(
-            code=UNUSED_NOQA, name=_UNUSED_NAME, filename=filename,
-            message=f"suppression comment that suppresses nothing ({'; '.join(parts)})",
-            location=Location(comment.row, comment.column + 1),
-            end_location=Location(comment.row, comment.column + len(comment.text) + 1),
-            url=f"{DOCS_BASE}{UNUSED_NOQA}.md", fix=_unused_fix(comment, unused | unknown, lines),
-            statement_rows=(comment.row, comment.row),
-        ))
+        parts = [
+            f"{kind}: {', '.join(f'`{c}`' for c in sorted(group))}"
+            for kind, group in (("unused", unused), ("unknown", unknown))
+            if group
+        ]
+        found.append(
+            Diagnostic(
+                code=UNUSED_NOQA,
+                name=_UNUSED_NAME,
+                filename=filename,
+                message=f"suppression comment that suppresses nothing ({'; '.join(parts)})",
+                location=Location(comment.row, comment.column + 1),
+                end_location=Location(comment.row, comment.column + len(comment.text) + 1),
+                url=f"{DOCS_BASE}{UNUSED_NOQA}.md",
+                fix=_unused_fix(comment, unused | unknown, lines),
+                statement_rows=(comment.row, comment.row),
+            )
+        )
     if not found:
         return kept
     return sorted(kept + filter_suppressed(source, found), key=Diagnostic.sort_key)

@@ -1,4 +1,5 @@
 """Frozen records shared by the engine, the rules and every reporter."""
+
 from __future__ import annotations
 
 import enum

@@ -2,6 +2,4 @@
 
 
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "slow: runs external tools that install packages (deselect with -m 'not slow')"
-    )
+    config.addinivalue_line("markers", "slow: runs external tools that install packages (deselect with -m 'not slow')")

@@ -7,6 +7,7 @@
 - Other writers (older tools, scripts, Colab exports): keys in insertion order, other indents,
   sources as one string, ASCII escapes, no trailing newline.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Small modules shared by the runner, reliability and safety tests."""
+
 from __future__ import annotations
 
 import textwrap

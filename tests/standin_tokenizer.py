@@ -13,6 +13,7 @@ max_length=..., return_tensors=None|"pt"|"np", return_attention_mask=True, add_s
 `tok.encode(text, ...)` (same keywords, ids only), `tok.batch_encode_plus(texts, ...)`,
 `tok.decode(ids)`, `pad_token`, `pad_token_id`, `eos_token`, `eos_token_id`, `padding_side`.
 """
+
 from __future__ import annotations
 
 PAD_ID = 0
@@ -146,10 +147,17 @@ class StandInTokenizer:
                 out = {k: [v] for k, v in out.items()}
         return Encoding(self._tensors(out, return_tensors))
 
-    def encode(self, text, padding=False, truncation=False, max_length=None, return_tensors=None,
-               add_special_tokens=True, **_):
-        enc = self(text, padding=padding, truncation=truncation, max_length=max_length,
-                   return_tensors=return_tensors, add_special_tokens=add_special_tokens)
+    def encode(
+        self, text, padding=False, truncation=False, max_length=None, return_tensors=None, add_special_tokens=True, **_
+    ):
+        enc = self(
+            text,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            return_tensors=return_tensors,
+            add_special_tokens=add_special_tokens,
+        )
         return enc["input_ids"]
 
     def encode_plus(self, text, **kwargs):
@@ -158,15 +166,15 @@ class StandInTokenizer:
     def batch_encode_plus(self, texts, **kwargs):
         return self(list(texts), **kwargs)
 
-    def pad(self, features, padding=True, max_length=None, return_tensors=None, return_attention_mask=True,
-            **_):
+    def pad(self, features, padding=True, max_length=None, return_tensors=None, return_attention_mask=True, **_):
         """Pad a list of features (dicts with `input_ids`, maybe `attention_mask`) or a dict of lists."""
         if isinstance(features, dict):
             keys = list(features)
             features = [dict(zip(keys, vals)) for vals in zip(*features.values())]
         rows = [_as_list(f["input_ids"]) for f in features]
-        masks = [_as_list(f["attention_mask"]) if "attention_mask" in f else [1] * len(r)
-                 for f, r in zip(features, rows)]
+        masks = [
+            _as_list(f["attention_mask"]) if "attention_mask" in f else [1] * len(r) for f, r in zip(features, rows)
+        ]
         extra = {k: [f[k] for f in features] for k in features[0] if k not in ("input_ids", "attention_mask")}
         if padding in _PADDING_ON:
             rows, masks = self._pad_rows(rows, masks, self._width(rows, padding, max_length))

@@ -1,5 +1,6 @@
 """The composite GitHub Action at the repository root (action.yml): its structure, and its two
 steps run with bash the way the Actions runner runs them."""
+
 from __future__ import annotations
 
 import os
@@ -67,21 +68,32 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
     runner_temp.mkdir()
     github_path = tmp_path / "github-path"
     github_path.write_text("")
-    values = {"github.action_path": str(ROOT), "inputs.version": "", "inputs.args": "check .",
-              "inputs.output-format": "github"}
+    values = {
+        "github.action_path": str(ROOT),
+        "inputs.version": "",
+        "inputs.args": "check .",
+        "inputs.output-format": "github",
+    }
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PADLINT_", "VIRTUAL_ENV"))}
     base.update(RUNNER_TEMP=str(runner_temp), GITHUB_PATH=str(github_path))
     install, check = _action()["runs"]["steps"]
 
-    proc = subprocess.run(["bash", "-e", "-c", install["run"]], cwd=workspace,
-                          env={**base, **_env_for(install, values)}, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        ["bash", "-e", "-c", install["run"]],
+        cwd=workspace,
+        env={**base, **_env_for(install, values)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     added = github_path.read_text().strip()
     assert added and (Path(added) / "padlint").exists()
 
     env = {**base, **_env_for(check, values), "PATH": added + os.pathsep + base["PATH"]}
-    proc = subprocess.run(["bash", "-e", "-c", check["run"]], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-e", "-c", check["run"]], cwd=workspace, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert lines and all(line.startswith("::error title=padlint (PAD00") for line in lines)
@@ -90,7 +102,8 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
     # an input with shell syntax in it stays text: nothing runs, padlint just gets odd paths
     hostile = {**values, "inputs.args": 'check "$(touch pwned)" `touch pwned2` .'}
     env = {**base, **_env_for(check, hostile), "PATH": added + os.pathsep + base["PATH"]}
-    proc = subprocess.run(["bash", "-e", "-c", check["run"]], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-e", "-c", check["run"]], cwd=workspace, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert not (workspace / "pwned").exists() and not (workspace / "pwned2").exists()

@@ -1,4 +1,5 @@
 """Adopting padlint on an existing codebase: --add-noqa, baselines, --statistics, the progress bar."""
+
 from __future__ import annotations
 
 import io
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from nbwriters import code, jupyter, notebook
+
 from padlint.adoption.noqa import add_noqa
 from padlint.cli.main import main
 from padlint.engine import lint_source
@@ -103,7 +104,7 @@ def test_add_noqa_is_idempotent(project):
 
 
 def test_add_noqa_keeps_crlf_and_encoding(project):
-    data = COLLATOR.replace("\n", "\r\n").replace("Batches", "Lots") .encode("latin-1")
+    data = COLLATOR.replace("\n", "\r\n").replace("Batches", "Lots").encode("latin-1")
     data = b"# -*- coding: latin-1 -*-\r\n" + data.replace(b"ranking", b"r\xe9ranking")
     (project / "src" / "collate.py").write_bytes(data)
     assert run("check", "--add-noqa", "src").exit_code == 0
@@ -148,8 +149,10 @@ def test_add_noqa_merges_into_a_padlint_ignore_comment():
 
 
 def test_add_noqa_in_a_notebook(project):
-    cell = "def collate(seqs, pad_id):\n    input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)\n" \
-           "    return {'input_ids': input_ids, 'attention_mask': torch.ones_like(input_ids)}"
+    cell = (
+        "def collate(seqs, pad_id):\n    input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)\n"
+        "    return {'input_ids': input_ids, 'attention_mask': torch.ones_like(input_ids)}"
+    )
     nb = notebook(code("import torch\nfrom torch.nn.utils.rnn import pad_sequence", "a"), code(cell, "b"))
     (project / "nb.ipynb").write_bytes(jupyter(nb))
     assert run("check", "--add-noqa", "nb.ipynb").exit_code == 0
@@ -255,8 +258,13 @@ def test_statistics_counts_per_rule(project):
 def test_statistics_as_json(project):
     result = run("check", "--statistics", "--output-format", "json", "src")
     stats = json.loads(result.stdout)
-    assert stats[0] == {"code": "PAD001", "name": "attention-mask-all-ones", "count": 1, "fixable": True,
-                        "fixable_count": 1}
+    assert stats[0] == {
+        "code": "PAD001",
+        "name": "attention-mask-all-ones",
+        "count": 1,
+        "fixable": True,
+        "fixable_count": 1,
+    }
     assert {s["code"] for s in stats} == {"PAD001", "PAD002", "PAD003"}
 
 
@@ -291,8 +299,13 @@ def test_no_progress_output_in_a_pipe(project):
     for i in range(40):
         (project / "src" / f"m{i}.py").write_text(COLLATOR)
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PADLINT_NO_PROGRESS")}
-    proc = subprocess.run([sys.executable, "-m", "padlint", "check", "--output-format", "concise", "src"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "padlint", "check", "--output-format", "concise", "src"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 1
     assert proc.stderr == "" and "\x1b" not in proc.stdout
 
@@ -300,7 +313,7 @@ def test_no_progress_output_in_a_pipe(project):
 # --- PAD100 unused-noqa (opt-in) ------------------------------------------------------------------
 
 STALE = textwrap.dedent(
-    '''\
+    """\
     import os  # noqa: F401
     import torch
     from torch.nn.utils.rnn import pad_sequence
@@ -316,7 +329,7 @@ STALE = textwrap.dedent(
         total = lengths.sum()  # noqa
         kept = lengths.min()  # noqa: PAD002, PAD100
         return {"input_ids": input_ids, "attention_mask": attention_mask, "positions": positions}
-    '''
+    """
 )
 
 
@@ -331,11 +344,14 @@ def test_unused_noqa_is_off_by_default(project):
     assert _pad100("src") == []
 
 
-@pytest.mark.parametrize("flags, rows", [
-    (("--extend-select", "PAD100"), [9, 10, 11, 12]),
-    (("--select", "ALL"), [9, 10, 11, 12]),
-    (("--select", "PAD001,PAD100"), [9, 12]),  # PAD002 and PAD003 did not run: their comments are not judged
-])
+@pytest.mark.parametrize(
+    "flags, rows",
+    [
+        (("--extend-select", "PAD100"), [9, 10, 11, 12]),
+        (("--select", "ALL"), [9, 10, 11, 12]),
+        (("--select", "PAD001,PAD100"), [9, 12]),  # PAD002 and PAD003 did not run: their comments are not judged
+    ],
+)
 def test_unused_noqa_when_selected(project, flags, rows):
     (project / "src" / "collate.py").write_text(STALE)
     found = _pad100(*flags, "src")
@@ -401,5 +417,7 @@ def test_baseline_from_a_few_files_keeps_the_others(project):
     entries = json.loads(Path("base.json").read_text())["findings"]
     assert sorted((e["path"], e["code"]) for e in entries) == [
         ("src/collate.py", "PAD001"),
-        ("src/other.py", "PAD001"), ("src/other.py", "PAD002"), ("src/other.py", "PAD003"),
+        ("src/other.py", "PAD001"),
+        ("src/other.py", "PAD002"),
+        ("src/other.py", "PAD003"),
     ]

@@ -1,5 +1,6 @@
 """The command line as a user meets it: exit codes, the three output formats, stdin, --fix, --diff,
 configuration errors, per-file-ignores, .gitignore, force-exclude, encodings and suppressions."""
+
 from __future__ import annotations
 
 import json
@@ -49,7 +50,7 @@ CLEAN = textwrap.dedent(
 
 # Only the pad id is known here (the rows come from a helper), so the one fix is unsafe.
 UNSAFE_ONLY = textwrap.dedent(
-    '''\
+    """\
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
@@ -58,17 +59,17 @@ UNSAFE_ONLY = textwrap.dedent(
         input_ids = pad_sequence(load_rows(batch), batch_first=True, padding_value=pad_id)
         attention_mask = torch.ones_like(input_ids)
         return {"input_ids": input_ids, "attention_mask": attention_mask}
-    '''
+    """
 )
 
 # Labels copied from max_length-padded ids with no -100 step: PAD002, with no fix offered.
 NO_FIX = textwrap.dedent(
-    '''\
+    """\
     def preprocess(example, tokenizer):
         enc = tokenizer(example["text"], padding="max_length", max_length=128)
         enc["labels"] = enc["input_ids"].copy()
         return enc
-    '''
+    """
 )
 
 HEADER = re.compile(r"^(?P<path>[^:\n]+):(?P<row>\d+):(?P<col>\d+): (?P<code>PAD\d{3})(?P<star> \[\*\])? (?P<msg>.+)$")
@@ -229,8 +230,14 @@ def test_missing_path_is_an_error_exit_2_but_the_rest_is_reported(cli_project):
 @pytest.mark.parametrize(
     "pyproject, message",
     [
-        ('[tool.padlint]\nselct = ["PAD001"]\n', "padlint: error: pyproject.toml: unknown key 'selct' in [tool.padlint]"),
-        ('[tool.padlint]\nselect = ["PAD999"]\n', "padlint: error: pyproject.toml: 'select' in [tool.padlint]: unknown rule code 'PAD999'"),
+        (
+            '[tool.padlint]\nselct = ["PAD001"]\n',
+            "padlint: error: pyproject.toml: unknown key 'selct' in [tool.padlint]",
+        ),
+        (
+            '[tool.padlint]\nselect = ["PAD999"]\n',
+            "padlint: error: pyproject.toml: 'select' in [tool.padlint]: unknown rule code 'PAD999'",
+        ),
     ],
 )
 def test_bad_configuration_exits_2_with_one_line(cli_project, pyproject, message):
@@ -245,7 +252,9 @@ def test_bad_configuration_exits_2_with_one_line(cli_project, pyproject, message
 def test_unknown_code_on_the_command_line_exits_2(cli_project):
     cli_project("collate.py")
     result = run("check", "--select", "PAD9", "collate.py")
-    assert result.exit_code == 2 and result.stderr.splitlines() == ["padlint: error: --select: unknown rule code 'PAD9'"]
+    assert result.exit_code == 2 and result.stderr.splitlines() == [
+        "padlint: error: --select: unknown rule code 'PAD9'"
+    ]
 
 
 def test_bad_option_is_a_usage_error_exit_2(cli_project):
@@ -318,8 +327,14 @@ def test_force_exclude_applies_to_named_files(cli_project):
     [
         ("attention_mask = torch.ones_like(input_ids)", "attention_mask = torch.ones_like(input_ids)  # noqa: PAD001"),
         ("attention_mask = torch.ones_like(input_ids)", "attention_mask = torch.ones_like(input_ids)  # noqa"),
-        ("    attention_mask = torch.ones_like(input_ids)", "    # padlint: ignore[PAD001]\n    attention_mask = torch.ones_like(input_ids)"),
-        ("attention_mask = torch.ones_like(input_ids)", "attention_mask = torch.ones_like(\n        input_ids,\n    )  # noqa: E501, PAD001"),
+        (
+            "    attention_mask = torch.ones_like(input_ids)",
+            "    # padlint: ignore[PAD001]\n    attention_mask = torch.ones_like(input_ids)",
+        ),
+        (
+            "attention_mask = torch.ones_like(input_ids)",
+            "attention_mask = torch.ones_like(\n        input_ids,\n    )  # noqa: E501, PAD001",
+        ),
     ],
     ids=["noqa-code", "bare-noqa", "line-above", "end-of-multiline"],
 )
@@ -416,7 +431,7 @@ def test_fix_keeps_a_latin1_file_latin1(cli_project):
 def test_fix_keeps_the_bom(cli_project):
     path = cli_project("bom.py", data=b"\xef\xbb\xbf" + BUGGY.encode())
     assert run("check", "--fix", "bom.py").exit_code == 0
-    assert path.read_bytes().startswith(b"\xef\xbb\xbf\"\"\"Collate")
+    assert path.read_bytes().startswith(b'\xef\xbb\xbf"""Collate')
 
 
 # --- stdin ------------------------------------------------------------------------------------------------
@@ -519,4 +534,3 @@ def test_plain_output_does_not_import_rich(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("False")
-

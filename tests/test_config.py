@@ -1,4 +1,5 @@
 """[tool.padlint] loading, validation, rule selection layers and per-file-ignores."""
+
 from __future__ import annotations
 
 import textwrap

@@ -1,4 +1,5 @@
 """Which files a scan lints: suffixes, default excludes, .gitignore, exclude settings, symlinks."""
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,17 @@ def test_recurses_for_py_pyi_and_notebooks_sorted(cli_tree):
 
 def test_default_excludes(cli_tree):
     cli_tree(
-        "ok.py", ".venv/lib/x.py", "venv/x.py", "node_modules/x.py", "__pycache__/x.py", "build/x.py",
-        "dist/x.py", ".tox/x.py", ".git/hooks/x.py", "lib/site-packages/x.py", "pkg/build/gen.py",
+        "ok.py",
+        ".venv/lib/x.py",
+        "venv/x.py",
+        "node_modules/x.py",
+        "__pycache__/x.py",
+        "build/x.py",
+        "dist/x.py",
+        ".tox/x.py",
+        ".git/hooks/x.py",
+        "lib/site-packages/x.py",
+        "pkg/build/gen.py",
     )
     assert files() == ["ok.py"]
 

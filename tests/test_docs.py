@@ -3,6 +3,7 @@
 The Example block of docs/rules/<code>.md must be flagged with that code, and the Use instead block
 must not be; padlint/rules/docs (a link to docs/rules) must serve the same page to `padlint rule`.
 """
+
 from __future__ import annotations
 
 import re

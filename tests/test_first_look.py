@@ -1,6 +1,7 @@
 """The sharp first look (padlint/look/first_look.py): what it reads from the text, and that it never
 rules out a file a rule fires on (its rules' own INVALID examples; the fixtures and the bench corpus
 are compared with the full analysis in tests/test_prefilter.py)."""
+
 from __future__ import annotations
 
 import textwrap
@@ -47,12 +48,15 @@ def test_scopes_end_where_the_next_statement_starts():
 
         SCRIPT = module_function(1)
     ''')
-    assert [(u.name, u.kind) for u in code.units()] == [("__call__", "method"), ("helper", "method"),
-                                                        ("module_function", "func")]
+    assert [(u.name, u.kind) for u in code.units()] == [
+        ("__call__", "method"),
+        ("helper", "method"),
+        ("module_function", "func"),
+    ]
     assert code.unit_at(code.text.index("SCRIPT")) is None  # script code
     assert code.unit_at(code.text.index("@torch")) == -1  # a class body: not walked by the analysis
     call, helper, function = code.units()
-    assert code.text[call.start:call.end].rstrip().endswith("return self.helper(batch)")
+    assert code.text[call.start : call.end].rstrip().endswith("return self.helper(batch)")
 
 
 def test_comments_and_docstrings_do_not_count():
@@ -67,13 +71,13 @@ def test_comments_and_docstrings_do_not_count():
 
 
 def test_array_padding_is_a_padding_step_but_not_a_tokenizers():
-    code = look('''
+    code = look("""
         import torch.nn.functional as F
 
         def f(x, tokenizer, feats):
             a = F.pad(x, (0, 3))
             b = tokenizer.pad(feats)
-    ''')
+    """)
     assert len(code.positions("pad_step")) == 2
     assert len(code.positions("tokenizer_padding")) == 1
     assert not look("def f(x):\n    return self.pad(x)\n").has("pad_step")  # a local method: its body counts
@@ -88,7 +92,7 @@ def test_torch_full_counts_only_with_a_fill_that_can_be_a_pad_id():
 
 
 def test_a_padding_step_reaches_the_callers_of_its_function_and_its_callees():
-    code = look('''
+    code = look("""
         from torch.nn.utils.rnn import pad_sequence
 
         def pad_rows(rows, pad_id):
@@ -100,14 +104,14 @@ def test_a_padding_step_reaches_the_callers_of_its_function_and_its_callees():
 
         def unrelated(logits, target):
             return logits.mean()
-    ''')
+    """)
     assert code.linked("pad_step", "labels")
     names = {code.units()[i].name for i in code.reach("pad_step")}
     assert names == {"pad_rows", "collate"}
 
 
 def test_init_hands_its_attributes_to_the_methods_that_read_them():
-    code = look('''
+    code = look("""
         class Collator:
             def __init__(self, tok, n):
                 self.pad_row = [tok.pad_token_id] * n
@@ -118,7 +122,7 @@ def test_init_hands_its_attributes_to_the_methods_that_read_them():
 
             def other(self):
                 return {"attention_mask": 1}
-    ''')
+    """)
     assert {code.units()[i].name for i in code.reach("pad_step")} == {"__init__", "__call__"}
     assert code.linked("pad_step", "labels")
     assert not code.linked("pad_step", "mask")
@@ -146,12 +150,15 @@ class Attention:
             attention_mask = torch.ones_like(input_ids)
         return attention_mask
 '''
-MODEL_AND_COLLATOR = MODEL + '''
+MODEL_AND_COLLATOR = (
+    MODEL
+    + """
 
 def collate(batch, pad_id):
     ids = pad_sequence([torch.tensor(b["input_ids"]) for b in batch], batch_first=True, padding_value=pad_id)
     return {"input_ids": ids, "labels": ids}
-'''
+"""
+)
 
 
 def test_a_padding_step_in_one_model_does_not_reach_an_unrelated_forward():
@@ -162,7 +169,7 @@ def test_a_padding_step_in_one_model_does_not_reach_an_unrelated_forward():
 
 
 def test_script_code_reaches_everything():
-    code = look('''
+    code = look("""
         from torch.nn.utils.rnn import pad_sequence
 
         def make_batch(ids):
@@ -170,7 +177,7 @@ def test_script_code_reaches_everything():
 
         padded = pad_sequence(rows, batch_first=True)
         batch = make_batch(padded)
-    ''')
+    """)
     assert None in code.reach("pad_step")
     assert code.linked("pad_step", "labels")
 
@@ -197,7 +204,7 @@ def test_the_reduced_text_stubs_unreached_defs_on_one_line_each():
     original = MODEL_AND_COLLATOR.splitlines()
     collate_at = original.index("def collate(batch, pad_id):")
     tail = original[collate_at:]
-    assert kept[-len(tail):] == tail  # the padding step's scope, unchanged
+    assert kept[-len(tail) :] == tail  # the padding step's scope, unchanged
     # Only the reduced text's verdict is used, never its rows: a stub takes one line (blank lines
     # made a tenth of libcst's time on the bench corpus's reduced texts).
     assert len(kept) < len(original)
@@ -223,7 +230,7 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
     from padlint.config import Settings, with_cli
     from padlint.run.runner import Options, check_files
 
-    source = textwrap.dedent('''
+    source = textwrap.dedent("""
         from transformers import DataCollatorForLanguageModeling
 
 
@@ -234,7 +241,7 @@ def test_a_finding_of_the_reduced_text_is_checked_on_the_whole_file(tmp_path):
 
         def make_collator(tokenizer):
             return DataCollatorForLanguageModeling(tokenizer, mlm=False)
-    ''')
+    """)
     plan = prefilter.look_plan(source, {"PAD002"})
     assert isinstance(plan, str) and engine.lint_source(plan, "x.py", {"PAD002"})
     assert not engine.lint_source(source, "x.py", {"PAD002"})
@@ -251,7 +258,7 @@ def test_a_syntax_error_in_a_def_the_reduced_text_stubs_is_still_reported(tmp_pa
     from padlint.config import Settings, with_cli
     from padlint.run.runner import Options, check_files
 
-    source = textwrap.dedent('''
+    source = textwrap.dedent("""
         import torch
         from torch.nn.utils.rnn import pad_sequence
 
@@ -265,7 +272,7 @@ def test_a_syntax_error_in_a_def_the_reduced_text_stubs_is_still_reported(tmp_pa
 
         def unrelated(x):
             return x +* 2
-    ''')
+    """)
     plan = prefilter.look_plan(source, {"PAD001"})
     assert isinstance(plan, str) and "x +* 2" not in plan  # the broken def is a stub
     path = tmp_path / "collate.py"
@@ -285,14 +292,14 @@ def test_the_look_reads_crlf_and_cr_files_like_lf_ones(newline):
 
 
 def test_a_backslash_continuation_at_column_0_does_not_end_a_def():
-    code = look('''
+    code = look("""
         from torch.nn.utils.rnn import pad_sequence
 
         def collate(rows):
             ids = pad_sequence(rows, batch_first=True) + \\
         0
             return {"input_ids": ids, "labels": ids}
-    ''')
+    """)
     assert [u.name for u in code.units()] == ["collate"]
     assert code.unit_at(code.text.index('"labels"')) == 0
     assert code.linked("pad_step", "labels")
@@ -324,41 +331,46 @@ def test_a_kept_method_keeps_its_class_and_the_other_methods_become_stubs():
     lines = plan.splitlines()
     assert "class Collator:" in lines and "    @property" in lines and "    def name(*args, **kwargs): ..." in lines
     assert "class Unrelated: ..." in lines and '"""Pads nothing."""' not in plan
-    assert lines[lines.index("    def name(*args, **kwargs): ...") + 1].startswith("    def __call__(self, batch, tok):")
+    assert lines[lines.index("    def name(*args, **kwargs): ...") + 1].startswith(
+        "    def __call__(self, batch, tok):"
+    )
 
 
 @pytest.mark.parametrize("ones", ["[1] * len(ids)", "[ 1 ] * len(ids)", "[1  for _ in ids]", "[1\tfor _ in ids]"])
 def test_ones_spelled_any_way_count_for_pad001(ones):
-    code = look(f'''
+    code = look(f"""
         def encode(example, tokenizer):
             ids = tokenizer(example["text"], padding="max_length", max_length=8)["input_ids"]
             return {{"input_ids": ids, "attention_mask": {ones}}}
-    ''')
+    """)
     assert code.linked("pad_step", "mask", "ones")
 
 
-@pytest.mark.parametrize("line, alias", [
-    ("labels = input_ids", True),
-    ('labels = batch["input_ids"]', True),
-    ("labels = (input_ids)", True),
-    ("target_ids = self.ids  # aliased", True),
-    ('rename(target_patterns="model.embed_tokens")', False),  # a keyword argument holding a string
-    ('labels = "input_ids"', False),  # a string: no place to alias
-    ('labels, mask = batch["input_ids"], batch["attention_mask"]', True),
-    ("mask, labels = batch.attention_mask, batch.input_ids", True),
-    ("labels, mask = make(batch)", False),
-])
+@pytest.mark.parametrize(
+    "line, alias",
+    [
+        ("labels = input_ids", True),
+        ('labels = batch["input_ids"]', True),
+        ("labels = (input_ids)", True),
+        ("target_ids = self.ids  # aliased", True),
+        ('rename(target_patterns="model.embed_tokens")', False),  # a keyword argument holding a string
+        ('labels = "input_ids"', False),  # a string: no place to alias
+        ('labels, mask = batch["input_ids"], batch["attention_mask"]', True),
+        ("mask, labels = batch.attention_mask, batch.input_ids", True),
+        ("labels, mask = make(batch)", False),
+    ],
+)
 def test_a_labels_alias_is_a_name_bound_to_an_ids_place(line, alias):
-    code = look(f'''
+    code = look(f"""
         def convert(batch, rename):
             {line}
             return batch
-    ''')
+    """)
     assert code.has("labels_alias") is alias
 
 
 def test_the_look_and_the_analysis_know_the_same_repadding_collators():
-    from padlint.look import first_look
     from padlint.analysis import patterns
+    from padlint.look import first_look
 
     assert set(first_look.REPADDING_COLLATORS) == patterns.REPADDING_COLLATORS

@@ -23,6 +23,7 @@ Each case is described by a small dict (see CASES):
             False when only an unsafe fix exists (then a safe run may leave it, but must not break it)
   setup     optional: a module function called with the tokenizer first (e.g. it sets pad = EOS)
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -42,10 +43,18 @@ IGNORE = -100
 TEXTS = ["the cat sat", "a much longer sentence about padding tokens and masks", "hello"]
 
 
-def _case(rule, codes, entry, kind, checks=("mask", "labels"), lib="torch", side="right", safe_fix=True,
-          setup=None):
-    return dict(rule=rule, codes=tuple(codes), entry=entry, kind=kind, checks=tuple(checks), lib=lib, side=side,
-                safe_fix=safe_fix, setup=setup)
+def _case(rule, codes, entry, kind, checks=("mask", "labels"), lib="torch", side="right", safe_fix=True, setup=None):
+    return dict(
+        rule=rule,
+        codes=tuple(codes),
+        entry=entry,
+        kind=kind,
+        checks=tuple(checks),
+        lib=lib,
+        side=side,
+        safe_fix=safe_fix,
+        setup=setup,
+    )
 
 
 CASES = {
@@ -56,20 +65,21 @@ CASES = {
     "p1_numpy_tokenizer_ones.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", lib="numpy"),
     "p1_left_pad_rows_class.py": _case("PAD001", ["PAD001"], "LeftPadCollator", "class", side="left"),
     "p1_pad_is_eos_fpad_stack.py": _case("PAD001", ["PAD001"], "collate", "features", setup="setup"),
-    "p1_left_pad_map_example.py": _case("PAD001", ["PAD001"], "left_pad_example", "example", lib="lists",
-                                        side="left"),
+    "p1_left_pad_map_example.py": _case("PAD001", ["PAD001"], "left_pad_example", "example", lib="lists", side="left"),
     "p1_tokenizer_rows_ones_tensor.py": _case("PAD001", ["PAD001"], "batch_from_lists", "texts", checks=("mask",)),
     "p1_getitem_single_max_length.py": _case("PAD001", ["PAD001"], "encode_one", "example", checks=("mask",)),
-    "p1_batched_map_overwritten_mask.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",),
-                                                lib="lists"),
+    "p1_batched_map_overwritten_mask.py": _case(
+        "PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",), lib="lists"
+    ),
     "p1_rowfill_full_ones_like.py": _case("PAD001", ["PAD001"], "collate", "features"),
     # no lengths and no tokenizer mask in scope: only the unsafe `ids != pad` fix exists
-    "p1_list_comp_rows_width_ones.py": _case("PAD001", ["PAD001"], "collate", "features", checks=("mask",),
-                                             lib="lists", safe_fix=False),
-    "p1_extend_rows_in_place.py": _case("PAD001", ["PAD001"], "collate_lists", "features", checks=("mask",),
-                                        lib="lists", safe_fix=False),
-    "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",),
-                                       safe_fix=False),
+    "p1_list_comp_rows_width_ones.py": _case(
+        "PAD001", ["PAD001"], "collate", "features", checks=("mask",), lib="lists", safe_fix=False
+    ),
+    "p1_extend_rows_in_place.py": _case(
+        "PAD001", ["PAD001"], "collate_lists", "features", checks=("mask",), lib="lists", safe_fix=False
+    ),
+    "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",), safe_fix=False),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
@@ -78,55 +88,55 @@ CASES = {
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
     "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
-    "p2_rowfill_without_mask.py": _case("PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",),
-                                        safe_fix=False),
+    "p2_rowfill_without_mask.py": _case(
+        "PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",), safe_fix=False
+    ),
     # PAD003: the padded encoding loses its mask
     "p3_return_mask_false.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",)),
-    "p3_numpy_dict_ids_only.py": _case("PAD003", ["PAD003"], "collate_np", "texts", checks=("mask",),
-                                       lib="numpy"),
-    "p3_batched_map_lists_dict.py": _case("PAD003", ["PAD003"], "encode_batch", "batch", checks=("mask",),
-                                          lib="lists"),
+    "p3_numpy_dict_ids_only.py": _case("PAD003", ["PAD003"], "collate_np", "texts", checks=("mask",), lib="numpy"),
+    "p3_batched_map_lists_dict.py": _case("PAD003", ["PAD003"], "encode_batch", "batch", checks=("mask",), lib="lists"),
     "p3_model_call_ids_only.py": _case("PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",)),
     "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
     "p3_dict_call_tensor_ids.py": _case("PAD003", ["PAD003"], "encode_item", "example", checks=("mask",)),
     "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),
     # PAD004: pad is EOS and labels are masked by the pad id; the fix masks them by the attention mask
-    "p4_tokenizer_labels_eq_pad.py": _case("PAD004", ["PAD004"], "make_lm_batch", "texts",
-                                           setup="configure_tokenizer"),
-    "p4_lengths_mask_class.py": _case("PAD004", ["PAD004"], "CausalLMCollator", "class",
-                                      setup="configure_tokenizer"),
+    "p4_tokenizer_labels_eq_pad.py": _case("PAD004", ["PAD004"], "make_lm_batch", "texts", setup="configure_tokenizer"),
+    "p4_lengths_mask_class.py": _case("PAD004", ["PAD004"], "CausalLMCollator", "class", setup="configure_tokenizer"),
     # PAD005: pad is EOS and the mask is `ids != pad_id`; the fix uses lengths or the tokenizer's mask
     "p5_pad_sequence_lengths_ne.py": _case("PAD005", ["PAD005"], "collate", "features", setup="configure_tokenizer"),
-    "p5_left_pad_tokenizer_ne.py": _case("PAD005", ["PAD005"], "encode_prompts", "texts", checks=("mask",),
-                                         side="left", setup="configure_tokenizer"),
-    "p5_numpy_rowfill_neq.py": _case("PAD005", ["PAD005"], "collate_np", "features", checks=("mask",),
-                                     lib="numpy", setup="configure_tokenizer"),
+    "p5_left_pad_tokenizer_ne.py": _case(
+        "PAD005", ["PAD005"], "encode_prompts", "texts", checks=("mask",), side="left", setup="configure_tokenizer"
+    ),
+    "p5_numpy_rowfill_neq.py": _case(
+        "PAD005", ["PAD005"], "collate_np", "features", checks=("mask",), lib="numpy", setup="configure_tokenizer"
+    ),
     # PAD006: labels padded with the pad id; the fix pads them with -100
     "p6_pad_sequence_labels_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features"),
-    "p6_seq2seq_label_pad_token_id.py": _case("PAD006", ["PAD006"], "CausalSFTCollator", "class",
-                                              lib="transformers"),
+    "p6_seq2seq_label_pad_token_id.py": _case("PAD006", ["PAD006"], "CausalSFTCollator", "class", lib="transformers"),
     # PAD009: ids padded in a map function without their mask, then padded again by the tokenizer
     "p9_map_right_pad_tokenizer_pad.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",)),
-    "p9_map_left_pad_inline.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",),
-                                       side="left", lib="transformers"),
+    "p9_map_left_pad_inline.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), side="left", lib="transformers"
+    ),
     # PAD010: `pad_token_id or eos_token_id` (pad id 0 is falsy); the module then masks by that pad id, so
     # PAD005/PAD004 fire too and the fixes together must be right with pad != EOS and pad == EOS
     "p10_fallback_pad_ne_mask.py": _case("PAD010", ["PAD010", "PAD005"], "collate", "features"),
     "p10_fallback_labels_eq_pad.py": _case("PAD010", ["PAD010", "PAD004"], "build_batch", "texts"),
     # PAD012: labels alias input_ids and are written in place (a task prefix set to -100 reaches the ids)
-    "p12_prefix_mask_alias_class.py": _case("PAD012", ["PAD012"], "PrefixMaskingCollator", "class",
-                                            checks=("mask",)),
-    "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",),
-                                       lib="numpy"),
+    "p12_prefix_mask_alias_class.py": _case("PAD012", ["PAD012"], "PrefixMaskingCollator", "class", checks=("mask",)),
+    "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",), lib="numpy"),
 }
 
 
 def test_every_exec_fixture_is_described():
     on_disk = {p.name for p in EXEC_DIR.glob("*.py")}
-    assert on_disk == set(CASES), f"undescribed: {sorted(on_disk - set(CASES))}, missing: {sorted(set(CASES) - on_disk)}"
+    assert on_disk == set(CASES), (
+        f"undescribed: {sorted(on_disk - set(CASES))}, missing: {sorted(set(CASES) - on_disk)}"
+    )
 
 
 # ---- running a module -------------------------------------------------------------------------------
+
 
 def _require_lib(case):
     if case["lib"] == "torch":
@@ -180,8 +190,9 @@ def run_entry(module, case, tokenizer):
         out = entry({"text": list(TEXTS)}, tokenizer)
     elif kind == "example":  # a per-example `.map` function / `__getitem__`, results stacked row by row
         outs = [entry({"text": t}, tokenizer) for t in TEXTS]
-        stacked = {k: [as_rows(o[k])[0] for o in outs] for k in ("input_ids", "attention_mask", "labels")
-                   if k in outs[0]}
+        stacked = {
+            k: [as_rows(o[k])[0] for o in outs] for k in ("input_ids", "attention_mask", "labels") if k in outs[0]
+        }
         return real, stacked, outs
     elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
         out = entry(list(TEXTS), tokenizer, recording_model)
@@ -277,7 +288,9 @@ def run_variant(source: str, name: str, case, tmp_path: Path, tag: str) -> dict[
     results = {}
     for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
         try:
-            module = load_module(path, f"padlint_exec_{Path(name).stem}_{tag}_{label.replace('=', '').replace('!', 'n')}")
+            module = load_module(
+                path, f"padlint_exec_{Path(name).stem}_{tag}_{label.replace('=', '').replace('!', 'n')}"
+            )
             real, out, raw = run_entry(module, case, StandInTokenizer(pad_is_eos=pad_is_eos))
             results[label] = structure_errors(raw, case) + invariant_errors(real, out, case)
         except Exception as exc:  # a fix that breaks the code fails the check
@@ -332,7 +345,8 @@ def test_safe_fix_executes(name, tmp_path):
     if not changed and not case["safe_fix"]:
         pytest.skip("no safe fix exists for this case and none was applied")
     assert changed, f"{name}: no safe fix was applied (RULES.md promises one); remaining: " + str(
-        [(d.code, d.location.row) for d in outcome.remaining])
+        [(d.code, d.location.row) for d in outcome.remaining]
+    )
     results = run_variant(outcome.source, name, case, tmp_path, "safe")
     # a safe fix must be right whatever the tokenizer is, pad == EOS included
     if any(results.values()):
@@ -350,7 +364,8 @@ def test_unsafe_fix_executes(name, tmp_path):
     outcome = fix_source(source, name, unsafe=True)
     assert outcome.error is None, f"{name}: fix refused: {outcome.error}"
     assert outcome.source != source, f"{name}: no fix was applied with unsafe=True; remaining: " + str(
-        [(d.code, d.location.row) for d in outcome.remaining])
+        [(d.code, d.location.row) for d in outcome.remaining]
+    )
     results = run_variant(outcome.source, name, case, tmp_path, "unsafe")
     # an unsafe fix need only be right when the pad token is not EOS ...
     if results["pad!=eos"]:
@@ -391,8 +406,13 @@ def test_fix_keeps_indentation(path):
     outcome = fix_source(source, path.name, unsafe=True)
     moved = reindented_lines(source, outcome.source)
     if moved:
-        pytest.fail(f"{path.name}: the fix re-indented unchanged lines:\n" + "\n".join(f"  |{m}" for m in moved)
-                    + "\n---- fixed source ----\n" + outcome.source, pytrace=False)
+        pytest.fail(
+            f"{path.name}: the fix re-indented unchanged lines:\n"
+            + "\n".join(f"  |{m}" for m in moved)
+            + "\n---- fixed source ----\n"
+            + outcome.source,
+            pytrace=False,
+        )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
@@ -411,8 +431,10 @@ def test_fixed_preference_collator_masks_exactly_the_padding_of_both_sides(tmp_p
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     pad = 0
-    features = [{"chosen_input_ids": [5, 6, pad], "rejected_input_ids": [8]},  # a real token equal to the pad id
-                {"chosen_input_ids": [9], "rejected_input_ids": [3, 4, 2, 1]}]
+    features = [
+        {"chosen_input_ids": [5, 6, pad], "rejected_input_ids": [8]},  # a real token equal to the pad id
+        {"chosen_input_ids": [9], "rejected_input_ids": [3, 4, 2, 1]},
+    ]
     batch = module.PreferenceCollator(pad)(features)
     for side in ("chosen", "rejected"):
         lengths = [len(f[f"{side}_input_ids"]) for f in features]

@@ -13,6 +13,7 @@ loss itself, so each case here is a module with a loss function that is linted, 
 
 Every case needs torch and is skipped without it.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -47,17 +48,17 @@ PAD011_CASES = {
     ),
     "torch_mean_pad_mask": (
         "masked_regression",
-        '''
+        """
         import torch
 
 
         def masked_regression(squared_error, pad_mask):
             return torch.mean(squared_error * pad_mask)
-        ''',
+        """,
     ),
     "mask_on_the_left_in_a_method": (
         "ResponseLoss",
-        '''
+        """
         import torch
         from torch import nn
 
@@ -65,7 +66,7 @@ PAD011_CASES = {
         class ResponseLoss(nn.Module):
             def forward(self, per_token, response_mask):
                 return (response_mask * per_token).mean()
-        ''',
+        """,
     ),
 }
 
@@ -73,7 +74,7 @@ PAD007_CASES = {
     # entry(logits, rows) -> scalar loss; `rows` are ragged target rows, padded inside the module
     "criterion_ignores_minus_one_labels_padded_minus_100": (
         "training_loss",
-        '''
+        """
         import torch
         from torch import nn
         from torch.nn.utils.rnn import pad_sequence
@@ -84,11 +85,11 @@ PAD007_CASES = {
         def training_loss(logits, rows):
             labels = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=-100)
             return criterion(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
-        ''',
+        """,
     ),
     "default_loss_labels_padded_with_constant": (
         "training_loss",
-        '''
+        """
         import torch
         import torch.nn.functional as F
         from torch.nn.utils.rnn import pad_sequence
@@ -99,11 +100,11 @@ PAD007_CASES = {
         def training_loss(logits, rows):
             labels = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=LABEL_PAD)
             return F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
-        ''',
+        """,
     ),
     "functional_ignores_zero_labels_masked_minus_100": (
         "training_loss",
-        '''
+        """
         import torch
         import torch.nn.functional as F
         from torch.nn.utils.rnn import pad_sequence
@@ -120,7 +121,7 @@ PAD007_CASES = {
                 ignore_index=0,
             )
             return loss
-        ''',
+        """,
     ),
 }
 
@@ -131,6 +132,7 @@ VOCAB = 11
 
 
 # ---- helpers --------------------------------------------------------------------------------------------
+
 
 def _source(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
@@ -182,6 +184,7 @@ def _ragged_mask(torch):
 
 # ---- PAD011 ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(PAD011_CASES))
 def test_masked_mean_fix_averages_over_real_tokens(name, tmp_path):
     torch = pytest.importorskip("torch")
@@ -208,6 +211,7 @@ def test_masked_mean_fix_averages_over_real_tokens(name, tmp_path):
 
 
 # ---- PAD007 ---------------------------------------------------------------------------------------------
+
 
 def _reference_loss(torch, logits):
     """Mean cross-entropy over the real targets of ROWS only."""

@@ -6,6 +6,7 @@ file with nothing to fix keeps its bytes and its mtime. Security: scanned code i
 or run, links out of the scanned tree are not followed, and file names and contents cannot inject
 GitHub workflow commands or terminal escape sequences into what padlint prints.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,15 +54,19 @@ def test_fix_keeps_mode_bits_and_leaves_no_temporary_file(project):
     assert sorted(p.name for p in project.iterdir()) == ["buggy.py"]
 
 
-@pytest.mark.parametrize("content", [
-    "x = 1\n",
-    BUGGY.replace("torch.ones_like(input_ids)", "input_ids.ne(0).long()"),
-    # A finding whose fix is unsafe: without --unsafe-fixes nothing may be written.
-    "import torch\nfrom torch.nn.utils.rnn import pad_sequence\n\n\ndef collate(batch, pad_id):\n"
-    "    input_ids = pad_sequence(load_rows(batch), batch_first=True, padding_value=pad_id)\n"
-    "    attention_mask = torch.ones_like(input_ids)\n"
-    '    return {"input_ids": input_ids, "attention_mask": attention_mask}\n',
-], ids=["clean", "correct-mask", "unsafe-only"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "x = 1\n",
+        BUGGY.replace("torch.ones_like(input_ids)", "input_ids.ne(0).long()"),
+        # A finding whose fix is unsafe: without --unsafe-fixes nothing may be written.
+        "import torch\nfrom torch.nn.utils.rnn import pad_sequence\n\n\ndef collate(batch, pad_id):\n"
+        "    input_ids = pad_sequence(load_rows(batch), batch_first=True, padding_value=pad_id)\n"
+        "    attention_mask = torch.ones_like(input_ids)\n"
+        '    return {"input_ids": input_ids, "attention_mask": attention_mask}\n',
+    ],
+    ids=["clean", "correct-mask", "unsafe-only"],
+)
 def test_fix_without_anything_to_fix_keeps_bytes_and_mtime(project, content):
     target = project / "module.py"
     target.write_bytes(content.replace("\n", "\r\n").encode())
@@ -86,7 +91,10 @@ def test_fix_refuses_a_file_changed_on_disk_since_it_was_read(project, monkeypat
     monkeypatch.setattr(engine, "fix_source", fix_while_someone_edits)
     result = check("--fix", "--output-format", "concise", "buggy.py")
     assert target.read_text() == edited
-    assert "padlint: error: buggy.py: not fixed: file changed on disk since it was read; not overwriting it" in result.stderr
+    assert (
+        "padlint: error: buggy.py: not fixed: file changed on disk since it was read; not overwriting it"
+        in result.stderr
+    )
     assert result.exit_code == 2
     assert "PAD001" in result.stdout  # the finding is still reported, against the text that was read
 
@@ -133,8 +141,10 @@ def test_scanned_code_is_never_imported_or_run(project):
     for name in ("evil.py", "__init__.py", "conftest.py", "setup.py", "__main__.py"):
         (project / name).write_text(payload + BUGGY)
     (project / "notebook.ipynb").write_text(
-        '{"cells": [{"cell_type": "code", "metadata": {}, "source": ["' + payload.replace("\n", "\\n").replace('"', '\\"')
-        + '"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+        '{"cells": [{"cell_type": "code", "metadata": {}, "source": ["'
+        + payload.replace("\n", "\\n").replace('"', '\\"')
+        + '"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
     for args in ((".",), ("--fix", "--unsafe-fixes", "."), ("--diff", ".")):
         check(*args)
     assert not marker.exists()
@@ -164,7 +174,9 @@ def _unsafe_lines(text: str) -> list[str]:
 def test_file_names_and_contents_cannot_inject_commands_or_escapes(project):
     evil = "evil\n::error file=x.py,line=1::injected\x1b]0;title\x07.py"
     (project / evil).write_text(BUGGY)
-    (project / "escape.py").write_text(BUGGY.replace("def collate", 'BANNER = "\x1b[2J\x1b]8;;http://x\x07"\n\n\ndef collate'))
+    (project / "escape.py").write_text(
+        BUGGY.replace("def collate", 'BANNER = "\x1b[2J\x1b]8;;http://x\x07"\n\n\ndef collate')
+    )
     (project / "bad\x1b[31m.py").write_bytes(b'print "\x1b[2Jgotcha"\n')
     for fmt in ("full", "concise"):
         result = check("--output-format", fmt, ".")

@@ -1,5 +1,6 @@
 """The machine formats, parsed and checked as their consumers read them: SARIF (against the official
 2.1.0 schema), GitHub workflow commands, GitLab Code Quality, JSON lines; `-o/--output-file`."""
+
 from __future__ import annotations
 
 import json
@@ -121,7 +122,7 @@ def test_sarif_results_locate_the_findings_and_carry_the_fixes(project):
     lines = COLLATOR.splitlines(True)
     line = lines[MASK_ROW - 1]
     inserted = replacement["insertedContent"]["text"]
-    lines[MASK_ROW - 1] = line[: region["startColumn"] - 1] + inserted + line[region["endColumn"] - 1:]
+    lines[MASK_ROW - 1] = line[: region["startColumn"] - 1] + inserted + line[region["endColumn"] - 1 :]
     assert run("check", "--fix", "src").exit_code == 1  # PAD002 has no fix here and stays
     assert (project / "src" / "collate.py").read_text().splitlines(True)[MASK_ROW - 1] == lines[MASK_ROW - 1]
 
@@ -151,8 +152,12 @@ def test_github_format_is_one_error_command_per_finding(project):
     assert all(commands)
     props = dict(p.split("=", 1) for p in commands[0].group("props").split(","))
     assert props == {
-        "title": "padlint (PAD001)", "file": "src/collate.py", "line": str(MASK_ROW), "col": "22",
-        "endLine": str(MASK_ROW), "endColumn": str(22 + len("torch.ones_like(input_ids)")),
+        "title": "padlint (PAD001)",
+        "file": "src/collate.py",
+        "line": str(MASK_ROW),
+        "col": "22",
+        "endLine": str(MASK_ROW),
+        "endColumn": str(22 + len("torch.ones_like(input_ids)")),
     }
     assert _unescape(commands[0].group("message")).startswith(f"src/collate.py:{MASK_ROW}:22: PAD001 ")
     second = dict(p.split("=", 1) for p in commands[1].group("props").split(","))
@@ -186,7 +191,7 @@ def test_gitlab_code_quality_report(project):
 
 def test_gitlab_fingerprints_survive_inserted_lines_and_reformatting(project):
     before = {i["check_name"]: i["fingerprint"] for i in json.loads(check("gitlab"))}
-    moved = COLLATOR.replace('import torch\n', 'import torch\n\nMAX_LENGTH = 128  # a new setting\n\n', 1)
+    moved = COLLATOR.replace("import torch\n", "import torch\n\nMAX_LENGTH = 128  # a new setting\n\n", 1)
     moved = moved.replace("torch.ones_like(input_ids)", "torch.ones_like( input_ids )  # TODO")
     (project / "src" / "collate.py").write_text(moved)
     issues = json.loads(check("gitlab"))

@@ -7,17 +7,18 @@ class's `__init__`, pad ids read through a helper, decoy defs sharing the real o
 padlint must report the same findings with the first look on and off.
 Rewrites like these found about a dozen misses of the look (tests/fixtures/look_spellings/ holds them).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import libcst as cst
 import pytest
+from test_prefilter import _findings
 
 from padlint.rules import ALL_RULES
-from test_prefilter import _findings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,8 +67,7 @@ class _ParenthesiseKeywords(cst.CSTTransformer):
     def leave_Arg(self, original, updated):
         if updated.keyword is None or updated.value.lpar:
             return updated
-        return updated.with_changes(value=updated.value.with_changes(
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        return updated.with_changes(value=updated.value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
 
 
 class _Assignments(cst.CSTTransformer):
@@ -82,12 +82,16 @@ class _Assignments(cst.CSTTransformer):
             return updated
         self.count += 1
         if self.how == "chain":
-            return updated.with_changes(targets=[*updated.targets, cst.AssignTarget(cst.Name(f"_chained_{self.count}"))])
+            return updated.with_changes(
+                targets=[*updated.targets, cst.AssignTarget(cst.Name(f"_chained_{self.count}"))]
+            )
         if self.how == "continued":
-            return updated.with_changes(targets=[updated.targets[0].with_changes(
-                whitespace_after_equal=cst.SimpleWhitespace(" \\\n        "))])
-        return cst.AnnAssign(target=updated.targets[0].target, annotation=cst.Annotation(cst.SimpleString('"Any"')),
-                             value=updated.value)
+            return updated.with_changes(
+                targets=[updated.targets[0].with_changes(whitespace_after_equal=cst.SimpleWhitespace(" \\\n        "))]
+            )
+        return cst.AnnAssign(
+            target=updated.targets[0].target, annotation=cst.Annotation(cst.SimpleString('"Any"')), value=updated.value
+        )
 
 
 def _libcst(transformer: Callable[[], cst.CSTTransformer]) -> Callable[[str], str]:
@@ -101,6 +105,7 @@ def _triple_quotes_in_comments(text: str) -> str:
 def _into_init(text: str) -> str:
     """Each module function `def f(a, b, ...)` also as a class whose `__init__` stores `b, ...` and
     whose `__call__(a)` reads them from `self`: values a collator needs move into `__init__`."""
+
     def as_class(match: re.Match) -> str:
         name, first, rest = match.group(1), match.group(2), [p.strip() for p in match.group(3).split(",") if p.strip()]
         names = [p.split("=")[0].split(":")[0].strip() for p in rest]
@@ -108,9 +113,14 @@ def _into_init(text: str) -> str:
             return match.group(0)
         stored = "".join(f"        self.{n} = {n}\n" for n in names)
         reads = "".join(f"        {n} = self.{n}\n" for n in names)
-        return (f"class {name.title().replace('_', '')}Callable:\n    def __init__(self, {', '.join(rest)}):\n{stored}\n"
-                f"    def __call__(self, {first}):\n{reads}" + "\n".join(
-                    "    " + line if line else line for line in match.group(4).splitlines()) + "\n\n\n" + match.group(0))
+        return (
+            f"class {name.title().replace('_', '')}Callable:\n    def __init__(self, {', '.join(rest)}):\n{stored}\n"
+            f"    def __call__(self, {first}):\n{reads}"
+            + "\n".join("    " + line if line else line for line in match.group(4).splitlines())
+            + "\n\n\n"
+            + match.group(0)
+        )
+
     return re.sub(r"(?ms)^def (\w+)\((\w+), ([^)]*)\):\n((?:[ \t]+[^\n]*\n|\n)+?)(?=^\S|\Z)", as_class, text)
 
 
@@ -125,12 +135,19 @@ def _decoys(text: str) -> str:
     function, and a module function named like each method (none of them pads)."""
     module = cst.parse_module(text)
     functions = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
-    methods = {m.name.value for s in module.body if isinstance(s, cst.ClassDef)
-               for m in s.body.body if isinstance(m, cst.FunctionDef)}
+    methods = {
+        m.name.value
+        for s in module.body
+        if isinstance(s, cst.ClassDef)
+        for m in s.body.body
+        if isinstance(m, cst.FunctionDef)
+    }
     methods = {m for m in methods - functions if not m.startswith("__")}
     if not functions and not methods:
         return text
-    decoy = "\n\nclass Decoy:\n" + "".join(f"    def {f}(self, *args, **kwargs):\n        return None\n\n" for f in sorted(functions))
+    decoy = "\n\nclass Decoy:\n" + "".join(
+        f"    def {f}(self, *args, **kwargs):\n        return None\n\n" for f in sorted(functions)
+    )
     decoy += "    pass\n" + "".join(f"\n\ndef {m}(*args, **kwargs):\n    return None\n" for m in sorted(methods))
     return text + decoy
 

@@ -3,6 +3,7 @@
 Notebooks are written as Jupyter, VS Code and other tools write them (tests/nbwriters.py); a fix must
 change the bytes of the fixed source lines and nothing else.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from nbwriters import WRITERS, code, jupyter, markdown, notebook
+
 from padlint.cli.main import main
 from padlint.files.notebook import Notebook
 from padlint.files.reading import read_source
@@ -34,14 +35,16 @@ COLLATE = textwrap.dedent(
         %time batch = collate_fn(examples)"""
 )
 FLAGGED_ROW = 5  # in the collate cell (cell 3)
-TIMED = "%%time\nbatch = collate_fn(examples)\nbatch[\"input_ids\"].shape\n"
+TIMED = '%%time\nbatch = collate_fn(examples)\nbatch["input_ids"].shape\n'
 HELP = "collate_fn?"
 OUTPUTS = [
     {"name": "stdout", "output_type": "stream", "text": ["collating\n", "done\n"]},
     {
-        "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kg"
-                              "AAAABJRU5ErkJggg==",
-                 "text/plain": ["<Figure size 640x480 with 1 Axes>"]},
+        "data": {
+            "image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kg"
+            "AAAABJRU5ErkJggg==",
+            "text/plain": ["<Figure size 640x480 with 1 Axes>"],
+        },
         "execution_count": 3,
         "metadata": {},
         "output_type": "execute_result",
@@ -120,8 +123,9 @@ def test_values_flow_across_cells(project):
         code("import torch\nfrom torch.nn.utils.rnn import pad_sequence", "a1"),
         markdown("Pad the whole dataset once.", "a2"),
         code("input_ids = pad_sequence(rows, batch_first=True, padding_value=0)", "a3"),
-        code("attention_mask = torch.ones_like(input_ids)\n"
-             "out = model(input_ids, attention_mask=attention_mask)", "a4"),
+        code(
+            "attention_mask = torch.ones_like(input_ids)\nout = model(input_ids, attention_mask=attention_mask)", "a4"
+        ),
     )
     write(project, jupyter(nb))
     [finding] = json.loads(run("check", "--output-format", "json", "train.ipynb").stdout)
@@ -137,13 +141,17 @@ def test_suppression_comment_in_a_cell(project):
 
 
 def test_markdown_raw_and_non_python_notebooks_are_not_linted(project):
-    nb = notebook(markdown("attention_mask = torch.ones_like(input_ids)", "m1"),
-                  {"cell_type": "raw", "id": "r1", "metadata": {}, "source": ["def (:"]})
+    nb = notebook(
+        markdown("attention_mask = torch.ones_like(input_ids)", "m1"),
+        {"cell_type": "raw", "id": "r1", "metadata": {}, "source": ["def (:"]},
+    )
     write(project, jupyter(nb))
     assert run("check", "train.ipynb").exit_code == 0
     r_nb = buggy()
-    r_nb["metadata"] = {"kernelspec": {"language": "R", "name": "ir", "display_name": "R"},
-                        "language_info": {"name": "R"}}
+    r_nb["metadata"] = {
+        "kernelspec": {"language": "R", "name": "ir", "display_name": "R"},
+        "language_info": {"name": "R"},
+    }
     write(project, jupyter(r_nb), "analysis.ipynb")
     assert run("check", "analysis.ipynb").exit_code == 0
 
@@ -202,10 +210,14 @@ def test_fix_leaves_a_cell_that_does_not_parse_as_it_was(project):
     assert "torch.ones_like" not in "".join(after["cells"][2]["source"])
 
 
-@pytest.mark.parametrize("setup", [
-    "%pip install \\\n    transformers==4.46.0 \\\n    datasets\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
-    "pip install transformers datasets\ncd data\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
-], ids=["backslash-continued-magic", "automagic"])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "%pip install \\\n    transformers==4.46.0 \\\n    datasets\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
+        "pip install transformers datasets\ncd data\nimport torch\nfrom torch.nn.utils.rnn import pad_sequence",
+    ],
+    ids=["backslash-continued-magic", "automagic"],
+)
 def test_ipython_lines_without_percent_or_continued_are_not_syntax_errors(project, setup):
     # `%pip install \` goes on over the next lines; `pip install x` runs as `%pip` (automagic).
     write(project, jupyter(notebook(code(setup, "a1"), code(COLLATE, "a2"))))
@@ -271,11 +283,14 @@ def test_fix_that_adds_an_import_puts_it_in_the_first_code_cell(project):
     nb = notebook(
         markdown("Setup", "m0"),
         code("# data\nfrom torch.nn.utils.rnn import pad_sequence", "c1"),
-        code(textwrap.dedent("""\
+        code(
+            textwrap.dedent("""\
             def collate(seqs, pad_id):
                 input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)
                 attention_mask = input_ids.new_ones(input_ids.shape)
-                return {"input_ids": input_ids, "attention_mask": attention_mask}"""), "c2"),
+                return {"input_ids": input_ids, "attention_mask": attention_mask}"""),
+            "c2",
+        ),
     )
     path = write(project, jupyter(nb))
     assert run("check", "--fix", "train.ipynb").exit_code == 0

@@ -3,6 +3,7 @@
 `pre-commit try-repo` pip-installs this repository into a fresh environment of its own, so the second
 test is slow (about a minute): it is what a user gets from `repo: <padlint>`, `hooks: - id: padlint`.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,9 +47,7 @@ def test_manifest_declares_the_padlint_hook():
 
 
 def test_manifest_is_valid(tmp_path):
-    proc = _run(
-        [sys.executable, "-m", "pre_commit", "validate-manifest", str(MANIFEST)], ROOT, _env(tmp_path)
-    )
+    proc = _run([sys.executable, "-m", "pre_commit", "validate-manifest", str(MANIFEST)], ROOT, _env(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

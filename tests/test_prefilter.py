@@ -6,6 +6,7 @@ fixed slice of the bench corpus (installed transformers, trl, peft, datasets, ac
 findings must be identical; a slow test does the same over the whole bench corpus. Every rule's
 REQUIRES words are checked against its own examples too.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from padlint.look import prefilter
 from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
+from padlint.look import prefilter
 from padlint.rules import ALL_RULES
 from padlint.run.runner import Options, check_files
 

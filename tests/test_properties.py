@@ -5,6 +5,7 @@ which is what shakes out crashes), and modules stitched together from the rule f
 rules' own examples (which have findings and fixes, so the fix properties are exercised for real).
 Example counts are kept small so the suite stays fast; set HYPOTHESIS_PROFILE=long for more.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,17 +16,24 @@ import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 hypothesmith = pytest.importorskip("hypothesmith")
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from padlint.engine import SourceError, fix_source, lint_source  # noqa: E402
 from padlint.rules import ALL_RULES  # noqa: E402
 from padlint.types import Applicability  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
-settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("long", max_examples=500, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

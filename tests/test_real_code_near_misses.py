@@ -1,5 +1,6 @@
 """Shapes met in real code (transformers, peft, DeepSpeedExamples, the HF course) that must stay silent,
 and the real bugs next to them that must still fire. Each case is written here in miniature."""
+
 from __future__ import annotations
 
 import textwrap
@@ -110,14 +111,18 @@ def test_real_code_near_miss_stays_silent(name):
 
 FIRE = {
     # DeepSpeed-SuperOffload finetune_zero3.py: max_length padding, labels copied, nothing masked.
-    "max_length_then_labels_copy": ("""
+    "max_length_then_labels_copy": (
+        """
         def preprocess(example, tokenizer):
             tokenized = tokenizer(example["text"], padding="max_length", max_length=256, truncation=True)
             tokenized["labels"] = tokenized["input_ids"].copy()
             return tokenized
-        """, [("PAD002", 4)]),
+        """,
+        [("PAD002", 4)],
+    ),
     # peft corda_finetuning: pad set to EOS, mask by `ne(pad)`.
-    "pad_is_eos_ne_mask": ("""
+    "pad_is_eos_ne_mask": (
+        """
         import torch
         from torch.nn.utils.rnn import pad_sequence
 
@@ -125,15 +130,20 @@ FIRE = {
             tokenizer.pad_token_id = tokenizer.eos_token_id
             ids = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=tokenizer.pad_token_id)
             return dict(input_ids=ids, attention_mask=ids.ne(tokenizer.pad_token_id))
-        """, [("PAD005", 8)]),
+        """,
+        [("PAD005", 8)],
+    ),
     # transformers beam search: `pad or eos[0]` as a fill value.
-    "falsy_pad_fallback_fill": ("""
+    "falsy_pad_fallback_fill": (
+        """
         import torch
 
         def running(batch_size, length, pad_token_id, eos_token_id):
             fill = pad_token_id or eos_token_id[0]
             return torch.full((batch_size, length), fill_value=fill)
-        """, [("PAD010", 5)]),
+        """,
+        [("PAD010", 5)],
+    ),
 }
 
 

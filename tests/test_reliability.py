@@ -2,6 +2,7 @@
 reason, the rest of the scan goes on (a buggy file next to it is still reported), and the exit code
 says what happened: 1 for findings (PAD000 included), 2 only for errors of padlint or the invocation.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -9,10 +10,10 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 import padlint.files.source
 from padlint.cli.main import main
-from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 
 @pytest.fixture
@@ -44,12 +45,19 @@ def one_finding(stdout: str, name: str, reason: str) -> None:
 
 
 # ---- files that are not Python, or not text --------------------------------------------------------
-@pytest.mark.parametrize("name, content, reason", [
-    ("py2.py", b'print "hello"\n', "cannot parse: invalid syntax"),
-    ("conflict.py", b"x = 1\n<<<<<<< HEAD\ny = 2\n=======\ny = 3\n>>>>>>> branch\n", "cannot parse: invalid syntax"),
-    ("latin1.py", '# café\nname = "café"\n'.encode("latin-1"), "cannot read: not valid UTF-8: byte 0xe9 at line 1"),
-    ("binary.py", b"x = 1\n\x00\x01\x02\xff", "cannot read: binary file (contains a NUL byte)"),
-])
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("py2.py", b'print "hello"\n', "cannot parse: invalid syntax"),
+        (
+            "conflict.py",
+            b"x = 1\n<<<<<<< HEAD\ny = 2\n=======\ny = 3\n>>>>>>> branch\n",
+            "cannot parse: invalid syntax",
+        ),
+        ("latin1.py", '# café\nname = "café"\n'.encode("latin-1"), "cannot read: not valid UTF-8: byte 0xe9 at line 1"),
+        ("binary.py", b"x = 1\n\x00\x01\x02\xff", "cannot read: binary file (contains a NUL byte)"),
+    ],
+)
 def test_unreadable_or_unparseable_file_is_one_pad000_line(scan, tmp_path, name, content, reason):
     (tmp_path / name).write_bytes(content)
     code, out, err = scan()
@@ -66,15 +74,18 @@ def test_generated_module_over_the_size_limit(scan, tmp_path):
     assert still_scanned(out) and code == 1
 
 
-@pytest.mark.parametrize("name, content", [
-    ("latin1_cookie.py", '# -*- coding: latin-1 -*-\nname = "café"\n'.encode("latin-1")),
-    ("empty.py", b""),
-    ("bom_only.py", b"\xef\xbb\xbf"),
-    ("crlf.py", b"import torch\r\nx = torch.ones(3)\r\n"),
-    ("mixed.py", b"import torch\r\nx = 1\ny = 2\rz = 3\n"),
-    ("tabs.py", b"def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n"),
-    ("nested_ok.py", ("x = " + "(" * 150 + "1" + ")" * 150 + "\n").encode()),
-])
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("latin1_cookie.py", '# -*- coding: latin-1 -*-\nname = "café"\n'.encode("latin-1")),
+        ("empty.py", b""),
+        ("bom_only.py", b"\xef\xbb\xbf"),
+        ("crlf.py", b"import torch\r\nx = torch.ones(3)\r\n"),
+        ("mixed.py", b"import torch\r\nx = 1\ny = 2\rz = 3\n"),
+        ("tabs.py", b"def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n"),
+        ("nested_ok.py", ("x = " + "(" * 150 + "1" + ")" * 150 + "\n").encode()),
+    ],
+)
 def test_valid_but_unusual_files_lint_cleanly(scan, tmp_path, name, content):
     (tmp_path / name).write_bytes(content)
     code, out, err = scan()
@@ -89,11 +100,14 @@ def test_findings_in_crlf_and_cr_files_point_at_the_right_line(scan, tmp_path, n
     assert still_scanned(out) and code == 1
 
 
-@pytest.mark.parametrize("name, expression", [
-    ("parens.py", "(" * 3000 + "1" + ")" * 3000),  # libcst's parser crashes the process on this
-    ("chain.py", "a" + ".b" * 20000),  # ...and runs for minutes on this
-    ("subscripts.py", "a" + "[0]" * 20000),
-])
+@pytest.mark.parametrize(
+    "name, expression",
+    [
+        ("parens.py", "(" * 3000 + "1" + ")" * 3000),  # libcst's parser crashes the process on this
+        ("chain.py", "a" + ".b" * 20000),  # ...and runs for minutes on this
+        ("subscripts.py", "a" + "[0]" * 20000),
+    ],
+)
 def test_deeply_nested_expressions(scan, tmp_path, name, expression):
     (tmp_path / name).write_text(f"x = {expression}\n")
     code, out, err = scan()
@@ -158,8 +172,12 @@ def test_symlink_loops(scan, tmp_path):
     (tmp_path / "a.py").symlink_to("b.py")
     (tmp_path / "b.py").symlink_to("a.py")
     code, out, err = scan()
-    assert lines_naming(err, "sub/back") == [f"padlint: warning: ./sub/back: symbolic link loop (to {tmp_path.resolve()}); skipped"]
-    assert lines_naming(err, "a.py") == ["padlint: warning: ./a.py: Too many levels of symbolic links (symbolic link); skipped"]
+    assert lines_naming(err, "sub/back") == [
+        f"padlint: warning: ./sub/back: symbolic link loop (to {tmp_path.resolve()}); skipped"
+    ]
+    assert lines_naming(err, "a.py") == [
+        "padlint: warning: ./a.py: Too many levels of symbolic links (symbolic link); skipped"
+    ]
     assert still_scanned(out) and out.count("buggy.py:7:") == 1 and code == 1
     code, out, err = scan("a.py", "buggy.py")
     assert err.splitlines() == ["padlint: error: a.py: Too many levels of symbolic links (symbolic link)"]

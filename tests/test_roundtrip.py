@@ -3,6 +3,7 @@ collator-heavy code (installed transformers, trl and peft files that pad, plus e
 executable fix fixtures). Every file still parses, a second run changes nothing, and the diff
 touches only the statements that were flagged (or adds an import the fix needs).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -22,8 +23,11 @@ from padlint.run.runner import Options, check_files
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("transformers", "trl", "peft")
 # Real files with fixable findings when this was written (see bench/README.md): fixes on real code.
-WITH_FINDINGS = (("transformers", "generation/utils.py"), ("accelerate", "test_utils/training.py"),
-                 ("transformers", "models/reformer/modeling_reformer.py"))
+WITH_FINDINGS = (
+    ("transformers", "generation/utils.py"),
+    ("accelerate", "test_utils/training.py"),
+    ("transformers", "models/reformer/modeling_reformer.py"),
+)
 PADDING_CODE = re.compile(r"pad_sequence\(|padding=(True|\"max_length\"|\"longest\")|\.pad\(|padding_value=")
 PER_PACKAGE = 15  # files per package: enough real collators, and the test stays near a minute
 IMPORT_LINE = re.compile(r"^\s*(import \w+|from [\w.]+ import [\w, ]+)\s*$")
@@ -38,8 +42,11 @@ def _real_files() -> dict[str, Path]:
         if spec is None or not spec.submodule_search_locations:
             continue
         base = Path(next(iter(spec.submodule_search_locations)))
-        hits = [p for p in sorted(base.rglob("*.py"))
-                if p.stat().st_size < 200_000 and PADDING_CODE.search(p.read_text(encoding="utf-8", errors="replace"))]
+        hits = [
+            p
+            for p in sorted(base.rglob("*.py"))
+            if p.stat().st_size < 200_000 and PADDING_CODE.search(p.read_text(encoding="utf-8", errors="replace"))
+        ]
         # Collators and trainers first (the code padlint is for), then a spread of the rest.
         hits.sort(key=lambda p: (not re.search(r"collat|trainer|data", p.name), str(p)))
         for path in hits[:PER_PACKAGE]:
@@ -54,8 +61,13 @@ def _real_files() -> dict[str, Path]:
 
 
 def _padlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "padlint", "check", "--no-cache", "--exit-zero", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "padlint", "check", "--no-cache", "--exit-zero", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _touched_rows(old: str, new: str) -> list[tuple[int, int, list[str]]]:
@@ -107,7 +119,8 @@ def test_fix_round_trip_on_real_code(tmp_path):
             in_flagged = any(start - 1 <= first_row and last_row <= end + 1 for start, end in spans)
             imports_only = inserted and all(IMPORT_LINE.match(line) or not line.strip() for line in inserted)
             assert in_flagged or imports_only, (
-                f"{path.relative_to(work)}: rows {first_row}-{last_row} changed outside flagged statements {spans}")
+                f"{path.relative_to(work)}: rows {first_row}-{last_row} changed outside flagged statements {spans}"
+            )
 
     snapshot = {p: p.read_bytes() for p in files}
     second = _padlint("--fix", "--unsafe-fixes", ".", cwd=work)

@@ -1,5 +1,6 @@
 """Every rule's own examples (its VALID and INVALID lists, shown in its docs and by `padlint rule`)
 say what the rule does: each INVALID example reports the rule's code, no VALID example does."""
+
 from __future__ import annotations
 
 import pytest

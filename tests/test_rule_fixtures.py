@@ -7,6 +7,7 @@ Convention (see the fixture files):
 - in other files, the findings compared are those whose code is named by a marker of the file (or is
   the code of the fixture's directory); they must match the markers exactly, row by row.
 """
+
 from __future__ import annotations
 
 import ast
@@ -79,9 +80,7 @@ def test_rule_fixture(path: Path):
         considered = {c for c, _ in expected} | {path.parent.name}
         found = {(d.code, d.location.row) for d in diagnostics if d.code in considered}
     if found != expected:
-        details = "\n".join(
-            f"  {d.code}@{d.location.row}:{d.location.column} {d.message}" for d in diagnostics
-        )
+        details = "\n".join(f"  {d.code}@{d.location.row}:{d.location.column} {d.message}" for d in diagnostics)
         pytest.fail(
             f"{fixture_id(path)}{' (near-miss: no finding allowed)' if near else ''}\n"
             f"  expected: {_fmt(expected)}\n"

@@ -1,5 +1,6 @@
 """The runner: result cache (keys, corruption, concurrency), worker processes (deadlines, crashes),
 per-file time limits, --jobs, and what `padlint check` prints while using them."""
+
 from __future__ import annotations
 
 import os
@@ -10,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
-from padlint.run import pool
-from padlint.run.cache import Cache
 from padlint.cli.main import main
 from padlint.config import Settings
+from padlint.run import pool
+from padlint.run.cache import Cache
 from padlint.run.runner import Options, check_files
-from samples import BUGGY  # noqa: E402  (tests/samples.py)
 
 
 @pytest.fixture
@@ -68,8 +69,11 @@ def test_content_is_part_of_the_key(project):
 
 def test_a_corrupt_or_truncated_entry_is_a_miss(project):
     _check("buggy.py")
-    entries = [p for p in (project / ".padlint_cache").rglob("*") if p.is_file() and p.parent.name != ".padlint_cache"
-               and p.name not in (".gitignore", "CACHEDIR.TAG")]
+    entries = [
+        p
+        for p in (project / ".padlint_cache").rglob("*")
+        if p.is_file() and p.parent.name != ".padlint_cache" and p.name not in (".gitignore", "CACHEDIR.TAG")
+    ]
     assert entries
     for entry in entries:
         entry.write_bytes(b'[{"code": "PAD0')
@@ -97,8 +101,10 @@ def test_two_concurrent_runs_share_a_cache_dir(project):
         (project / f"m{i}.py").write_text(BUGGY.replace("collate", f"collate{i}"))
     env = {**os.environ, "PADLINT_CACHE_DIR": str(project / "shared")}
     cmd = [sys.executable, "-m", "padlint", "check", "--output-format", "concise", "--jobs", "1", "."]
-    runs = [subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outputs = [r.communicate(timeout=120) for r in runs]
     again = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=120)
     for out, err in outputs + [(again.stdout, again.stderr)]:
@@ -190,6 +196,7 @@ def _slow_lint(original):
         if "slow" in filename:
             time.sleep(30)
         return original(text, filename, select)
+
     return lint
 
 
@@ -247,15 +254,18 @@ def _cgroup(tmp_path, files: dict[str, str]):
     return str(root)
 
 
-@pytest.mark.parametrize("files, cpus", [
-    ({"cpu.max": "200000 100000\n"}, 2.0),  # cgroup v2, a container limited to 2 CPUs
-    ({"cpu.max": "150000 100000\n"}, 1.5),
-    ({"cpu.max": "max 100000\n"}, None),  # v2, no limit
-    ({"cpu/cpu.cfs_quota_us": "50000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 0.5),  # v1
-    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, no limit
-    ({"cpu.max": "garbage\n"}, None),
-    ({}, None),  # no cgroups (macOS, a bare chroot)
-])
+@pytest.mark.parametrize(
+    "files, cpus",
+    [
+        ({"cpu.max": "200000 100000\n"}, 2.0),  # cgroup v2, a container limited to 2 CPUs
+        ({"cpu.max": "150000 100000\n"}, 1.5),
+        ({"cpu.max": "max 100000\n"}, None),  # v2, no limit
+        ({"cpu/cpu.cfs_quota_us": "50000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 0.5),  # v1
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, no limit
+        ({"cpu.max": "garbage\n"}, None),
+        ({}, None),  # no cgroups (macOS, a bare chroot)
+    ],
+)
 def test_cgroup_cpu_quota(tmp_path, files, cpus):
     assert pool.cgroup_cpu_quota(_cgroup(tmp_path, files)) == cpus
 

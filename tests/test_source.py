@@ -1,4 +1,5 @@
 """Reading and writing source files: encodings, BOM, newlines, refusals, atomic writes."""
+
 from __future__ import annotations
 
 import json
@@ -155,11 +156,30 @@ def test_parser_warnings_about_the_scanned_code_are_not_printed(tmp_path, extra)
     # CPython warns about `0x1for` and `1if`; the syntax check printed them on stderr as
     # `<padlint>:1: SyntaxWarning: invalid hexadecimal literal`, with no file name.
     (tmp_path / "odd.py").write_text("x = [0x1for x in range(3)]\ny = 1if True else 2\n")
-    (tmp_path / "notebook.ipynb").write_text(json.dumps({
-        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                   "source": ["!echo hi\n", "z = [0x1for x in range(3)]\n"]}],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    done = subprocess.run([sys.executable, "-m", "padlint", "check", "--no-cache", *extra, "."], cwd=tmp_path,
-                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "default"})
+    (tmp_path / "notebook.ipynb").write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "metadata": {},
+                        "outputs": [],
+                        "execution_count": None,
+                        "source": ["!echo hi\n", "z = [0x1for x in range(3)]\n"],
+                    }
+                ],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "padlint", "check", "--no-cache", *extra, "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""

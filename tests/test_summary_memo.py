@@ -1,5 +1,6 @@
 """A helper's summary is reused for a call that repeats an earlier one exactly (the same values,
 from the same place, over scopes that no longer change). Reusing it must never change a finding."""
+
 from __future__ import annotations
 
 import textwrap
@@ -12,7 +13,7 @@ from padlint.analysis import summaries
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TRAINER = textwrap.dedent('''
+TRAINER = textwrap.dedent("""
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
@@ -31,7 +32,7 @@ TRAINER = textwrap.dedent('''
                 {"input_ids": chosen, "attention_mask": torch.ones_like(chosen)},
                 {"input_ids": rejected, "attention_mask": torch.ones_like(rejected)},
             ]
-''')
+""")
 
 
 @pytest.fixture

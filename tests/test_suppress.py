@@ -1,4 +1,5 @@
 """Suppression comments: every placement, every syntax, and what must not suppress."""
+
 from __future__ import annotations
 
 import textwrap
@@ -11,8 +12,14 @@ from padlint.types import Diagnostic, Location
 
 def diag(row: int, code: str = "PAD001", statement: tuple[int, int] = (0, 0)) -> Diagnostic:
     return Diagnostic(
-        code=code, name="attention-mask-all-ones", message="m", filename="x.py",
-        location=Location(row, 5), end_location=Location(row, 20), url="u", statement_rows=statement,
+        code=code,
+        name="attention-mask-all-ones",
+        message="m",
+        filename="x.py",
+        location=Location(row, 5),
+        end_location=Location(row, 20),
+        url="u",
+        statement_rows=statement,
     )
 
 

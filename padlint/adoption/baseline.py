@@ -8,6 +8,7 @@ fourth copy of the same statement is new.
 
 The same statement key gives the stable fingerprints of the `gitlab` and `sarif` formats.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,15 +18,16 @@ import os
 import re
 import tokenize
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from padlint.types import Diagnostic
 
 FORMAT_VERSION = 1
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
-_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-                      tokenize.ENDMARKER})
+_SKIPPED = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+)
 
 
 class BaselineError(Exception):
@@ -52,7 +54,7 @@ def statement_source(d: Diagnostic, sources: Mapping[str, str]) -> str:
     if first <= 0 or last <= 0:
         first, last = d.location.row, d.end_location.row
     lines = [m.group(0) for m in _LINE.finditer(source) if m.group(0)]
-    text = "".join(lines[first - 1:last])
+    text = "".join(lines[first - 1 : last])
     return normalise(text) if text else d.message
 
 
@@ -82,9 +84,7 @@ def _key_path(filename: str, base_dir: str) -> str:
 
 
 def _entries(diagnostics: Iterable[Diagnostic], sources: Mapping[str, str], base_dir: str) -> Counter:
-    return Counter(
-        (_key_path(d.filename, base_dir), d.code, statement_source(d, sources)) for d in diagnostics
-    )
+    return Counter((_key_path(d.filename, base_dir), d.code, statement_source(d, sources)) for d in diagnostics)
 
 
 def read_baseline(path: str) -> Counter:
@@ -108,8 +108,9 @@ def read_baseline(path: str) -> Counter:
     return counts
 
 
-def apply_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str,
-                   checked: Iterable[str] | None = None) -> BaselineResult:
+def apply_baseline(
+    diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str, checked: Iterable[str] | None = None
+) -> BaselineResult:
     """Drop the findings the baseline at `path` records (each entry as many times as its count).
 
     `checked` are the files that were linted: only their entries can be stale (pre-commit checks
@@ -130,8 +131,9 @@ def apply_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], pa
     return BaselineResult(kept, matched, stale)
 
 
-def write_baseline(diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str,
-                   checked: Iterable[str] | None = None) -> int:
+def write_baseline(
+    diagnostics: list[Diagnostic], sources: Mapping[str, str], path: str, checked: Iterable[str] | None = None
+) -> int:
     """Write every finding to the baseline at `path`; returns how many it records.
 
     Entries of files that were not linted this time (not in `checked`) are kept from the existing

@@ -6,6 +6,7 @@ comment already there. Comments are located with `tokenize`, so nothing is ever 
 string; when the end of a statement's last line is inside one (or ends with a backslash), the first
 line of the statement is used, and failing that an own-line comment above it.
 """
+
 from __future__ import annotations
 
 import io
@@ -68,13 +69,13 @@ def _merge(comment: str, codes: list[str]) -> str | None:
 
 def _with_comment(line: str, row: int, codes: list[str], layout: _Layout) -> str:
     body = line.rstrip("\r\n")
-    ending = line[len(body):]
+    ending = line[len(body) :]
     existing = layout.comments.get(row)
     if existing is not None:
         column, comment = existing
         merged = _merge(comment, codes)
         if merged is not None:
-            return body[:column] + merged + body[column + len(comment):] + ending
+            return body[:column] + merged + body[column + len(comment) :] + ending
     return body.rstrip() + "  # noqa: " + ", ".join(codes) + ending
 
 
@@ -103,7 +104,7 @@ def add_noqa(source: str, diagnostics: list[Diagnostic]) -> tuple[str, int]:
         if row in above:
             line = lines[row - 1]
             indent = line[: len(line) - len(line.lstrip(" \t"))]
-            ending = line[len(line.rstrip("\r\n")):] or "\n"
+            ending = line[len(line.rstrip("\r\n")) :] or "\n"
             lines.insert(row - 1, f"{indent}# noqa: {', '.join(sorted(above[row]))}{ending}")
     return "".join(lines), len(set(at_end) | set(above))
 
@@ -146,8 +147,9 @@ def format_statistics(diagnostics: list[Diagnostic], unsafe_fixes: bool, as_json
 
     rows: dict[str, dict] = {}
     for d in diagnostics:
-        row = rows.setdefault(d.code, {"code": d.code, "name": d.name, "count": 0, "fixable": False,
-                                       "fixable_count": 0})
+        row = rows.setdefault(
+            d.code, {"code": d.code, "name": d.name, "count": 0, "fixable": False, "fixable_count": 0}
+        )
         row["count"] += 1
         if fix_is_applicable(d, unsafe_fixes):
             row["fixable"] = True

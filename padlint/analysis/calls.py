@@ -1,4 +1,5 @@
 """Method calls, tokenizer calls and the sinks where masks, labels and ids start to matter."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,21 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import LabelsAtSink, MaskLost, OnesAtMask
 from padlint.analysis.values import (
-    Context, Copy, Encoding, Fill, GoodMask, MappedDataset, Masked, Ones, PadIdMask, Padded, ShapeOf,
-    Tokenizer, Value, first, tags_of,
+    Context,
+    Copy,
+    Encoding,
+    Fill,
+    GoodMask,
+    MappedDataset,
+    Masked,
+    Ones,
+    Padded,
+    PadIdMask,
+    ShapeOf,
+    Tokenizer,
+    Value,
+    first,
+    tags_of,
 )
 
 TOKENIZER_METHODS = {"encode", "encode_plus", "batch_encode_plus", "pad", "__call__"}
@@ -30,10 +44,12 @@ class CallEvaluator:
         if method in P.SAME_VALUE_METHODS:
             if not any(isinstance(t, (Padded, GoodMask)) for t in recv):
                 return recv
-            suffix = self.code(call)[len(self.code(receiver)):]
+            suffix = self.code(call)[len(self.code(receiver)) :]
             kind = {"numpy": "np", "tolist": "list"}.get(method)
-            return frozenset(t.derived("", suffix, kind) if isinstance(t, Padded) else
-                             (_mask_as(t, kind) if kind else t) for t in recv)
+            return frozenset(
+                t.derived("", suffix, kind) if isinstance(t, Padded) else (_mask_as(t, kind) if kind else t)
+                for t in recv
+            )
         if method in P.SHAPE_METHODS:
             return frozenset(ShapeOf(p, self.code(receiver)) for p in tags_of(recv, Padded))
         if method in ("new_ones", "new_full"):
@@ -125,23 +141,70 @@ class CallEvaluator:
             self.facts.repadding_collator = True
             # `tokenizer.pad(labels)` pads label ids (a processor's API, masked by the caller): labels
             # by design, never reported as PAD006 themselves.
-            return frozenset({Encoding(call, True, not dropped, kind, True, lost_at=mask_arg if dropped else None,
-                                       side=self.padding_side(call), of_labels=of_labels)})
+            return frozenset(
+                {
+                    Encoding(
+                        call,
+                        True,
+                        not dropped,
+                        kind,
+                        True,
+                        lost_at=mask_arg if dropped else None,
+                        side=self.padding_side(call),
+                        of_labels=of_labels,
+                    )
+                }
+            )
         padding = P.padding_requested(call, self.constants)
         padded = padding == "max_length" or (padding == "longest" and single is not True)
         width = P.keyword(call, "max_length")
         if padding == "max_length" and width is not None:
             # `[1] * max_length` later is a mask over this padded batch.
-            self.padded_targets.append(Padded(call, made_in=self.current_fn, kind=kind, from_tokenizer=True, target=self.code(width.value),
-                                              rows=rows, side=self.padding_side(call)))
-        target_ids = (P.keyword(call, "text_target") is not None and text is None) or self.in_target_context or of_labels
+            self.padded_targets.append(
+                Padded(
+                    call,
+                    made_in=self.current_fn,
+                    kind=kind,
+                    from_tokenizer=True,
+                    target=self.code(width.value),
+                    rows=rows,
+                    side=self.padding_side(call),
+                )
+            )
+        target_ids = (
+            (P.keyword(call, "text_target") is not None and text is None) or self.in_target_context or of_labels
+        )
         if method == "encode":
             if not padded:
                 return EMPTY
-            return frozenset({Padded(call, made_in=self.current_fn, kind=kind if tensors else "list", from_tokenizer=True, lost_at=call,
-                                     rows=False, target_ids=target_ids, side=self.padding_side(call))})
-        return frozenset({Encoding(call, padded, not dropped, kind, rows, target_ids=target_ids,
-                                   lost_at=mask_arg if dropped else None, side=self.padding_side(call))})
+            return frozenset(
+                {
+                    Padded(
+                        call,
+                        made_in=self.current_fn,
+                        kind=kind if tensors else "list",
+                        from_tokenizer=True,
+                        lost_at=call,
+                        rows=False,
+                        target_ids=target_ids,
+                        side=self.padding_side(call),
+                    )
+                }
+            )
+        return frozenset(
+            {
+                Encoding(
+                    call,
+                    padded,
+                    not dropped,
+                    kind,
+                    rows,
+                    target_ids=target_ids,
+                    lost_at=mask_arg if dropped else None,
+                    side=self.padding_side(call),
+                )
+            }
+        )
 
     def padding_side(self, call: cst.Call) -> str:
         arg = P.keyword(call, "padding_side")
@@ -208,8 +271,13 @@ class CallEvaluator:
         if len(unique) != 1:
             return None
         kinds = {m.kind for m in tags_of(self.env.get(unique[0]) or EMPTY, GoodMask)}
-        return _as_kind(_key_code(unique[0]), kinds, padded.kind if padded else "?",
-                        self.imports.local_name_for("torch"), self.imports.local_name_for("numpy"))
+        return _as_kind(
+            _key_code(unique[0]),
+            kinds,
+            padded.kind if padded else "?",
+            self.imports.local_name_for("torch"),
+            self.imports.local_name_for("numpy"),
+        )
 
     def mask_sink(self, value: Value, sink: cst.CSTNode) -> None:
         for ones in tags_of(value, Ones):
@@ -231,9 +299,14 @@ class CallEvaluator:
             if encodings:
                 padded = padded.but(encoding=_key_code(encodings[0]))
         return OnesAtMask(
-            mask, padded, sink, self.context(padded), code,
+            mask,
+            padded,
+            sink,
+            self.context(padded),
+            code,
             lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
-            gap_ok=bool(padded.gap) and self.still_valid(padded.names), pad_code=self.pad_code(padded),
+            gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+            pad_code=self.pad_code(padded),
             data_ok=bool(padded.data) and self.still_valid(padded.data_names),
         )
 
@@ -268,8 +341,9 @@ class CallEvaluator:
                 self.record_labels(copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code)
             return
         for padded in tags_of(value, Padded):
-            self.record_labels(value_node, padded, None, sink, kind, self.code(value_node),
-                               self.current_mask_code(padded))
+            self.record_labels(
+                value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded)
+            )
             return
 
     def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
@@ -282,29 +356,47 @@ class CallEvaluator:
         leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
         if P.LABEL_NAME.search(leaf) and not padded.from_tokenizer:
             return  # labels padded on their own (with the pad id: PAD006's business)
-        self.facts.labels_at_sink.append(LabelsAtSink(
-            node, padded, copy, sink, kind, self.context(padded), source_code,
-            lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
-            gap_ok=bool(padded.gap) and self.still_valid(padded.names), mask_code=mask_code,
-            pad_code=self.pad_code(padded),
-        ))
+        self.facts.labels_at_sink.append(
+            LabelsAtSink(
+                node,
+                padded,
+                copy,
+                sink,
+                kind,
+                self.context(padded),
+                source_code,
+                lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
+                gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                mask_code=mask_code,
+                pad_code=self.pad_code(padded),
+            )
+        )
 
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         for padded in tags_of(value, Padded):
-            if not padded.from_tokenizer or padded.target_ids or padded.of_labels or _prompt_encoder_input(padded.node, self.module_info):
+            if (
+                not padded.from_tokenizer
+                or padded.target_ids
+                or padded.of_labels
+                or _prompt_encoder_input(padded.node, self.module_info)
+            ):
                 continue
             if padded.lost_at is not None:
                 if carries_mask:
                     # The mask was made again (`ids.ne(pad_id)`, from lengths) and goes along with the
                     # ids: nothing is lost. An all-ones one is PAD001's; pad = EOS is PAD005's.
                     continue
-                how = "dropped" if isinstance(padded.lost_at, cst.Arg) else (
-                    "encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
+                how = (
+                    "dropped"
+                    if isinstance(padded.lost_at, cst.Arg)
+                    else ("encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
+                )
                 self.facts.mask_lost.append(MaskLost(padded.lost_at, how, padded=padded, sink=sink))
             elif padded.encoding and not carries_mask:
-                self.facts.mask_lost.append(MaskLost(
-                    sink, "sink", padded=padded, sink=sink, mask_code=padded.encoding_mask()))
+                self.facts.mask_lost.append(
+                    MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=padded.encoding_mask())
+                )
 
     def returned(self, value: Value, node: cst.CSTNode) -> None:
         """A function or lambda hands back a padded encoding or ids whose mask was lost."""
@@ -335,9 +427,14 @@ class CallEvaluator:
             if not splat and "attention_mask" not in entries:
                 for padded in tags_of(value, Padded):
                     if padded.kind == "list" and not padded.from_tokenizer:
-                        self.facts.add("PAD009", node, padded=padded, ids_code=self.code(ids_node),
-                                       gap_ok=bool(padded.gap) and self.still_valid(padded.names),
-                                       data_ok=bool(padded.data) and self.still_valid(padded.data_names))
+                        self.facts.add(
+                            "PAD009",
+                            node,
+                            padded=padded,
+                            ids_code=self.code(ids_node),
+                            gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                            data_ok=bool(padded.data) and self.still_valid(padded.data_names),
+                        )
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
@@ -355,8 +452,11 @@ class CallEvaluator:
         model_like = ids is None and P.model_callee(P.last_name(call.func))
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
-        carries = "attention_mask" in keywords or P.has_star_kwargs(call) or any(
-            tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
+        carries = (
+            "attention_mask" in keywords
+            or P.has_star_kwargs(call)
+            or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
+        )
         if "input_ids" in keywords:
             self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
         elif model_like:
@@ -368,7 +468,9 @@ class CallEvaluator:
         mapped = tags_of(recv, MappedDataset)
         if not mapped:
             return
-        arg = P.keyword(call, "columns") or (P.positional(call, 1) if method in FORMAT_METHODS else P.positional(call, 0))
+        arg = P.keyword(call, "columns") or (
+            P.positional(call, 1) if method in FORMAT_METHODS else P.positional(call, 0)
+        )
         if method == "remove_columns":
             arg = P.positional(call, 0) or P.keyword(call, "column_names")
         if arg is None or not isinstance(arg.value, (cst.List, cst.Tuple)):
@@ -409,7 +511,7 @@ def _prompt_encoder_input(node: cst.CSTNode, info) -> bool:
 
 
 def _context_width(node: cst.CSTNode, info) -> str | None:
-    """"model" for `tokenizer(..., max_length=tokenizer.model_max_length)` (the diffusion idiom, also
+    """ "model" for `tokenizer(..., max_length=tokenizer.model_max_length)` (the diffusion idiom, also
     through a name the module binds to it), "clip" for 77 tokens (a literal or a parameter
     defaulting to it), None for any other padding width."""
     if not isinstance(node, cst.Call):

@@ -5,6 +5,7 @@ path): only files next to or above the scanned one are read, never an installed 
 scanned file merely imports, and nothing is imported or run. A small resolver beats astroid here
 (see the closing note of issue 3 for the measurement): it needs one cheap parse of one file.
 """
+
 from __future__ import annotations
 
 import ast

@@ -1,4 +1,5 @@
 """Places (names, constant-key subscripts, attributes) and the values they hold in one scope."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -42,7 +43,7 @@ def key_of_subscript(expr: cst.Subscript) -> str | None:
 class Env:
     """Values of places in one scope; reads fall back to the enclosing scope."""
 
-    def __init__(self, parent: "Env | None" = None):
+    def __init__(self, parent: Env | None = None):
         self.vars: dict[str, Value] = {}
         self.versions: dict[str, int] = {}
         self.parent = parent
@@ -94,7 +95,7 @@ class Env:
         """Add to what a place holds (in-place growth such as `rows.append(x)`)."""
         self.put(key, (self.get(key) or EMPTY) | value)
 
-    def branch(self) -> "Env":
+    def branch(self) -> Env:
         copy = Env(self.parent)
         copy.scope = self.scope
         copy.vars = dict(self.vars)
@@ -102,7 +103,7 @@ class Env:
         copy.dirty = set()
         return copy
 
-    def merge(self, *arms: "Env") -> None:
+    def merge(self, *arms: Env) -> None:
         """Join branches into this env: a place may hold what any arm left in it."""
         if all(arm.dirty is not None for arm in arms):
             # A place no arm wrote holds in every arm what it holds here: only written ones change.

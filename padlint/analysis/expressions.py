@@ -3,6 +3,7 @@
 Calls are matched by qualified name through the module's imports (`T.ones_like` is
 `torch.ones_like` under `import torch as T`); unknown calls produce no tags (precision first).
 """
+
 from __future__ import annotations
 
 import libcst as cst
@@ -11,14 +12,30 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.padding import for_clauses
 from padlint.analysis.values import (
-    Arange, Copy, Encoding, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Tokenizer, TupleOf,
-    Value, first, tags_of,
+    Arange,
+    Copy,
+    Encoding,
+    Gap,
+    GoodMask,
+    Masked,
+    Ones,
+    Padded,
+    PadId,
+    ShapeOf,
+    Tokenizer,
+    TupleOf,
+    Value,
+    first,
+    tags_of,
 )
 
 ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = {
-    "torch.nn.CrossEntropyLoss", "torch.nn.functional.cross_entropy", "torch.nn.NLLLoss",
-    "torch.nn.functional.nll_loss", "torch.nn.modules.loss.CrossEntropyLoss",
+    "torch.nn.CrossEntropyLoss",
+    "torch.nn.functional.cross_entropy",
+    "torch.nn.NLLLoss",
+    "torch.nn.functional.nll_loss",
+    "torch.nn.modules.loss.CrossEntropyLoss",
 }
 
 
@@ -50,7 +67,8 @@ class ExpressionEvaluator:
             return held
         here = (expr, self.versions_of(expr))
         return frozenset(
-            PadId(t.node, t.eos_fallback, t.names, (here, *t.aliases)) if isinstance(t, PadId) else t for t in held)
+            PadId(t.node, t.eos_fallback, t.names, (here, *t.aliases)) if isinstance(t, PadId) else t for t in held
+        )
 
     def eval_Attribute(self, expr: cst.Attribute) -> Value:
         key = place_key(expr)
@@ -87,7 +105,7 @@ class ExpressionEvaluator:
         padded = tags_of(base, Padded)
         if not padded:
             return kept
-        index = self.code(expr)[len(self.code(expr.value)):]
+        index = self.code(expr)[len(self.code(expr.value)) :]
         kept |= {p.derived("", index) for p in padded}
         if _is_full_slice(expr):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
@@ -107,11 +125,21 @@ class ExpressionEvaluator:
             if name == "input_ids" and enc.padded:
                 direct = isinstance(_base_of(expr), cst.Call)
                 lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
-                out.add(Padded(
-                    enc.node, made_in=self.current_fn, kind=enc.kind, mask_kind=enc.kind, from_tokenizer=True, side=enc.side,
-                    encoding=None if lost else self.code(_base_of(expr)), lost_at=lost,
-                    target_ids=enc.target_ids, rows=enc.rows, of_labels=enc.of_labels,
-                ))
+                out.add(
+                    Padded(
+                        enc.node,
+                        made_in=self.current_fn,
+                        kind=enc.kind,
+                        mask_kind=enc.kind,
+                        from_tokenizer=True,
+                        side=enc.side,
+                        encoding=None if lost else self.code(_base_of(expr)),
+                        lost_at=lost,
+                        target_ids=enc.target_ids,
+                        rows=enc.rows,
+                        of_labels=enc.of_labels,
+                    )
+                )
             elif name == "attention_mask" and enc.mask_kept:
                 out.add(GoodMask(expr, kind=enc.kind))
                 self.facts.masks_read.add(enc.node)
@@ -320,10 +348,15 @@ class ExpressionEvaluator:
                 return data
             text, inner = self.code(call), self.code(arg.value)
             start = text.find(inner, len(self.code(call.func)))
-            before, after = text[:start], text[start + len(inner):]
+            before, after = text[:start], text[start + len(inner) :]
             return frozenset(
-                t.derived(before, after, kind) if isinstance(t, Padded) else
-                GoodMask(t.node, t.padded, kind) if isinstance(t, GoodMask) else t for t in data)
+                t.derived(before, after, kind)
+                if isinstance(t, Padded)
+                else GoodMask(t.node, t.padded, kind)
+                if isinstance(t, GoodMask)
+                else t
+                for t in data
+            )
         if name in ARANGE:
             self.evaluate_args(call)
             return frozenset({Arange(call)})
@@ -351,7 +384,11 @@ class ExpressionEvaluator:
         stack = [node]
         while stack:
             n = stack.pop()
-            if type(n) is cst.Call and P.last_name(n.func) in self.arange_names and self.imports.qualify(n.func) in names:
+            if (
+                type(n) is cst.Call
+                and P.last_name(n.func) in self.arange_names
+                and self.imports.qualify(n.func) in names
+            ):
                 return True
             stack.extend(P.child_nodes(n))
         return False
@@ -408,7 +445,8 @@ class ExpressionEvaluator:
     def still_valid(self, names: tuple) -> bool:
         """Is code written where those bindings were read still right here (same scope, not rebound)?"""
         return all(
-            id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names)
+            id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names
+        )
 
 
 def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -424,4 +462,3 @@ def _is_full_slice(expr: cst.Subscript) -> bool:
         return False
     s = expr.slice[0].slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
-

@@ -3,6 +3,7 @@
 Events are recorded while the flow pass walks each scope; the sets of corrected masks and masked
 labels are read only after every scope has been walked, so a correction anywhere later silences.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -89,7 +90,9 @@ class ModuleFacts:
     labels_built: list = field(default_factory=list)  # (function name, owner) returning prompt-masked labels
     map_calls: list = field(default_factory=list)  # (function name, owner) of `dataset.map(fn)` calls
     _code: dict = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
-    pending_label_pads: dict = field(default_factory=dict)  # padding step -> (how, pad) until labels reach a sink  # owners of functions returning labels with -100 on the prompt
+    pending_label_pads: dict = field(
+        default_factory=dict
+    )  # padding step -> (how, pad) until labels reach a sink  # owners of functions returning labels with -100 on the prompt
 
     def note_pad_eos(self, node: cst.CSTNode) -> None:
         """The module makes the pad token the EOS token here."""
@@ -156,6 +159,9 @@ def _is_setup(owner) -> bool:
     if kind == "class":
         return True
     return node.name.value in SETUP_METHODS or any(
-        "fixture" in getattr(d.decorator, "value", "") or "fixture" in getattr(getattr(d.decorator, "attr", None), "value", "")
-        or isinstance(d.decorator, cst.Call) and "fixture" in getattr(getattr(d.decorator.func, "attr", d.decorator.func), "value", "")
-        for d in node.decorators)
+        "fixture" in getattr(d.decorator, "value", "")
+        or "fixture" in getattr(getattr(d.decorator, "attr", None), "value", "")
+        or isinstance(d.decorator, cst.Call)
+        and "fixture" in getattr(getattr(d.decorator.func, "attr", d.decorator.func), "value", "")
+        for d in node.decorators
+    )

@@ -4,6 +4,7 @@ Every builder returns (code, applicability) or None. A shape that depends on the
 ever UNSAFE, and is not offered at all when the module makes the pad token the EOS token
 (evidence.md §3: derive masks from lengths or from the tokenizer, never from the pad id).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,9 +50,19 @@ def _torch(context: Context) -> tuple[str, bool]:
     return (context.torch, False) if context.torch else ("torch", True)
 
 
-def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths_ok: bool, gap_ok: bool,
-                   pad_code: str | None, pad_is_eos: bool, dtype: str | None, data_ok: bool = False,
-                   cast: bool = True) -> Shape | None:
+def attention_mask(
+    padded: Padded,
+    ids: str | None,
+    context: Context,
+    *,
+    lengths_ok: bool,
+    gap_ok: bool,
+    pad_code: str | None,
+    pad_is_eos: bool,
+    dtype: str | None,
+    data_ok: bool = False,
+    cast: bool = True,
+) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
     if padded.encoding_mask():
         return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
@@ -65,13 +76,20 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
     if padded.kind == "pt" and lengths_ok and padded.batch_first:
         torch, missing = _torch(context)
         suffix = (f".to({dtype})" if dtype else ".long()") if cast else ""
-        return Shape(f"{_real_positions_pt(torch, ids, padded)}{suffix}", Applicability.SAFE,
-                     "Build the attention mask from the sequence lengths", needs_torch=missing)
+        return Shape(
+            f"{_real_positions_pt(torch, ids, padded)}{suffix}",
+            Applicability.SAFE,
+            "Build the attention mask from the sequence lengths",
+            needs_torch=missing,
+        )
     if padded.kind == "np" and lengths_ok and context.numpy:
         np = context.numpy
         suffix = (f".astype({dtype})" if dtype else f".astype({np}.int64)") if cast else ""
-        return Shape(f"{_real_positions_np(np, ids, padded)}{suffix}", Applicability.SAFE,
-                     "Build the attention mask from the sequence lengths")
+        return Shape(
+            f"{_real_positions_np(np, ids, padded)}{suffix}",
+            Applicability.SAFE,
+            "Build the attention mask from the sequence lengths",
+        )
     if padded.kind == "list" and gap_ok and padded.rows is False:
         gap = f"max({padded.gap}, 0)"
         real = f"[1] * (len({ids}) - {gap})"
@@ -81,13 +99,27 @@ def attention_mask(padded: Padded, ids: str | None, context: Context, *, lengths
         return None
     cast = f".to({dtype})" if dtype else ".long()"
     return _by_pad_id(
-        padded, ids, context, "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)",
-        tensor=f"({ids} != {pad_code}){cast}", array=f"({ids} != {pad_code}).astype({context.numpy}.int64)",
-        item=f"int(t != {pad_code})")
+        padded,
+        ids,
+        context,
+        "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)",
+        tensor=f"({ids} != {pad_code}){cast}",
+        array=f"({ids} != {pad_code}).astype({context.numpy}.int64)",
+        item=f"int(t != {pad_code})",
+    )
 
 
-def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, *, lengths_ok: bool,
-                  gap_ok: bool, pad_code: str | None, pad_is_eos: bool) -> Shape | None:
+def masked_labels(
+    padded: Padded,
+    ids: str,
+    mask: str | None,
+    context: Context,
+    *,
+    lengths_ok: bool,
+    gap_ok: bool,
+    pad_code: str | None,
+    pad_is_eos: bool,
+) -> Shape | None:
     """Labels equal to `ids` on real tokens and -100 on padding."""
     if not is_place(ids):
         return None  # the fix names the ids more than once: evaluating a call twice is not a fix
@@ -97,40 +129,56 @@ def masked_labels(padded: Padded, ids: str, mask: str | None, context: Context, 
             return Shape(f"{ids}.masked_fill({mask} == 0, {IGNORE})", Applicability.SAFE, title)
         if lengths_ok and padded.batch_first:
             torch, missing = _torch(context)
-            return Shape(f"{ids}.masked_fill(~{_real_positions_pt(torch, ids, padded)}, {IGNORE})",
-                         Applicability.SAFE, "Set the labels of padding positions to -100 (from the lengths)",
-                         needs_torch=missing)
+            return Shape(
+                f"{ids}.masked_fill(~{_real_positions_pt(torch, ids, padded)}, {IGNORE})",
+                Applicability.SAFE,
+                "Set the labels of padding positions to -100 (from the lengths)",
+                needs_torch=missing,
+            )
     elif padded.kind == "np" and context.numpy:
         np = context.numpy
         if mask:
             return Shape(f"{np}.where({mask} == 0, {IGNORE}, {ids})", Applicability.SAFE, title)
         if lengths_ok:
-            return Shape(f"{np}.where({_real_positions_np(np, ids, padded)}, {ids}, {IGNORE})", Applicability.SAFE,
-                         "Set the labels of padding positions to -100 (from the lengths)")
+            return Shape(
+                f"{np}.where({_real_positions_np(np, ids, padded)}, {ids}, {IGNORE})",
+                Applicability.SAFE,
+                "Set the labels of padding positions to -100 (from the lengths)",
+            )
     elif padded.kind == "list":
         if mask and padded.rows is False:
             return Shape(f"[t if m else {IGNORE} for t, m in zip({ids}, {mask})]", Applicability.SAFE, title)
         if mask and padded.rows:
-            return Shape(f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]",
-                         Applicability.SAFE, title)
+            return Shape(
+                f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]",
+                Applicability.SAFE,
+                title,
+            )
         if gap_ok and padded.rows is False:
             gap = f"max({padded.gap}, 0)"
             if padded.side == "right":
                 code = f"{ids}[:len({ids}) - {gap}] + [{IGNORE}] * {gap}"
             else:
                 code = f"[{IGNORE}] * {gap} + {ids}[{gap}:]"
-            return Shape(code, Applicability.SAFE, "Set the labels of padding positions to -100 (from the padding length)")
+            return Shape(
+                code, Applicability.SAFE, "Set the labels of padding positions to -100 (from the padding length)"
+            )
     if pad_code is None or pad_is_eos:
         return None
     return _by_pad_id(
-        padded, ids, context, "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)",
+        padded,
+        ids,
+        context,
+        "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)",
         tensor=f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})",
         array=f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})",
-        item=f"{IGNORE} if t == {pad_code} else t")
+        item=f"{IGNORE} if t == {pad_code} else t",
+    )
 
 
-def _by_pad_id(padded: Padded, ids: str, context: Context, title: str, *, tensor: str, array: str,
-               item: str) -> Shape | None:
+def _by_pad_id(
+    padded: Padded, ids: str, context: Context, title: str, *, tensor: str, array: str, item: str
+) -> Shape | None:
     """The UNSAFE shape that compares each token with the pad id, written for the ids' kind."""
     if padded.kind == "pt":
         return Shape(tensor, Applicability.UNSAFE, title)

@@ -6,6 +6,7 @@ scope), lambdas. Calls to functions of the same module are followed with the cal
 values (a small, bounded, context-sensitive summary), so a local `pad_rows()` pads and a local
 `hide_padding()` masks.
 """
+
 from __future__ import annotations
 
 import libcst as cst
@@ -41,7 +42,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.imports = facts.imports
         # The names a call to arange can end with here (mentions_call): `arange`, or what it was imported as.
         self.arange_names = {"arange"} | {
-            local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"}
+            local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"
+        }
         self.module_info = info
         self.constants = info.constants
         self.module_env = Env()
@@ -151,14 +153,38 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self._restore(saved)
 
     def _save(self) -> tuple:
-        return (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-                self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-                self.pending_alias_writes, self.function_name, self.current_fn, self.guards)
+        return (
+            self.env,
+            self.comprehension_stack,
+            self.padded_targets,
+            self.returns,
+            self.str_names,
+            self.list_names,
+            self.str_seq_names,
+            self.map_batched,
+            self.in_target_context,
+            self.pending_alias_writes,
+            self.function_name,
+            self.current_fn,
+            self.guards,
+        )
 
     def _restore(self, saved: tuple) -> None:
-        (self.env, self.comprehension_stack, self.padded_targets, self.returns, self.str_names,
-         self.list_names, self.str_seq_names, self.map_batched, self.in_target_context,
-         self.pending_alias_writes, self.function_name, self.current_fn, self.guards) = saved
+        (
+            self.env,
+            self.comprehension_stack,
+            self.padded_targets,
+            self.returns,
+            self.str_names,
+            self.list_names,
+            self.str_seq_names,
+            self.map_batched,
+            self.in_target_context,
+            self.pending_alias_writes,
+            self.function_name,
+            self.current_fn,
+            self.guards,
+        ) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
     # ---- statements ------------------------------------------------------------------------------
@@ -318,7 +344,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
-        if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (subscript_key is None and P.MASK_NAME.search(leaf)):
+        if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
+            subscript_key is None and P.MASK_NAME.search(leaf)
+        ):
             self.mask_sink(value, value_node)
         if subscript_key in P.LOSS_MASK_KEYS:
             self.facts.loss_masked.add((self.current_fn, place_key(target.value)))
@@ -348,6 +376,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.str_names.add(name)
         elif single is False:
             self.list_names.add(name)
+
 
 def _is_str_sequence(annotation) -> bool:
     """`Sequence[str]`, `List[str]`, `list[str]`, `Iterable[str]`, `tuple[str, ...]`."""

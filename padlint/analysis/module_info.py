@@ -1,5 +1,6 @@
 """Module-wide facts gathered in one cheap pass before the flow walk: constants, functions, `.map`
 calls, where the pad token is set to EOS, collators, and which function or method each sits in."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -98,8 +99,11 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
-    if isinstance(call.func, cst.Name) or (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
-                                           and call.func.value.value == "self"):
+    if isinstance(call.func, cst.Name) or (
+        isinstance(call.func, cst.Attribute)
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value == "self"
+    ):
         info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
     if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
@@ -149,11 +153,19 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         t = target.target
         if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
             facts.mask_rebuilt_from_pad_id = True
-        if isinstance(t, cst.Attribute) and t.attr.value in ("pad_token", "pad_token_id") and P.mentions_eos(node.value):
+        if (
+            isinstance(t, cst.Attribute)
+            and t.attr.value in ("pad_token", "pad_token_id")
+            and P.mentions_eos(node.value)
+        ):
             facts.note_pad_eos(node)
         if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
             info.padding_side = "left"
-        if isinstance(t, cst.Name) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "model_max_length":
+        if (
+            isinstance(t, cst.Name)
+            and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "model_max_length"
+        ):
             info.model_context_names.add(t.value)
 
 

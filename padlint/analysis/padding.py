@@ -1,5 +1,6 @@
 """Padding steps for the flow pass: what pads (pad_sequence, F.pad, np.pad, `ids + [pad] * n`,
 `torch.full` filled row by row, keras) and how, so that fixes can rebuild masks from lengths."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -7,7 +8,17 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.values import (
-    Fill, Gap, GoodMask, Masked, Ones, PadId, Padded, ShapeOf, Value, first, tags_of,
+    Fill,
+    Gap,
+    GoodMask,
+    Masked,
+    Ones,
+    Padded,
+    PadId,
+    ShapeOf,
+    Value,
+    first,
+    tags_of,
 )
 
 
@@ -81,11 +92,20 @@ class PaddingSteps:
         row_of = first(data, Padded)
         lengths, names = self.comprehension_lengths(data_node)
         padded = self.padded(
-            expr, kind="list", pad=fill.pad, side=side, gap=gap, names=self.versions_of(fill.count),
-            data=self.code(data_node), data_names=self.versions_of(data_node),
-            target=target, rows=False, of_labels=self.is_label_code(data_node),
+            expr,
+            kind="list",
+            pad=fill.pad,
+            side=side,
+            gap=gap,
+            names=self.versions_of(fill.count),
+            data=self.code(data_node),
+            data_names=self.versions_of(data_node),
+            target=target,
+            rows=False,
+            of_labels=self.is_label_code(data_node),
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
-            lengths=lengths, lengths_names=names,
+            lengths=lengths,
+            lengths_names=names,
         )
         if padded.of_labels and self.is_label_code(data_node, strict=True):
             self.label_padding(padded, fill.pad, "list")
@@ -114,12 +134,16 @@ class PaddingSteps:
                 return frozenset({Masked(call)})
             if tags_of(self.evaluate(fill.value), PadId):
                 width = _last_element(shape.value) if shape else None
-                return frozenset({self.padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)})
+                return frozenset(
+                    {self.padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)}
+                )
             if P.int_value(fill.value) != 1:
                 return EMPTY
         dims = [shape.value] if shape is not None else []
         if shape is None or shape.keyword is None:
-            dims = [a.value for a in call.args if a.keyword is None and a.star != "**"]  # `ones(B, L)`, `ones(*ids.shape)`
+            dims = [
+                a.value for a in call.args if a.keyword is None and a.star != "**"
+            ]  # `ones(B, L)`, `ones(*ids.shape)`
         if dims:
             over, code = self.shape_source(dims[-1] if len(dims) > 1 else dims[0])
             if over is not None:
@@ -158,8 +182,13 @@ class PaddingSteps:
             lengths = f"[len(s) for s in {self.code(data_arg.value)}]"
             names = self.versions_of(data_arg.value)
         padded = self.padded(
-            call, kind="pt", pad=pad, side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
-            lengths=lengths, lengths_names=names or (), batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
+            call,
+            kind="pt",
+            pad=pad,
+            side="left" if side_arg and P.string_value(side_arg.value) == "left" else "right",
+            lengths=lengths,
+            lengths_names=names or (),
+            batch_first=bool(first_arg and P.int_value(first_arg.value) == 1),
             of_labels=bool(tags_of(data, Masked)) or (data_arg is not None and self.is_label_code(data_arg.value)),
         )
         if padded.of_labels and data_arg is not None and self.is_label_code(data_arg.value, strict=True):
@@ -171,7 +200,8 @@ class PaddingSteps:
         data = self.evaluate(data_arg.value) if data_arg else EMPTY
         self.evaluate_args(call)
         value_arg = P.keyword(call, "value" if kind == "pt" else "constant_values") or (
-            P.positional(call, 3) if kind == "pt" else None)
+            P.positional(call, 3) if kind == "pt" else None
+        )
         pad = value_arg.value if value_arg else None
         if pad is not None and self.is_ignore(pad):
             self.note_label_value(call, pad)
@@ -184,7 +214,12 @@ class PaddingSteps:
             side = "left" if P.int_value(widths.value.elements[-1].value) == 0 else "right"
         lengths, names = self.comprehension_lengths(data_arg.value if data_arg else None)
         padded = self.padded(
-            call, kind=kind, pad=pad, side=side, lengths=lengths, lengths_names=names,
+            call,
+            kind=kind,
+            pad=pad,
+            side=side,
+            lengths=lengths,
+            lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )
         if padded.of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):

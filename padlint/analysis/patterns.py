@@ -2,6 +2,7 @@
 
 Everything here is a pure function of CST nodes plus the module's import table: no data flow.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,16 +29,50 @@ ONES_LIKE = {"torch.ones_like", "numpy.ones_like"}
 WHERE = {"torch.where", "numpy.where"}
 # Calls whose result holds the same tokens as their (first) argument.
 SAME_VALUE_CALLS = {
-    "torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.stack",
-    "torch.vstack", "torch.cat", "torch.concat", "torch.from_numpy", "numpy.array", "numpy.asarray",
-    "numpy.stack", "numpy.vstack", "numpy.concatenate", "tuple",
+    "torch.tensor",
+    "torch.as_tensor",
+    "torch.LongTensor",
+    "torch.IntTensor",
+    "torch.stack",
+    "torch.vstack",
+    "torch.cat",
+    "torch.concat",
+    "torch.from_numpy",
+    "numpy.array",
+    "numpy.asarray",
+    "numpy.stack",
+    "numpy.vstack",
+    "numpy.concatenate",
+    "tuple",
 }
 COPY_CALLS = {"copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"}
 # Methods that return the same tokens (a view, a dtype or device change).
 SAME_VALUE_METHODS = {
-    "to", "long", "int", "bool", "float", "half", "bfloat16", "cuda", "cpu", "squeeze", "unsqueeze",
-    "contiguous", "view", "reshape", "detach", "numpy", "tolist", "astype", "type", "flatten",
-    "view_as", "reshape_as", "pin_memory", "expand", "expand_as",
+    "to",
+    "long",
+    "int",
+    "bool",
+    "float",
+    "half",
+    "bfloat16",
+    "cuda",
+    "cpu",
+    "squeeze",
+    "unsqueeze",
+    "contiguous",
+    "view",
+    "reshape",
+    "detach",
+    "numpy",
+    "tolist",
+    "astype",
+    "type",
+    "flatten",
+    "view_as",
+    "reshape_as",
+    "pin_memory",
+    "expand",
+    "expand_as",
 }
 COPY_METHODS = {"clone", "copy", "deepcopy"}
 SHAPE_METHODS = {"size", "numel"}
@@ -46,21 +81,28 @@ TOKENIZER_NAME = re.compile(r"(^|_)(tok|tokenizer|tokeniser|tknzr|processor)(_|$
 NOT_TOKENIZER_NAME = re.compile(r"feature_extractor|image_processor", re.I)
 TOKENIZER_FACTORIES = re.compile(r"(Tokenizer|Processor)\w*\.from_pretrained$")
 MODEL_CALLEE = re.compile(
-    r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic|bert|roberta|gpt|llama|backbone)$", re.I
+    r"(model|lm|net|clf|classifier|encoder|decoder|student|teacher|policy|critic|bert|roberta|gpt|llama|backbone)$",
+    re.I,
 )
 # What a diffusion training script or pipeline imports: its text encoder (CLIP, T5, LDM's BERT) is
 # frozen and fed prompts padded to its full context without a mask, on purpose.
-DIFFUSION_IMPORT = re.compile(r"^diffusers(\.|$)|UNet\w*Model$|^(DDPM|DDIM|PNDM|EulerDiscrete)Scheduler$|^AutoencoderKL$")
+DIFFUSION_IMPORT = re.compile(
+    r"^diffusers(\.|$)|UNet\w*Model$|^(DDPM|DDIM|PNDM|EulerDiscrete)Scheduler$|^AutoencoderKL$"
+)
 LOSS_MASK_KEYS = frozenset({"loss_mask", "label_mask", "labels_mask"})  # a mask the loss multiplies in
 CLIP_CONTEXT = 77  # tokens: CLIP's text context, which Stable Diffusion and open_clip prompts are padded to
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
 # Collators that pad the features they are given again (first_look.REPADDING_COLLATORS spells the
 # same names without importing libcst).
-REPADDING_COLLATORS = frozenset({
-    "DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
-    "DataCollatorForTokenClassification",
-})
+REPADDING_COLLATORS = frozenset(
+    {
+        "DataCollatorWithPadding",
+        "DataCollatorForLanguageModeling",
+        "DataCollatorForSeq2Seq",
+        "DataCollatorForTokenClassification",
+    }
+)
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 # Feature keys that hold an attention mask: `attention_mask`, and the prefixed ones of preference
@@ -73,8 +115,10 @@ TOKEN_LABELS = re.compile(r"^(labels?|label_ids|lbls?|targets?|target_ids|tgts?|
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 # Fields that hold only layout (whitespace, brackets, separators): no walk here needs them.
-_LAYOUT_FIELD = re.compile(r"whitespace|^lpar$|^rpar$|comma|semicolon|^colon$|^dot$|^equal$|^lbrac|^rbrac|"
-                           r"^lbrace$|^rbrace$|^header$|^footer$|leading_lines|^newline$|^asname_|^star_tok")
+_LAYOUT_FIELD = re.compile(
+    r"whitespace|^lpar$|^rpar$|comma|semicolon|^colon$|^dot$|^equal$|^lbrac|^rbrac|"
+    r"^lbrace$|^rbrace$|^header$|^footer$|leading_lines|^newline$|^asname_|^star_tok"
+)
 
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -87,7 +131,8 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node) if not _LAYOUT_FIELD.search(f.name))
+            f.name for f in dataclasses.fields(node) if not _LAYOUT_FIELD.search(f.name)
+        )
     for name in names:
         value = getattr(node, name)
         kind = _kind_of(value)
@@ -108,7 +153,8 @@ def _kind_of(value) -> int:
     kind = _KIND.get(type(value))
     if kind is None:
         kind = _KIND[type(value)] = (
-            _NODE if isinstance(value, cst.CSTNode) else _SEQUENCE if isinstance(value, (list, tuple)) else _OTHER)
+            _NODE if isinstance(value, cst.CSTNode) else _SEQUENCE if isinstance(value, (list, tuple)) else _OTHER
+        )
     return kind
 
 
@@ -330,7 +376,9 @@ def padding_requested(call: cst.Call, constants: dict[str, cst.BaseExpression]) 
     return None
 
 
-def comparison_operand(expr: cst.BaseExpression, ops: tuple[type, ...]) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+def comparison_operand(
+    expr: cst.BaseExpression, ops: tuple[type, ...]
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """`a == b` (or `a.eq(b)`-style when ops name methods) -> (a, b) for the given operator types."""
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
         target = expr.comparisons[0]

@@ -3,6 +3,7 @@
 The walker calls these at the points where the facts arise (a pad-id comparison, a label padding
 step, an in-place write, a loss call); each records an event in `facts` with what a fix needs.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,13 +13,24 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
 from padlint.analysis.values import (
-    Copy, GoodMask, Masked, Ones, PadId, PadIdMask, Padded, Value, first, tags_of,
+    Copy,
+    GoodMask,
+    Masked,
+    Ones,
+    Padded,
+    PadId,
+    PadIdMask,
+    Value,
+    first,
+    tags_of,
 )
 
 SEQ2SEQ_COLLATORS = {"DataCollatorForSeq2Seq", "DataCollatorForTokenClassification"}
 PADDING_MASK_NAME = re.compile(
     r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
-    r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$", re.I)
+    r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
+    re.I,
+)
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
 
 
@@ -93,8 +105,9 @@ class RelativesMixin:
         if pair is not None:
             self.masked_where_pad_id(node, pair[1], labels, how, condition)
 
-    def masked_where_pad_id(self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str,
-                            condition: cst.BaseExpression | None) -> None:
+    def masked_where_pad_id(
+        self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str, condition: cst.BaseExpression | None
+    ) -> None:
         """Labels set to -100 where they equal `pad`, if it is a pad id. `condition` is the tensor
         comparison PAD004's fix rewrites; None for a write inside `if labels[i] == pad_id:`."""
         pads = tags_of(self.evaluate(pad), PadId)
@@ -132,8 +145,11 @@ class RelativesMixin:
                     left, right = right, left
                     if not self.is_pad_id(right):
                         continue
-                same_index = isinstance(left, cst.Subscript) and single_index(left) is not None \
+                same_index = (
+                    isinstance(left, cst.Subscript)
+                    and single_index(left) is not None
                     and self.code(single_index(left)) == index_code
+                )
                 item = isinstance(left, cst.Name) and walked is not None and self.loop_aliases.get(left.value) == walked
                 if same_index or item:
                     self.masked_where_pad_id(target, right, labels, "loop", None)
@@ -192,7 +208,7 @@ class RelativesMixin:
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> None:
         if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
             return
-        for mask, other in ((product.right, product.left), (product.left, product.right)):
+        for mask, _other in ((product.right, product.left), (product.left, product.right)):
             value = self.evaluate(mask)
             named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
             if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
@@ -205,8 +221,13 @@ class RelativesMixin:
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
         # The value is evaluated (again) only for an alias: this runs for every name assigned.
-        if (source is not None and IDS_NAME.search(leaf) and P.LABEL_NAME.search(key) and not rebinding
-                and not any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))):
+        if (
+            source is not None
+            and IDS_NAME.search(leaf)
+            and P.LABEL_NAME.search(key)
+            and not rebinding
+            and not any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))
+        ):
             padded = first(self.evaluate(value_node), Padded)
             kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
             self.label_aliases[key] = (value_node, self.env.version(key), kind, source)
@@ -252,7 +273,8 @@ class RelativesMixin:
         while isinstance(node, cst.Subscript):
             node = node.value
         if isinstance(node, (cst.List, cst.ListComp)) or (
-                isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+            isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)
+        ):
             return "list"
         if isinstance(node, cst.Call):
             qualified = self.imports.qualify(node.func) or ""
@@ -300,7 +322,12 @@ def _equalities(test: cst.BaseExpression):
 def _equality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """`a == b` or `a.eq(b)` -> (a, b)."""
     pair = P.comparison_operand(expr, (cst.Equal,))
-    if pair is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-            and expr.func.attr.value == "eq" and expr.args:
+    if (
+        pair is None
+        and isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "eq"
+        and expr.args
+    ):
         pair = (expr.func.value, expr.args[0].value)
     return pair

@@ -1,6 +1,7 @@
 """In-place writes and loop bindings for the scope walker (flow.py): `labels[mask == 0] = -100`,
 `ids[i, :len(s)] = s`, `tokens[i, :] = row`, `for i, s in enumerate(seqs)`, and what they make
 of the padded values, masks and label copies they touch."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -75,7 +76,11 @@ class StoresMixin:
             if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
                 return True
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
-                if tags_of(self.evaluate(value), GoodMask) or "mask" in self.code(value).lower() or "pad" in self.code(value).lower():
+                if (
+                    tags_of(self.evaluate(value), GoodMask)
+                    or "mask" in self.code(value).lower()
+                    or "pad" in self.code(value).lower()
+                ):
                     return True
         return False
 

@@ -1,5 +1,6 @@
 """Calls to functions of the scanned module, followed with the caller's argument values: a small,
 bounded, context-sensitive summary (a local `pad_rows()` pads, a local `hide_padding()` masks)."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -91,9 +92,17 @@ class LocalCalls:
             if not env.sealed:
                 return None  # script code or an enclosing function still running: values may change
             env = env.parent
-        return (fn, parent, tuple(sorted(args.items())), batched, self.facts.current_owner,
-                frozenset(self.active), self.class_envs[-1][0] if self.class_envs else None,
-                self.in_target_context, self.partial_read)
+        return (
+            fn,
+            parent,
+            tuple(sorted(args.items())),
+            batched,
+            self.facts.current_owner,
+            frozenset(self.active),
+            self.class_envs[-1][0] if self.class_envs else None,
+            self.in_target_context,
+            self.partial_read,
+        )
 
     def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value:
         batched_arg = P.keyword(map_call, "batched")

@@ -4,6 +4,7 @@ A value is a frozenset of tags. Tags compare by identity: the same padding step 
 names is the same tag object, which is what lets a masking statement on one name silence a copy
 made through another.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,10 +43,10 @@ class Padded:
     template: str = "§"
     mask_kind: str | None = None  # kind of the encoding's own mask ("list" even when the ids became tensors)
 
-    def but(self, **changes) -> "Padded":
+    def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)
 
-    def derived(self, before: str, after: str, kind: str | None = None) -> "Padded":
+    def derived(self, before: str, after: str, kind: str | None = None) -> Padded:
         """The same padding, seen through `before§after` (a method, an index, a conversion)."""
         return self.but(template=f"{before}{self.template}{after}", kind=kind or self.kind)
 

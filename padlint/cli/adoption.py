@@ -2,12 +2,13 @@
 `--add-noqa`, `--baseline FILE` / `--write-baseline`, `--statistics`, `-o/--output-file`, and the
 progress bar of long scans.
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import click
 
@@ -56,8 +57,9 @@ class Adoption:
         try:
             if self.write_baseline:
                 count = write_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
-                click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {self.baseline}.",
-                           err=True)
+                click.echo(
+                    f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {self.baseline}.", err=True
+                )
                 return 2 if run.failed else 0
             result = apply_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
         except BaselineError as exc:
@@ -67,11 +69,16 @@ class Adoption:
         run.diagnostics = result.kept
         if self.output_format in ("full", "concise") and not quiet:
             if result.matched:
-                click.echo(f"{result.matched} finding{'s' if result.matched != 1 else ''} in the baseline "
-                           f"{self.baseline} not shown.", err=True)
+                click.echo(
+                    f"{result.matched} finding{'s' if result.matched != 1 else ''} in the baseline "
+                    f"{self.baseline} not shown.",
+                    err=True,
+                )
             if result.stale:
-                warn(f"{result.stale} baseline entr{'ies' if result.stale != 1 else 'y'} no longer match any "
-                     f"finding: run with --write-baseline to drop them")
+                warn(
+                    f"{result.stale} baseline entr{'ies' if result.stale != 1 else 'y'} no longer match any "
+                    f"finding: run with --write-baseline to drop them"
+                )
         return None
 
     def emit(self, diagnostics: list[Diagnostic], context, err: bool, error: Say) -> bool:

@@ -4,6 +4,7 @@ Exit codes: 0 nothing remains (or everything was fixed), 1 findings remain (or -
 something), 2 a usage, configuration or internal error. Imports are kept lazy: pre-commit starts
 us on every commit, so loading libcst (the engine) and rich (colour) only when needed matters.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,13 @@ from padlint import __version__
 from padlint.config import ConfigError, Settings, codes_option
 from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
-from padlint.run.runner import Options, check_files, check_stdin  # the file loop lives in padlint.run.runner
+from padlint.run.runner import (  # the file loop lives in padlint.run.runner
+    Options,
+    check_files,
+    check_stdin,
+    invalid_file_diagnostic,  # noqa: F401  (kept importable from here)
+)
 from padlint.run.runner import RunResult as _Run
-from padlint.run.runner import invalid_file_diagnostic  # noqa: F401  (kept importable from here)
 from padlint.types import Diagnostic
 
 SUBCOMMANDS = ("check", "clean", "rule", "rules")
@@ -60,7 +65,6 @@ def main() -> None:
     """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
 
 
-
 def _show_fixes(fixed: list[Diagnostic]) -> str:
     """ruff's --show-fixes block: per file, how many of each rule were fixed."""
     from collections import Counter
@@ -100,12 +104,21 @@ def _wants_color(stream_is_tty: bool) -> bool:
 @click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to enable (or ALL).")
 @click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to disable.")
 @click.option("--extend-select", metavar="CODES", help="Codes or prefixes to enable on top of the selection.")
-@click.option("--output-format", type=click.Choice(FORMAT_NAMES), default="full", show_default=True,
-              envvar="PADLINT_OUTPUT_FORMAT", help="How to print the findings.")
+@click.option(
+    "--output-format",
+    type=click.Choice(FORMAT_NAMES),
+    default="full",
+    show_default=True,
+    envvar="PADLINT_OUTPUT_FORMAT",
+    help="How to print the findings.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin.")
-@click.option("--force-exclude/--no-force-exclude", default=None,
-              help="Apply exclusions to files named on the command line too (for pre-commit).")
+@click.option(
+    "--force-exclude/--no-force-exclude",
+    default=None,
+    help="Apply exclusions to files named on the command line too (for pre-commit).",
+)
 @click.option("--exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude (replaces the defaults).")
 @click.option("--extend-exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude as well.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore ignores.")
@@ -115,17 +128,46 @@ def _wants_color(stream_is_tty: bool) -> bool:
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to silence every current finding.")
 @click.option("--baseline", metavar="FILE", help="Report only findings that this baseline file does not record.")
 @click.option("--write-baseline", is_flag=True, help="Record every current finding in the --baseline FILE, exit 0.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes for linting (default: one per core, within a container's CPU quota).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Worker processes for linting (default: one per core, within a container's CPU quota).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.padlint_cache/).")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
-              help="Per-file time limit; a file that takes longer is reported and skipped (0: none).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SECONDS",
+    help="Per-file time limit; a file that takes longer is reported and skipped (0: none).",
+)
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can flag.")
-def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, show_fixes: bool,
-          select: str | None, ignore: str | None, extend_select: str | None, output_format: str,
-          exit_zero: bool, stdin_filename: str | None, force_exclude: bool | None, exclude: str | None,
-          extend_exclude: str | None, respect_gitignore: bool | None, config: str | None, jobs: int | None,
-          no_cache: bool, timeout: float | None, no_prefilter: bool, **adoption) -> None:
+def check(
+    paths: tuple[str, ...],
+    fix: bool,
+    unsafe_fixes: bool | None,
+    diff: bool,
+    show_fixes: bool,
+    select: str | None,
+    ignore: str | None,
+    extend_select: str | None,
+    output_format: str,
+    exit_zero: bool,
+    stdin_filename: str | None,
+    force_exclude: bool | None,
+    exclude: str | None,
+    extend_exclude: str | None,
+    respect_gitignore: bool | None,
+    config: str | None,
+    jobs: int | None,
+    no_cache: bool,
+    timeout: float | None,
+    no_prefilter: bool,
+    **adoption,
+) -> None:
     """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
     from padlint.cli.adoption import Adoption
 
@@ -135,10 +177,17 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         raise click.UsageError("`-` (stdin) cannot be combined with other paths")
     first = stdin_filename if use_stdin else (paths[0] if paths else None)
     start = Path(first) if first else Path.cwd()
-    cli = dict(select=codes_option(select), ignore=codes_option(ignore), extend_select=codes_option(extend_select),
-               exclude=codes_option(exclude), extend_exclude=codes_option(extend_exclude),
-               unsafe_fixes=unsafe_fixes, respect_gitignore=respect_gitignore, force_exclude=force_exclude,
-               timeout=timeout)
+    cli = dict(
+        select=codes_option(select),
+        ignore=codes_option(ignore),
+        extend_select=codes_option(extend_select),
+        exclude=codes_option(exclude),
+        extend_exclude=codes_option(extend_exclude),
+        unsafe_fixes=unsafe_fixes,
+        respect_gitignore=respect_gitignore,
+        force_exclude=force_exclude,
+        timeout=timeout,
+    )
     try:
         settings = _settings(config, start, cli)
     except ConfigError as exc:
@@ -164,8 +213,18 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         failed = run.failed
         run = check_files(extras.track(found.files), settings, options, _warning, _error)
         run.failed |= failed
-    sys.exit(_finish(run, settings, mode, output_format, show_fixes, exit_zero, to_stderr=use_stdin and mode == "fix",
-                     extras=extras))
+    sys.exit(
+        _finish(
+            run,
+            settings,
+            mode,
+            output_format,
+            show_fixes,
+            exit_zero,
+            to_stderr=use_stdin and mode == "fix",
+            extras=extras,
+        )
+    )
 
 
 def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Run:
@@ -186,8 +245,16 @@ def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Ru
     return run
 
 
-def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_fixes: bool,
-            exit_zero: bool, to_stderr: bool, extras=None) -> int:
+def _finish(
+    run: _Run,
+    settings: Settings,
+    mode: str,
+    output_format: str,
+    show_fixes: bool,
+    exit_zero: bool,
+    to_stderr: bool,
+    extras=None,
+) -> int:
     """Print the report and return the exit code."""
     from padlint.report import ReportContext, render
 
@@ -207,8 +274,13 @@ def _finish(run: _Run, settings: Settings, mode: str, output_format: str, show_f
     err = to_stderr
     to_file = extras is not None and extras.output_file
     color = not to_file and output_format == "full" and _wants_color((sys.stderr if err else sys.stdout).isatty())
-    context = ReportContext(sources=run.sources, unsafe_fixes=settings.unsafe_fixes, fix_mode=mode == "fix",
-                            fixed=len(run.fixed), color=color)
+    context = ReportContext(
+        sources=run.sources,
+        unsafe_fixes=settings.unsafe_fixes,
+        fix_mode=mode == "fix",
+        fixed=len(run.fixed),
+        color=color,
+    )
     if extras is not None and (extras.statistics or to_file):
         run.failed |= not extras.emit(run.diagnostics, context, err, _error)
     else:
@@ -248,7 +320,9 @@ def clean_command(path: str | None, config: str | None) -> None:
         _error(f"cannot remove the cache at {directory}: {exc.strerror}" if exc.strerror else str(exc))
         sys.exit(2)
     left = " (other files there were kept)" if directory.exists() else ""
-    click.echo(f"Removed the cache at {printable(str(directory))}: {removed} entr{'y' if removed == 1 else 'ies'}{left}")
+    click.echo(
+        f"Removed the cache at {printable(str(directory))}: {removed} entr{'y' if removed == 1 else 'ies'}{left}"
+    )
 
 
 def _rule_page(rule: type) -> str:

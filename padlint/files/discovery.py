@@ -5,11 +5,13 @@ files ignore (every one in the tree, plus those above it up to the repository ro
 .git/info/exclude) and what `exclude` / `extend-exclude` name. A file named on the command line is linted even if excluded, unless
 `force-exclude` is set: pre-commit passes every staged file by name, so its hook needs that flag.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from padlint.config import Settings, relative_to_root
 from padlint.config import matches as _matches

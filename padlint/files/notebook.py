@@ -14,6 +14,7 @@ order, indentation, metadata, outputs, the trailing newline or its absence) stay
 nbformat would re-serialise the whole document (sorted keys, indent 1, its own validation), which
 changes notebooks written by other tools.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -61,22 +62,22 @@ _DECODER = json.JSONDecoder()
 def _walk_object(text: str, i: int, visit) -> int:
     """Walk the object at text[i]; visit(key, start) returns where the value ends, or None to skip
     it. Returns the index after the object."""
-    if text[i:i + 1] != "{":
+    if text[i : i + 1] != "{":
         raise NotebookError("expected a JSON object")
     i = _skip(text, i + 1)
-    while text[i:i + 1] != "}":
-        if text[i:i + 1] != '"':
+    while text[i : i + 1] != "}":
+        if text[i : i + 1] != '"':
             raise NotebookError("expected a key")
         key, i = json.decoder.scanstring(text, i + 1)
         i = _skip(text, i)
-        if text[i:i + 1] != ":":
+        if text[i : i + 1] != ":":
             raise NotebookError("expected ':'")
         start = _skip(text, i + 1)
         end = visit(key, start)
         i = _skip(text, end if end is not None else _DECODER.raw_decode(text, start)[1])
-        if text[i:i + 1] == ",":
+        if text[i : i + 1] == ",":
             i = _skip(text, i + 1)
-        elif text[i:i + 1] != "}":
+        elif text[i : i + 1] != "}":
             raise NotebookError("expected ',' or '}'")
     return i + 1
 
@@ -92,21 +93,22 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
             _, end = _DECODER.raw_decode(text, start)
             spans[number] = (start, end)
             return end
+
         return visit
 
     def top_visit(key: str, start: int):
-        if key != "cells" or text[start:start + 1] != "[":
+        if key != "cells" or text[start : start + 1] != "[":
             return None
         i = _skip(text, start + 1)
         number = 0
-        while text[i:i + 1] != "]":
-            if text[i:i + 1] == "{":
+        while text[i : i + 1] != "]":
+            if text[i : i + 1] == "{":
                 i = _walk_object(text, i, cell_visit(number))
             else:
                 _, i = _DECODER.raw_decode(text, i)
             number += 1
             i = _skip(text, i)
-            if text[i:i + 1] == ",":
+            if text[i : i + 1] == ",":
                 i = _skip(text, i + 1)
         return i + 1
 
@@ -126,7 +128,7 @@ class Notebook:
     def __init__(self, data: bytes):
         self.bom = data.startswith(b"\xef\xbb\xbf")
         try:
-            self.json_text = data[3 if self.bom else 0:].decode("utf-8")
+            self.json_text = data[3 if self.bom else 0 :].decode("utf-8")
             document = json.loads(self.json_text)
         except UnicodeDecodeError as exc:
             raise NotebookError(f"not valid UTF-8 ({exc.reason})") from None
@@ -134,8 +136,9 @@ class Notebook:
             raise NotebookError(f"not valid JSON: {exc}") from None
         if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
             if isinstance(document, dict) and "worksheets" in document:
-                raise NotebookError("nbformat 3 notebooks are not supported "
-                                    "(convert with `jupyter nbconvert --to notebook`)")
+                raise NotebookError(
+                    "nbformat 3 notebooks are not supported (convert with `jupyter nbconvert --to notebook`)"
+                )
             raise NotebookError("not a Jupyter notebook (no `cells` list)")
         spans = _source_spans(self.json_text)
         self.cells: list[_Cell] = []
@@ -219,16 +222,16 @@ class Notebook:
         """Whitespace after "[", between items and before "]" as the file writes source lists."""
         original = self.json_text[start:end]
         first = _skip(original, 1)
-        if original[first:first + 1] != "]":
+        if original[first : first + 1] != "]":
             _, first_end = _DECODER.raw_decode(original, first)
             after = _skip(original, first_end)
             opening = original[1:first]
-            if original[after:after + 1] == ",":
-                separator = original[first_end:_skip(original, after + 1)]
+            if original[after : after + 1] == ",":
+                separator = original[first_end : _skip(original, after + 1)]
             else:
                 separator = "," + opening
             body_end = len(original) - 1  # the closing "]"
-            closing = original[len(original[:body_end].rstrip(" \t\r\n")):body_end]
+            closing = original[len(original[:body_end].rstrip(" \t\r\n")) : body_end]
             return opening, separator, closing
         # An empty list: indent like the key's line, one level deeper, as the writer would.
         line_start = self.json_text.rfind("\n", 0, start) + 1
@@ -320,12 +323,22 @@ class CellMap:
 
         fix = d.fix
         if fix is not None:
-            fix = Fix(fix.applicability, fix.message,
-                      tuple(Edit(e.content, loc(e.location), loc(e.end_location)) for e in fix.edits))
+            fix = Fix(
+                fix.applicability,
+                fix.message,
+                tuple(Edit(e.content, loc(e.location), loc(e.end_location)) for e in fix.edits),
+            )
         first, last = d.statement_rows
         rows = (first - start, last - start) if first > 0 and last > 0 else d.statement_rows
-        return replace(d, location=loc(d.location), end_location=loc(d.end_location), fix=fix, cell=cell,
-                       statement_rows=rows, message=self._message(d.message, cell))
+        return replace(
+            d,
+            location=loc(d.location),
+            end_location=loc(d.end_location),
+            fix=fix,
+            cell=cell,
+            statement_rows=rows,
+            message=self._message(d.message, cell),
+        )
 
     def _message(self, message: str, cell: int) -> str:
         """Rules name other rows as `line N` (of the virtual module): say the cell's line."""

@@ -1,6 +1,7 @@
 """IPython syntax in notebook cells: the lines that are not Python (`%magic`, `%%cell magic` (the
 whole cell), `!shell`, `obj?` help, `x = !cmd`) replaced line for line by placeholder comments, so
 that rows still match, and restored on the way back (notebook.py)."""
+
 from __future__ import annotations
 
 import ast
@@ -15,8 +16,10 @@ PLACEHOLDER = re.compile(r"^[ \t]*(?:pass  )?# padlint-magic (\d+)$")
 # Lines IPython rewrites: magics, shell escapes, help, and assignments from magics or the shell.
 _MAGIC = re.compile(r"^[ \t]*(?:[%!]|\?|[A-Za-z_][\w.]*\?\??[ \t]*$|[\w.,\[\] \t]+=[ \t]*[%!])")
 # Line magics IPython runs without their `%` (automagic, on by default): `pip install x`, `cd data`.
-_AUTOMAGIC = re.compile(r"^[ \t]*(?:pip|pip3|conda|mamba|cd|ls|pwd|mkdir|cat|cp|mv|rm|env|set_env|load_ext|"
-                        r"reload_ext|matplotlib|time|timeit|run|who|whos|history|autoreload|config)(?:[ \t]|$)")
+_AUTOMAGIC = re.compile(
+    r"^[ \t]*(?:pip|pip3|conda|mamba|cd|ls|pwd|mkdir|cat|cp|mv|rm|env|set_env|load_ext|"
+    r"reload_ext|matplotlib|time|timeit|run|who|whos|history|autoreload|config)(?:[ \t]|$)"
+)
 
 
 def lines_of(text: str) -> list[str]:
@@ -94,7 +97,7 @@ def _render(lines: list[str], candidates: set[int], counter: list[int], magics: 
             out.append(line)
             continue
         body = line.rstrip("\r\n")
-        ending = line[len(body):]
+        ending = line[len(body) :]
         counter[0] += 1
         magics[counter[0]] = body
         indent = body[: len(body) - len(body.lstrip())]
@@ -114,7 +117,7 @@ def restore(text: str, magics: dict[int, str]) -> str:
         body = line.rstrip("\r\n")
         match = PLACEHOLDER.match(body)
         if match and int(match.group(1)) in magics:
-            out.append(magics[int(match.group(1))] + line[len(body):])
+            out.append(magics[int(match.group(1))] + line[len(body) :])
         else:
             out.append(line)
     return "".join(out)

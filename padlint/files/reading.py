@@ -2,6 +2,7 @@
 
 The one place that knows both kinds, so that files.source (bytes and text) and files.notebook (cells)
 need not import each other."""
+
 from __future__ import annotations
 
 import os

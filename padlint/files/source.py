@@ -3,6 +3,7 @@
 The text is kept exactly as it is on disk (no newline normalisation), so that positions reported by
 the engine match the file and a fix changes only the bytes it means to change.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -88,7 +89,7 @@ def decode_python(data: bytes, path: str | None = None) -> SourceFile:
     has_bom = data.startswith(_BOM)
     if encoding == "utf-8-sig":
         encoding = "utf-8"
-    body = data[len(_BOM):] if has_bom else data
+    body = data[len(_BOM) :] if has_bom else data
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:

@@ -1,4 +1,5 @@
 """Unified diffs of fixed files (notebooks cell by cell), for `--diff`."""
+
 from __future__ import annotations
 
 from padlint.escape import printable

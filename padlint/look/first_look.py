@@ -18,6 +18,7 @@ comments and triple-quoted strings (docstrings) do not count.
 This module finds the features: from literals (`str.find`, regexes that start with a literal; a
 regex that can match at any position scans all of them and cost more than parsing). No parser.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,26 +47,36 @@ PAD_IMPORTED = re.compile(r"\bimport\b[^\n]*\bpad\b|\bimport\s*\([^)]*\bpad\b")
 # What follows "pad" in a padding step: `pad_sequence(`, `pad_sequences as ps`, `pad(`, `pad_to_max_length`, `padding=...`.
 PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
-    r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))")
+    r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
+)
 LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
 # The collators that pad features again (analysis.patterns has the same set; importing it here
 # would import libcst into every worker that only takes the look).
-REPADDING_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForLanguageModeling", "DataCollatorForSeq2Seq",
-                       "DataCollatorForTokenClassification")
+REPADDING_COLLATORS = (
+    "DataCollatorWithPadding",
+    "DataCollatorForLanguageModeling",
+    "DataCollatorForSeq2Seq",
+    "DataCollatorForTokenClassification",
+)
 FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
-    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$", re.I)
+    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$",
+    re.I,
+)
 OR_BEFORE = re.compile(r"\bor\b[\s\\(]*[^\n,;]{0,200}?$", re.I)
 EOS_WORD = re.compile(EOS, re.I)
 # `ignore_index=` something other than -100 the analysis can resolve: a number or a constant, or
 # (IGNORE_INDEX_ANY) any value a pad id can flow into (`self.pad_id`, a parameter).
 IGNORE_INDEX_SET = re.compile(
-    r"ignore_index\s*=(?!=)[\s(]*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)")
+    r"ignore_index\s*=(?!=)[\s(]*(?!-\s*100\b)(?:-?\s*\d|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])|[a-z_]\w*\.[A-Z_][A-Z0-9_]*\b)"
+)
 IGNORE_INDEX_ANY = re.compile(r"ignore_index\s*=(?!=)[\s(]*(?!-\s*100\b)[\w\-.\[]")
 # The names patterns.is_pad_id_expression reads as a pad id (PAD_ID_NAME, PAD_ID_ATTR), lower-cased.
-PAD_ID_IDENTIFIER = re.compile(r"_*(?:pad|padding)(?:_token)?(?:_id|_idx|_index|_value)?|pad_?(?:token_?)?id|"
-                               r"pad_token_idx|padding_idx")
+PAD_ID_IDENTIFIER = re.compile(
+    r"_*(?:pad|padding)(?:_token)?(?:_id|_idx|_index|_value)?|pad_?(?:token_?)?id|"
+    r"pad_token_idx|padding_idx"
+)
 IDENTIFIER_BEFORE = re.compile(r"\w*$")
 IDENTIFIER_AFTER = re.compile(r"\w*")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
@@ -80,7 +91,9 @@ IMPORT_WORD = re.compile(r"\bimport\b")
 # the value is a place (it starts with a name, never a string), in any layout.
 LABELS_ALIAS_AFTER = re.compile(
     r"\w*['\"]?\]?[ \t]*(?::[^=\n]*)?=(?!=)[\s\\(]*(?=[A-Za-z_])[\w.\[\]'\"\s\\=(]*?(?:ids|tokens)\b"
-    r"['\"\]\s\\)]*?(?:$|[;#)])", re.I | re.M)
+    r"['\"\]\s\\)]*?(?:$|[;#)])",
+    re.I | re.M,
+)
 
 
 class Look(Reach):
@@ -181,7 +194,7 @@ class Look(Reach):
         calls = [(p, FULL_CALL.match(text, p)) for p in self._literal("full")]
         for alias, original in self.import_aliases().items():  # `from torch import full as filled`
             if original.rsplit(".", 1)[-1] == "full":
-                calls += [(p, re.compile(r"%s\s*\(" % re.escape(alias)).match(text, p)) for p in self._literal(alias)]
+                calls += [(p, re.compile(rf"{re.escape(alias)}\s*\(").match(text, p)) for p in self._literal(alias)]
         for p, call in calls:
             if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
@@ -193,7 +206,9 @@ class Look(Reach):
 
     def _find_repadding(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True, call_only=True)]
-        collators = [p for p in self._literal("DataCollator") if any(self.text.startswith(c, p) for c in REPADDING_COLLATORS)]
+        collators = [
+            p for p in self._literal("DataCollator") if any(self.text.startswith(c, p) for c in REPADDING_COLLATORS)
+        ]
         return found + self._with_aliases(collators, REPADDING_COLLATORS)
 
     def _pad_word(self, pos: int, tokenizer: bool, call_only: bool = False) -> bool:
@@ -208,7 +223,7 @@ class Look(Reach):
         if m.group("seq") is not None or (m.group("call") is None and " as " in m.group(0)):
             return not tokenizer and not call_only  # pad_sequence, or an aliased import of a padding function
         if m.group("call") is not None:
-            head = text[max(0, pos - 80):pos].rstrip()
+            head = text[max(0, pos - 80) : pos].rstrip()
             if head.endswith("."):
                 receiver = re.search(r"(\w*)\s*$", head[:-1]).group(1)
                 if receiver in ("self", "cls"):
@@ -250,12 +265,16 @@ class Look(Reach):
         for m in LIST_REPEAT.finditer(text):
             if text[m.start()] == "]":  # `[item] * n`, or a subscript `x[i] * n`
                 opening = matching_bracket(text, m.start(), -1)
-                if opening is not None and opening and (is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'"):
+                if (
+                    opening is not None
+                    and opening
+                    and (is_word_char(text[opening - 1]) or text[opening - 1] in ")]\"'")
+                ):
                     continue  # `x[i] * n`: a subscript, not a list
-                item = text[opening + 1:m.start()] if opening is not None else "?"
+                item = text[opening + 1 : m.start()] if opening is not None else "?"
             else:  # `n * [item]`
                 closing = matching_bracket(text, m.end() - 1, 1)
-                item = text[m.end():closing] if closing is not None else "?"
+                item = text[m.end() : closing] if closing is not None else "?"
             item = item.strip() or "?"
             if has_top_level_comma(item):
                 continue  # `[a, b] * n`: not a run of one value
@@ -265,8 +284,11 @@ class Look(Reach):
 
     def _eos_names(self) -> list[int]:
         lower = self.lower
-        return [p for p in self._literal("eos", lower=True)
-                if (p == 0 or not is_word_char(lower[p - 1])) and EOS_WORD.match(lower, p)]
+        return [
+            p
+            for p in self._literal("eos", lower=True)
+            if (p == 0 or not is_word_char(lower[p - 1])) and EOS_WORD.match(lower, p)
+        ]
 
     def _find_pad_is_eos(self) -> list[int]:
         return [p for p in self._eos_names() if PAD_IS_EOS_BEFORE.search(self.lower, max(0, p - 320), p)]
@@ -310,7 +332,9 @@ class Look(Reach):
         for p in self._literal("ignore", lower=True):
             line_start = text.rfind("\n", 0, p) + 1
             head = text[line_start:p]
-            if re.fullmatch(r"\w*", head) and re.match(r"\w*[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(?!-[ \t]*100\b)", text[p:p + 200]):
+            if re.fullmatch(r"\w*", head) and re.match(
+                r"\w*[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(?!-[ \t]*100\b)", text[p : p + 200]
+            ):
                 found.append(line_start)
             elif re.match(r"\s*(?:from|import)\b", head) and "import" in head and "#" not in head:
                 found.append(p)
@@ -332,8 +356,11 @@ class Look(Reach):
 
     def _find_mean(self) -> list[int]:
         text = self.text
-        found = [p for p in self._literal("mean") if (p == 0 or not is_word_char(text[p - 1]))
-                 and re.match(r"mean\s*\(", text[p:p + 12])]
+        found = [
+            p
+            for p in self._literal("mean")
+            if (p == 0 or not is_word_char(text[p - 1])) and re.match(r"mean\s*\(", text[p : p + 12])
+        ]
         return self._with_aliases(found, ("mean",))  # `from torch import mean as average`
 
     def _find_mean_product(self) -> list[int]:
@@ -341,7 +368,7 @@ class Look(Reach):
         is a product (or cannot be read here)."""
         text, found = self.text, []
         for pos in self.positions("mean"):
-            head = text[max(0, pos - 2000):pos]
+            head = text[max(0, pos - 2000) : pos]
             if head.rstrip().endswith(".") and head.rstrip(". \t\n\\").endswith(")"):
                 if "*" in parenthesised_before(text, head.rstrip(". \t\n\\")):
                     found.append(pos)
@@ -355,12 +382,15 @@ class Look(Reach):
         """Where labels may be given a value (PAD007) or masked by the pad id (PAD004): -100, an
         ignore-named value, masked_fill, a label pad id, a seq2seq collator, a store of a literal."""
         found = self._literal("-100") + self._literal("ignore", lower=True) + self._literal("masked_fill")
-        found += self._literal("label_pad_token_id") + self._with_aliases(self._literal("DataCollatorFor"), ("DataCollatorFor",))
+        found += self._literal("label_pad_token_id") + self._with_aliases(
+            self._literal("DataCollatorFor"), ("DataCollatorFor",)
+        )
         return sorted(found + self._find_label_store() + self._find_int_store())
 
     def _find_labels_alias(self) -> list[int]:
-        return [p for p, n in self._label_words()
-                if LABELS_ALIAS_AFTER.match(self.text, p + n) or self._in_tuple_alias(p)]
+        return [
+            p for p, n in self._label_words() if LABELS_ALIAS_AFTER.match(self.text, p + n) or self._in_tuple_alias(p)
+        ]
 
     def _in_tuple_alias(self, pos: int) -> bool:
         """`labels, mask = batch["input_ids"], batch["attention_mask"]`: a comma among the targets
@@ -369,13 +399,13 @@ class Look(Reach):
         text = self.text
         line_start = text.rfind("\n", 0, pos) + 1
         line_end = text.find("\n", pos)
-        line = text[line_start:line_end if line_end != -1 else len(text)]
+        line = text[line_start : line_end if line_end != -1 else len(text)]
         equals = ASSIGNMENT_EQUALS.search(line)
-        if equals is None or equals.start() < pos - line_start or "," not in line[:equals.start()]:
+        if equals is None or equals.start() < pos - line_start or "," not in line[: equals.start()]:
             return False
-        value = line[equals.end():]
+        value = line[equals.end() :]
         if value.count("(") + value.count("[") > value.count(")") + value.count("]") or value.rstrip().endswith("\\"):
-            value = text[line_start + equals.end():line_start + equals.end() + 2000]  # brackets go on
+            value = text[line_start + equals.end() : line_start + equals.end() + 2000]  # brackets go on
         return IDS_WORD.search(value) is not None
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
@@ -393,5 +423,5 @@ class Look(Reach):
             return False  # a number: ones, zeros, -100 (labels masked, found as such) or a constant
         if re.fullmatch(r"[A-Za-z_][\w.]*", fill) and "." in fill and "pad" not in fill.lower():
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
-            return re.search(r"%s\s*=(?!=)" % re.escape(fill), self.text) is not None
+            return re.search(rf"{re.escape(fill)}\s*=(?!=)", self.text) is not None
         return True

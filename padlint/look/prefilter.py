@@ -12,10 +12,11 @@ A skipped file is still checked for syntax errors (with the stdlib parser, much 
 libcst) when PAD000 is enabled; only a file that fails that check goes on to libcst, so PAD000 is
 reported with the same message as without the prefilter.
 """
+
 from __future__ import annotations
 
 import functools
-from typing import Collection
+from collections.abc import Collection
 
 from padlint.config import SYNTAX_ERROR_CODE
 

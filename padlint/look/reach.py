@@ -4,6 +4,7 @@
 Mixed into first_look.Look, which holds the text and finds the features; this part needs of it
 `text`, `lower`, `in_code`, `positions`, `import_aliases`, `_literal`, `_triple` and `_weak`.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -33,8 +34,8 @@ SELF_CALL = re.compile(r"(?<![\w.])self\s*\(")
 @functools.lru_cache(maxsize=64)
 def _dedent(indent: int) -> re.Pattern[str]:
     """The start of the next line indented no deeper than `indent` that can start a statement."""
-    return re.compile(r"\n[ \t]{0,%d}(?=[^ \t\r\n#)\]},.+\-*/%%&|=<>:^~])" % indent if indent else
-                      r"\n(?=[^ \t\r\n#)\]},.+\-*/%&|=<>:^~])")
+    statement_start = r"(?=[^ \t\r\n#)\]},.+\-*/%&|=<>:^~])"
+    return re.compile(rf"\n[ \t]{{0,{indent}}}{statement_start}" if indent else rf"\n{statement_start}")
 
 
 class _Unit:
@@ -136,7 +137,7 @@ class Reach:
             strong: set = set()
             weak: set = set()
             for p in self.positions(seed):
-                if self._in_import(p) and not re.match(r"pad\w*\s+as\b", self.text[p:p + 40]):
+                if self._in_import(p) and not re.match(r"pad\w*\s+as\b", self.text[p : p + 40]):
                     continue
                 (weak if p in self._weak else strong).add(self.unit_at(p))
             strong.discard(-1)
@@ -171,7 +172,7 @@ class Reach:
         opening = text.rfind("import (", max(0, pos - 5000), pos)
         if opening == -1 or ")" in text[opening:pos]:
             return False
-        head = text[text.rfind("\n", 0, opening) + 1:opening].lstrip()
+        head = text[text.rfind("\n", 0, opening) + 1 : opening].lstrip()
         return head.startswith("from ")
 
     def _spans(self, component: set) -> list[tuple[int, int]]:
@@ -186,8 +187,9 @@ class Reach:
         lower = self.lower
         aliases = self.import_aliases()
         if aliases:
-            words = words + tuple(a.lower() for a, original in aliases.items()
-                                  if any(isinstance(w, str) and w in original for w in words))
+            words = words + tuple(
+                a.lower() for a, original in aliases.items() if any(isinstance(w, str) and w in original for w in words)
+            )
         for start, end in spans:
             for word in words:
                 if isinstance(word, re.Pattern):
@@ -259,7 +261,7 @@ class Reach:
 
     def _find_callees(self, i: int) -> list:
         u = self.units()[i]
-        body = self.text[u.start:u.end]
+        body = self.text[u.start : u.end]
         found: list = []
         for name in set(BARE_NAME.findall(body)) & self._functions.keys():
             found += self._functions[name]
@@ -283,8 +285,12 @@ class Reach:
         into: the analysis walks a class's methods over what its `__init__` stored on `self`."""
         units = self.units()
         self._index()
-        todo = [j for i in keep if i is not None and i >= 0 and units[i].kind == "method"
-                for j in self._methods.get((units[i].cls, "__init__"), ())]
+        todo = [
+            j
+            for i in keep
+            if i is not None and i >= 0 and units[i].kind == "method"
+            for j in self._methods.get((units[i].cls, "__init__"), ())
+        ]
         found = set(keep)
         while todo:
             j = todo.pop()
@@ -305,11 +311,11 @@ class Reach:
             end = pos + len(name)
             if not is_name_at(text, pos, name):
                 continue
-            before = text[max(0, pos - 24):pos]
+            before = text[max(0, pos - 24) : pos]
             where = self.unit_at(pos)
             if where == -1 or where == i:
                 continue
-            if pos and text[pos - 1] in "\"'" and text[end:end + 1] == text[pos - 1]:
+            if pos and text[pos - 1] in "\"'" and text[end : end + 1] == text[pos - 1]:
                 continue  # `__all__ = ["name"]`: a mention in a string, not a reference
             if where is None and self._in_decorator(pos):
                 continue  # `@register(fn)` on a module-level def: the walk passes no value through it
@@ -318,7 +324,7 @@ class Reach:
                     continue
             else:
                 if u.name == "__call__":
-                    if not re.match(r"\s*\(", text[end:end + 8]) or before.endswith("."):
+                    if not re.match(r"\s*\(", text[end : end + 8]) or before.endswith("."):
                         continue
                 elif not re.search(r"(?<![\w.])(?:self|cls)\s*\.\s*$", before):
                     continue
@@ -334,8 +340,11 @@ class Reach:
     def _find_attribute_readers(self, i: int) -> list:
         u = self.units()[i]
         stored = set(SELF_STORE.findall(self.text, u.start, u.end))
-        return [j for j in self._members.get(u.cls, ())
-                if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))]
+        return [
+            j
+            for j in self._members.get(u.cls, ())
+            if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))
+        ]
 
 
 def reduced_text(look: Reach, keep: set) -> str:
@@ -366,8 +375,8 @@ def reduced_text(look: Reach, keep: set) -> str:
                 current = next(classes, None)
                 continue
         if i not in keep:
-            region = text[units[i].start:units[i].end]
-            indent = region[:len(region) - len(region.lstrip(" \t"))]
+            region = text[units[i].start : units[i].end]
+            indent = region[: len(region) - len(region.lstrip(" \t"))]
             cuts.append((units[i].start, units[i].end, f"{indent}def {units[i].name}(*args, **kwargs): ..."))
         i += 1
     parts, pos = [], 0
@@ -376,4 +385,3 @@ def reduced_text(look: Reach, keep: set) -> str:
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
-

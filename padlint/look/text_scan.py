@@ -3,6 +3,7 @@
 The small scanners the first look (first_look.py, reach.py) is built from. Each is conservative:
 where the text could fool it, it answers so that the look sees more, never less.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -28,7 +29,7 @@ def triple_quote_checker(text: str):
     has_double, has_single = '"""' in text, "'''" in text
     if not has_double and not has_single:
         return lambda pos: False
-    if (has_double and has_single) or "'\"\"\"" in text or "\\\"\"\"" in text or "\"'''" in text or "\\'''" in text:
+    if (has_double and has_single) or '\'"""' in text or '\\"""' in text or "\"'''" in text or "\\'''" in text:
         return lambda pos: False
     quote = '"""' if has_double else "'''"
     openings = [m.start() for m in re.finditer(quote, text)]
@@ -37,7 +38,7 @@ def triple_quote_checker(text: str):
     for start in openings[::2]:
         # The first triple quote that is not a delimiter (in a comment, in a one-line string) sits
         # where an opening one is expected: a `#` or an open quote before it on its line gives it away.
-        head = text[text.rfind("\n", 0, start) + 1:start]
+        head = text[text.rfind("\n", 0, start) + 1 : start]
         if "#" in head or head.count("'") % 2 or head.count('"') % 2:
             return lambda pos: False
 

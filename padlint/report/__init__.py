@@ -1,8 +1,9 @@
 """Reporters: one function per output format, looked up by name (`--output-format NAME`)."""
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from padlint.types import Applicability, Diagnostic
 
@@ -33,9 +34,13 @@ def _formats() -> dict[str, Formatter]:
     from padlint.report import ci, json_format, sarif, text
 
     return {
-        "full": text.format_full, "concise": text.format_concise, "json": json_format.format_json,
-        "json-lines": json_format.format_json_lines, "sarif": sarif.format_sarif,
-        "github": ci.format_github, "gitlab": ci.format_gitlab,
+        "full": text.format_full,
+        "concise": text.format_concise,
+        "json": json_format.format_json,
+        "json-lines": json_format.format_json_lines,
+        "sarif": sarif.format_sarif,
+        "github": ci.format_github,
+        "gitlab": ci.format_gitlab,
     }
 
 

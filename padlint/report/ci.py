@@ -1,4 +1,5 @@
 """CI formats: `github` (workflow commands that become annotations) and `gitlab` (Code Quality)."""
+
 from __future__ import annotations
 
 import json
@@ -52,14 +53,16 @@ def format_gitlab(diagnostics: list[Diagnostic], context: ReportContext) -> str:
     issues = []
     for d, fingerprint in zip(diagnostics, fingerprints(diagnostics, context.sources)):
         where = f"cell {d.cell}: " if d.cell is not None else ""
-        issues.append({
-            "description": f"{where}{d.code} {d.message}",
-            "check_name": d.code,
-            "fingerprint": fingerprint,
-            "severity": "major",
-            "location": {
-                "path": _project_path(d.filename),
-                "lines": {"begin": d.location.row, "end": max(d.end_location.row, d.location.row)},
-            },
-        })
+        issues.append(
+            {
+                "description": f"{where}{d.code} {d.message}",
+                "check_name": d.code,
+                "fingerprint": fingerprint,
+                "severity": "major",
+                "location": {
+                    "path": _project_path(d.filename),
+                    "lines": {"begin": d.location.row, "end": max(d.end_location.row, d.location.row)},
+                },
+            }
+        )
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

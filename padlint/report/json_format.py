@@ -1,4 +1,5 @@
 """`--output-format json`: a JSON list of findings with ruff's fields (plus `name`, `confidence`)."""
+
 from __future__ import annotations
 
 import json

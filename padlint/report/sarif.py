@@ -5,6 +5,7 @@ and the page's URL); each finding is a result with its region, a stable partial 
 fix as `fixes[].artifactChanges[].replacements`. Paths are relative to `%SRCROOT%`, the directory
 padlint ran in. Columns count Unicode code points, as padlint's do (`columnKind`).
 """
+
 from __future__ import annotations
 
 import json
@@ -89,11 +90,13 @@ def _fixes(d: Diagnostic) -> list[dict]:
         {"deletedRegion": _region(e.location, e.end_location), "insertedContent": {"text": e.content}}
         for e in d.fix.edits
     ]
-    return [{
-        "description": {"text": d.fix.message},
-        "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
-        "properties": {"applicability": d.fix.applicability.value},
-    }]
+    return [
+        {
+            "description": {"text": d.fix.message},
+            "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
+            "properties": {"applicability": d.fix.applicability.value},
+        }
+    ]
 
 
 def _result(d: Diagnostic, index: dict[str, int], fingerprint: str) -> dict:
@@ -104,10 +107,14 @@ def _result(d: Diagnostic, index: dict[str, int], fingerprint: str) -> dict:
         "ruleId": d.code,
         "level": "error",
         "message": {"text": d.message},
-        "locations": [{"physicalLocation": {
-            "artifactLocation": _artifact(d.filename),
-            "region": _region(d.location, d.end_location),
-        }}],
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": _artifact(d.filename),
+                    "region": _region(d.location, d.end_location),
+                }
+            }
+        ],
         "partialFingerprints": {"padlintStatementHash/v1": fingerprint},
         "properties": properties,
     }
@@ -127,18 +134,22 @@ def sarif_log(diagnostics: list[Diagnostic], context: ReportContext) -> dict:
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "padlint",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": rules,
-            }},
-            "originalUriBaseIds": {ROOT_ID: {"uri": root}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "padlint",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {ROOT_ID: {"uri": root}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
 
 

@@ -2,6 +2,7 @@
 ruff's closing summary. Colour comes from rich, imported only when colouring (stdout is a terminal),
 so plain runs such as pre-commit hooks do not pay for importing it.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """The rule registry: every rule class, by code and by name."""
+
 from __future__ import annotations
 
 from padlint.rules.base import Rule
@@ -21,11 +22,23 @@ def _register() -> None:
     from padlint.rules.padded_without_mask import PaddedWithoutMask
     from padlint.rules.unused_noqa import UnusedNoqa
 
-    ALL_RULES.extend([
-        AttentionMaskAllOnes, LabelsNotMasked, PaddedWithoutMask, PadEosLabelMask, PadEosAttentionMask,
-        LabelPadNotIgnored, IgnoreIndexMismatch, CollatorOverwritesLabels, DoublePaddingResetsMask,
-        PadIdFalsyFallback, MaskedMeanOverPadding, LabelsAliasInputIds, UnusedNoqa,
-    ])
+    ALL_RULES.extend(
+        [
+            AttentionMaskAllOnes,
+            LabelsNotMasked,
+            PaddedWithoutMask,
+            PadEosLabelMask,
+            PadEosAttentionMask,
+            LabelPadNotIgnored,
+            IgnoreIndexMismatch,
+            CollatorOverwritesLabels,
+            DoublePaddingResetsMask,
+            PadIdFalsyFallback,
+            MaskedMeanOverPadding,
+            LabelsAliasInputIds,
+            UnusedNoqa,
+        ]
+    )
 
 
 _register()

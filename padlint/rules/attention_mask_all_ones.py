@@ -1,7 +1,8 @@
 """PAD001 attention-mask-all-ones."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -87,9 +88,15 @@ def forward(model, input_ids, attention_mask=None):
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
         padded = event.padded
         shape = fixshapes.attention_mask(
-            padded, event.padded_code, event.context, lengths_ok=event.lengths_ok, gap_ok=event.gap_ok, data_ok=event.data_ok,
+            padded,
+            event.padded_code,
+            event.context,
+            lengths_ok=event.lengths_ok,
+            gap_ok=event.gap_ok,
+            data_ok=event.data_ok,
             pad_code=event.pad_code,
-            pad_is_eos=facts.pad_is_eos, dtype=mask_dtype(facts, event.ones.node),
+            pad_is_eos=facts.pad_is_eos,
+            dtype=mask_dtype(facts, event.ones.node),
         )
         return shape.proposal(event.ones.node) if shape else None
 

@@ -1,9 +1,11 @@
 """What every rule is: a code, a name, a message, a docs page, fix safety and its own examples."""
+
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, ClassVar
 
 from padlint.types import Applicability
 
@@ -33,11 +35,11 @@ class FixProposal:
 class Finding:
     """What a rule reports before the engine turns it into a Diagnostic."""
 
-    node: "cst.CSTNode"
+    node: cst.CSTNode
     message: str
     fix: FixProposal | None = None
     confidence: str = "high"
-    statement: "cst.CSTNode | None" = None  # for suppressions; defaults to the node's statement
+    statement: cst.CSTNode | None = None  # for suppressions; defaults to the node's statement
 
 
 class Rule:
@@ -55,14 +57,14 @@ class Rule:
     INVALID: ClassVar[list[str]] = []
 
     @classmethod
-    def may_fire(cls, look: "Look") -> bool:
+    def may_fire(cls, look: Look) -> bool:
         """The sharp first look (padlint.look.first_look): False only if the rule cannot fire on this text.
 
         Like REQUIRES, a necessary condition of the analysis, never a sufficient one."""
         return True
 
     @classmethod
-    def scopes(cls, look: "Look") -> set | None:
+    def scopes(cls, look: Look) -> set | None:
         """The scopes (first_look unit indices) that hold everything this rule's findings need, or
         None: the whole file. Only asked when may_fire is True."""
         return None
@@ -77,7 +79,7 @@ class Rule:
         body = textwrap.dedent(cls.__doc__ or "").strip()
         return f"# {cls.code} `{cls.name}`\n\n{body}\n"
 
-    def check(self, facts: "ModuleFacts") -> Iterable[Finding]:
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         raise NotImplementedError
 
 

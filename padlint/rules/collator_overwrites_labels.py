@@ -1,7 +1,8 @@
 """PAD008 collator-overwrites-labels."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -53,13 +54,17 @@ def prepare(dataset, tokenizer):
         builders = {name for name, _ in facts.labels_built}
         for call, owner in facts.lm_collators:
             # The labels must come from a function mapped where this collator is made (or in script code).
-            mapped_here = any(name in builders and (where == owner or where is None or owner is None)
-                              for name, where in facts.map_calls)
+            mapped_here = any(
+                name in builders and (where == owner or where is None or owner is None)
+                for name, where in facts.map_calls
+            )
             built_here = any(name is None and (where == owner or where is None) for name, where in facts.labels_built)
             if not (mapped_here or built_here):
                 continue
-            message = ("`DataCollatorForLanguageModeling(mlm=False)` rebuilds labels from input_ids: the labels "
-                       "built in the map function (with -100 on the prompt) are thrown away")
+            message = (
+                "`DataCollatorForLanguageModeling(mlm=False)` rebuilds labels from input_ids: the labels "
+                "built in the map function (with -100 on the prompt) are thrown away"
+            )
             yield Finding(call, message, self.fix(facts, call))
 
     def fix(self, facts: ModuleFacts, call: cst.Call) -> FixProposal | None:
@@ -72,5 +77,9 @@ def prepare(dataset, tokenizer):
         if "." not in func and "DataCollatorForSeq2Seq" not in facts.imports.aliases:
             imports = ("from transformers import DataCollatorForSeq2Seq",)
         code = f"{new_func}({facts.code(tokenizer.value)}, padding=True)"
-        return FixProposal(Applicability.SAFE, "Use DataCollatorForSeq2Seq, which keeps the labels",
-                           ((call, code),), import_lines=imports)
+        return FixProposal(
+            Applicability.SAFE,
+            "Use DataCollatorForSeq2Seq, which keeps the labels",
+            ((call, code),),
+            import_lines=imports,
+        )

@@ -1,7 +1,8 @@
 """PAD009 double-padding-resets-mask."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -51,7 +52,9 @@ def collator(tokenizer):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return look.has("repadding") and look.has("list_padding")  # list padding, and a collator or `.pad(...)` that pads again
+        return look.has("repadding") and look.has(
+            "list_padding"
+        )  # list padding, and a collator or `.pad(...)` that pads again
 
     @classmethod
     def scopes(cls, look) -> set | None:
@@ -62,16 +65,25 @@ def collator(tokenizer):
             return
         for event in facts.events.get(self.code, []):
             padded = event.detail["padded"]
-            message = (f"features padded by `{facts.brief(padded.node)}` on line {facts.line(padded.node)} carry no "
-                       "attention_mask: the collator that pads them again builds it as all ones")
+            message = (
+                f"features padded by `{facts.brief(padded.node)}` on line {facts.line(padded.node)} carry no "
+                "attention_mask: the collator that pads them again builds it as all ones"
+            )
             yield Finding(event.node, message, self.fix(facts, event))
 
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
         node = event.node
-        shape = fixshapes.attention_mask(event.detail["padded"], event.detail["ids_code"], Context(),
-                                         lengths_ok=False, gap_ok=event.detail["gap_ok"], pad_code=None,
-                                         data_ok=event.detail["data_ok"],
-                                         pad_is_eos=True, dtype=None)
+        shape = fixshapes.attention_mask(
+            event.detail["padded"],
+            event.detail["ids_code"],
+            Context(),
+            lengths_ok=False,
+            gap_ok=event.detail["gap_ok"],
+            pad_code=None,
+            data_ok=event.detail["data_ok"],
+            pad_is_eos=True,
+            dtype=None,
+        )
         if shape is None or not isinstance(node, cst.Dict):
             return None
         for element in node.elements:

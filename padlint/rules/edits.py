@@ -1,4 +1,5 @@
 """Text edits that change one argument or element and leave the layout around it alone."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -33,9 +34,20 @@ def add_keyword(facts: ModuleFacts, call: cst.Call, keyword: str, value: str) ->
     """`f(a, b)` -> `f(a, b, keyword=value)`; `f()` -> `f(keyword=value)`."""
     if call.args:
         return insert_after(facts, call.args[-1], f", {keyword}={value}")
-    return (call, facts.code(call.with_changes(args=[cst.Arg(cst.parse_expression(value), keyword=cst.Name(keyword),
-                                                               equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                                                     cst.SimpleWhitespace("")))])))
+    return (
+        call,
+        facts.code(
+            call.with_changes(
+                args=[
+                    cst.Arg(
+                        cst.parse_expression(value),
+                        keyword=cst.Name(keyword),
+                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+                    )
+                ]
+            )
+        ),
+    )
 
 
 def ignore_spelling(facts: ModuleFacts) -> str:

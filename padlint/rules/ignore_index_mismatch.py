@@ -1,7 +1,8 @@
 """PAD007 ignore-index-mismatch."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -57,9 +58,13 @@ def loss_fn(logits, labels):
     def may_fire(cls, look) -> bool:
         # A loss, and labels given a value other than -100, or a loss told to ignore another value.
         return look.has("loss") and (
-            look.has("ignore_index_set") or look.has("ignore_constant") or look.has("label_pad_id")
-            or look.has("label_store") or look.linked("pad_step", "labels")
-            or (look.has("pad_step") and look.has("int_store")))
+            look.has("ignore_index_set")
+            or look.has("ignore_constant")
+            or look.has("label_pad_id")
+            or look.has("label_store")
+            or look.linked("pad_step", "labels")
+            or (look.has("pad_step") and look.has("int_store"))
+        )
 
     @classmethod
     def scopes(cls, look) -> set | None:
@@ -68,7 +73,7 @@ def loss_fn(logits, labels):
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         values = {}
-        for node, value, code in facts.label_values:
+        for _node, value, code in facts.label_values:
             if value is not None and value != "pad":  # labels padded with the pad id: PAD006's business
                 values.setdefault(value, code)
         if not values:
@@ -80,14 +85,16 @@ def loss_fn(logits, labels):
             seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
             used = ", ".join(sorted(str(v) for v in values))
-            message = (f"the loss ignores {shown} but this module pads or masks labels with {used}: "
-                       "padding is graded, or real tokens are skipped")
+            message = (
+                f"the loss ignores {shown} but this module pads or masks labels with {used}: "
+                "padding is graded, or real tokens are skipped"
+            )
             yield Finding(call, message, self.fix(facts, call, arg, values))
 
     def fix(self, facts: ModuleFacts, call: cst.Call, arg, values: dict) -> FixProposal | None:
         if len(values) != 1:
             return None
-        (value, code), = values.items()
+        ((value, code),) = values.items()
         if value == "pad" or not _writable_anywhere(facts, code):
             return None
         title = f"Make the loss ignore {code}"
@@ -107,7 +114,11 @@ def _writable_anywhere(facts: ModuleFacts, code: str) -> bool:
         return True
     if isinstance(expr, cst.Name):
         return expr.value in facts.imports.from_imports or any(
-            isinstance(s, cst.SimpleStatementLine) and any(
+            isinstance(s, cst.SimpleStatementLine)
+            and any(
                 isinstance(t, cst.Assign) and any(getattr(x.target, "value", None) == expr.value for x in t.targets)
-                for t in s.body) for s in facts.module.body)
+                for t in s.body
+            )
+            for s in facts.module.body
+        )
     return False

@@ -1,7 +1,8 @@
 """PAD006 label-pad-not-ignored."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -51,7 +52,9 @@ def collate(batch, pad_id):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return look.has("label_pad_id") or look.linked("pad_step", "labels")  # a label pad id, or a padding step connected to labels
+        return look.has("label_pad_id") or look.linked(
+            "pad_step", "labels"
+        )  # a label pad id, or a padding step connected to labels
 
     @classmethod
     def scopes(cls, look) -> set | None:
@@ -80,5 +83,9 @@ def collate(batch, pad_id):
             return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
         if event.how == "collator" and isinstance(event.node, cst.Call):
             edit = delete_item(facts, event.node, list(event.node.args), event.detail["pad_arg"])
-            return FixProposal(Applicability.SAFE, "Drop `label_pad_token_id` (the default is -100)", (edit,)) if edit else None
+            return (
+                FixProposal(Applicability.SAFE, "Drop `label_pad_token_id` (the default is -100)", (edit,))
+                if edit
+                else None
+            )
         return None

@@ -1,7 +1,8 @@
 """PAD012 labels-alias-input-ids."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
@@ -49,12 +50,19 @@ def add_labels(batch):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             source = facts.code(event.node)
-            message = (f"labels are `{source}` itself, not a copy, and are then written in place: "
-                       f"the write changes `{source}` too (-100 in the input ids)")
+            message = (
+                f"labels are `{source}` itself, not a copy, and are then written in place: "
+                f"the write changes `{source}` too (-100 in the input ids)"
+            )
             kind = event.detail["kind"]
             if kind in COPIES:
-                fix = FixProposal(Applicability.SAFE, "Copy the ids first", ((event.node, COPIES[kind].format(source)),))
+                fix = FixProposal(
+                    Applicability.SAFE, "Copy the ids first", ((event.node, COPIES[kind].format(source)),)
+                )
             else:
-                fix = FixProposal(Applicability.UNSAFE, "Copy the ids first with .clone() (assumes a tensor)",
-                                  ((event.node, f"{source}.clone()"),))
+                fix = FixProposal(
+                    Applicability.UNSAFE,
+                    "Copy the ids first with .clone() (assumes a tensor)",
+                    ((event.node, f"{source}.clone()"),),
+                )
             yield Finding(event.node, message, fix)

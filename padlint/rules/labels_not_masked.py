@@ -1,7 +1,8 @@
 """PAD002 labels-not-masked."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
@@ -57,7 +58,11 @@ def group_texts(examples, block=512):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.labels_at_sink:
-            if event.copy is not None and event.copy in facts.masked_copies or event.padded.node in facts.rows_overwritten:
+            if (
+                event.copy is not None
+                and event.copy in facts.masked_copies
+                or event.padded.node in facts.rows_overwritten
+            ):
                 continue
             if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
                 continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
@@ -76,9 +81,13 @@ def group_texts(examples, block=512):
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
         padded = event.padded
         shape = fixshapes.masked_labels(
-            padded, event.source_code, event.mask_code, event.context, lengths_ok=event.lengths_ok,
-            gap_ok=event.gap_ok, pad_code=event.pad_code,
+            padded,
+            event.source_code,
+            event.mask_code,
+            event.context,
+            lengths_ok=event.lengths_ok,
+            gap_ok=event.gap_ok,
+            pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos,
         )
         return shape.proposal(event.node) if shape else None
-

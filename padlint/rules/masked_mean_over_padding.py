@@ -1,7 +1,8 @@
 """PAD011 masked-mean-over-padding."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -46,8 +47,10 @@ def token_loss(per_token, attention_mask):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             mask = event.detail["mask"]
-            message = (f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "
-                       "the loss shrinks with the amount of padding")
+            message = (
+                f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "
+                "the loss shrinks with the amount of padding"
+            )
             yield Finding(event.node, message, self.fix(facts, event))
 
     def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
@@ -62,8 +65,9 @@ def token_loss(per_token, attention_mask):
             count = f"{mask_code}.sum().clamp(min=1)"
         else:
             count = f"max({mask_code}.sum(), 1)"
-        return FixProposal(Applicability.SAFE, "Divide by the number of real positions",
-                           ((event.node, f"({total}.sum() / {count})"),))
+        return FixProposal(
+            Applicability.SAFE, "Divide by the number of real positions", ((event.node, f"({total}.sum() / {count})"),)
+        )
 
 
 def _pure(node: cst.CSTNode) -> bool:

@@ -1,7 +1,8 @@
 """PAD005 pad-eos-attention-mask."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
@@ -60,9 +61,20 @@ def collate(rows, tok):
             if eos is None:
                 continue
             mask = event.detail["event"]
-            message = (f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
-                       "every real EOS is hidden from the model")
+            message = (
+                f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
+                "every real EOS is hidden from the model"
+            )
             shape = fixshapes.attention_mask(
-                mask.padded, mask.padded_code, mask.context, lengths_ok=mask.lengths_ok, gap_ok=mask.gap_ok, data_ok=mask.data_ok,
-                pad_code=None, pad_is_eos=True, dtype=None, cast=False)  # `(ids != pad).long()` keeps its cast
+                mask.padded,
+                mask.padded_code,
+                mask.context,
+                lengths_ok=mask.lengths_ok,
+                gap_ok=mask.gap_ok,
+                data_ok=mask.data_ok,
+                pad_code=None,
+                pad_is_eos=True,
+                dtype=None,
+                cast=False,
+            )  # `(ids != pad).long()` keeps its cast
             yield Finding(event.node, message, shape.proposal(event.node) if shape else None)

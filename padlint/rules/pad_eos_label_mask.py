@@ -1,7 +1,8 @@
 """PAD004 pad-eos-label-mask."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
@@ -61,13 +62,16 @@ def collate(tokenizer, texts):
             eos = facts.pad_eos_for(event.owner)
             if eos is None:
                 continue
-            message = (f"labels are masked where they equal the pad id, which is the EOS token (line {facts.line(eos)}): "
-                       "every real EOS gets -100 and the model never learns to stop")
+            message = (
+                f"labels are masked where they equal the pad id, which is the EOS token (line {facts.line(eos)}): "
+                "every real EOS gets -100 and the model never learns to stop"
+            )
             fix = None
             condition, mask = event.detail.get("condition"), event.detail.get("mask_code")
             if condition is not None and mask:
-                fix = FixProposal(Applicability.SAFE, "Mask the labels where the attention mask is 0",
-                                  ((condition, f"{mask} == 0"),))
+                fix = FixProposal(
+                    Applicability.SAFE, "Mask the labels where the attention mask is 0", ((condition, f"{mask} == 0"),)
+                )
             yield Finding(event.node, message, fix)
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner)
@@ -75,7 +79,13 @@ def collate(tokenizer, texts):
                 suggestion = FixProposal(
                     Applicability.DISPLAY_ONLY,
                     'Use a dedicated pad token: tokenizer.add_special_tokens({"pad_token": "<pad>"}) and '
-                    "model.resize_token_embeddings(len(tokenizer))", ())
-                yield Finding(call, "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id "
-                                    f"to -100, and the pad token is the EOS token (line {facts.line(eos)}): every real "
-                                    "EOS loses its label", suggestion)
+                    "model.resize_token_embeddings(len(tokenizer))",
+                    (),
+                )
+                yield Finding(
+                    call,
+                    "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id "
+                    f"to -100, and the pad token is the EOS token (line {facts.line(eos)}): every real "
+                    "EOS loses its label",
+                    suggestion,
+                )

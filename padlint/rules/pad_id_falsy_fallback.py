@@ -1,7 +1,8 @@
 """PAD010 pad-id-falsy-fallback."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -52,11 +53,16 @@ def collate(seqs, tokenizer):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.events.get(self.code, []):
             node = event.node
-            message = ("`or` falls back to EOS when the pad id is 0 (BERT, T5 and Llama-style pads are 0): "
-                       "use `is not None` to test for a missing pad token")
+            message = (
+                "`or` falls back to EOS when the pad id is 0 (BERT, T5 and Llama-style pads are 0): "
+                "use `is not None` to test for a missing pad token"
+            )
             fix = None
             if isinstance(node, cst.BooleanOperation) and is_place(facts.code(node.left)):
                 left, right = facts.code(node.left), facts.code(node.right)
-                fix = FixProposal(Applicability.SAFE, "Fall back only when the pad id is None",
-                                  ((node, f"{left} if {left} is not None else {right}"),))
+                fix = FixProposal(
+                    Applicability.SAFE,
+                    "Fall back only when the pad id is None",
+                    ((node, f"{left} if {left} is not None else {right}"),),
+                )
             yield Finding(node, message, fix)

@@ -1,7 +1,8 @@
 """PAD003 padded-without-mask."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -102,7 +103,8 @@ def run(model, tokenizer, texts):
 
 def _is_feature_dict(node) -> bool:
     return isinstance(node, cst.Dict) or (
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict")
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict"
+    )
 
 
 def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:

@@ -1,7 +1,8 @@
 """PAD100 unused-noqa (opt-in)."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, Rule

@@ -12,6 +12,7 @@ written to a temporary file and renamed into place, so two concurrent runs never
 entry; an entry that cannot be read or decoded is a miss. The filename is not part of an entry:
 the same bytes with the same configuration give the same findings wherever the file is.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,8 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
-from typing import Collection
 
 from padlint import __version__
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
@@ -47,7 +48,9 @@ def _code_fingerprint() -> str:
                     st = os.stat(os.path.join(directory, name))
                 except OSError:
                     continue
-                digest.update(f"{os.path.relpath(os.path.join(directory, name), base)}:{st.st_size}:{st.st_mtime_ns};".encode())
+                digest.update(
+                    f"{os.path.relpath(os.path.join(directory, name), base)}:{st.st_size}:{st.st_mtime_ns};".encode()
+                )
     return digest.hexdigest()
 
 
@@ -169,8 +172,10 @@ def clear(directory: str | os.PathLike[str]) -> int:
 # The files padlint writes beside its entries, and the line `clear` knows them by.
 _MARKERS = {
     ".gitignore": ("# Created by padlint.\n*\n", "# Created by padlint."),
-    "CACHEDIR.TAG": ("Signature: 8a477f597d28d172789f06886806bc55\n# padlint's result cache\n",
-                     "# padlint's result cache"),
+    "CACHEDIR.TAG": (
+        "Signature: 8a477f597d28d172789f06886806bc55\n# padlint's result cache\n",
+        "# padlint's result cache",
+    ),
 }
 
 
@@ -178,8 +183,7 @@ def _layout(directory: Path) -> bool:
     """Is `directory` laid out as padlint writes entries (folders named by two hex digits)?"""
     import re
 
-    return all(re.fullmatch(r"[0-9a-f]{2}", c.name) and c.is_dir() and not c.is_symlink()
-               for c in directory.iterdir())
+    return all(re.fullmatch(r"[0-9a-f]{2}", c.name) and c.is_dir() and not c.is_symlink() for c in directory.iterdir())
 
 
 def _ours(path: Path) -> bool:
@@ -194,12 +198,23 @@ def _loc(loc: Location) -> list[int]:
 
 
 def _dump(d: Diagnostic) -> dict:
-    out = {"code": d.code, "name": d.name, "message": d.message, "location": _loc(d.location),
-           "end": _loc(d.end_location), "url": d.url, "confidence": d.confidence, "cell": d.cell,
-           "rows": list(d.statement_rows)}
+    out = {
+        "code": d.code,
+        "name": d.name,
+        "message": d.message,
+        "location": _loc(d.location),
+        "end": _loc(d.end_location),
+        "url": d.url,
+        "confidence": d.confidence,
+        "cell": d.cell,
+        "rows": list(d.statement_rows),
+    }
     if d.fix is not None:
-        out["fix"] = [d.fix.applicability.value, d.fix.message,
-                      [[e.content, _loc(e.location), _loc(e.end_location)] for e in d.fix.edits]]
+        out["fix"] = [
+            d.fix.applicability.value,
+            d.fix.message,
+            [[e.content, _loc(e.location), _loc(e.end_location)] for e in d.fix.edits],
+        ]
     return out
 
 
@@ -207,10 +222,21 @@ def _load(item: dict, filename: str) -> Diagnostic:
     fix = None
     if "fix" in item:
         applicability, message, edits = item["fix"]
-        fix = Fix(Applicability(applicability), message,
-                  tuple(Edit(c, Location(*start), Location(*end)) for c, start, end in edits))
+        fix = Fix(
+            Applicability(applicability),
+            message,
+            tuple(Edit(c, Location(*start), Location(*end)) for c, start, end in edits),
+        )
     return Diagnostic(
-        code=item["code"], name=item["name"], message=item["message"], filename=filename,
-        location=Location(*item["location"]), end_location=Location(*item["end"]), url=item["url"],
-        fix=fix, confidence=item["confidence"], cell=item["cell"], statement_rows=tuple(item["rows"]),
+        code=item["code"],
+        name=item["name"],
+        message=item["message"],
+        filename=filename,
+        location=Location(*item["location"]),
+        end_location=Location(*item["end"]),
+        url=item["url"],
+        fix=fix,
+        confidence=item["confidence"],
+        cell=item["cell"],
+        statement_rows=tuple(item["rows"]),
     )

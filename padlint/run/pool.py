@@ -11,6 +11,7 @@ task as failed ("timed out after N s", "crashed: signal 11") and starts a fresh 
 Workers are forked, so they start in milliseconds with the parent's modules already imported.
 Where fork is unavailable, `available()` is False and the caller runs tasks in its own process.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,9 +19,10 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 
 @dataclass
@@ -83,8 +85,9 @@ class _Worker:
         self.conn.close()
 
 
-def run(function: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-        timeout: float | None) -> Iterator[tuple[int, Any, bool]]:
+def run(
+    function: Callable[[Any], Any], tasks: Iterable[Any], jobs: int, timeout: float | None
+) -> Iterator[tuple[int, Any, bool]]:
     """Run `function(task)` for each task in `jobs` forked workers, in any order.
 
     Yields (index of the task, its result or a Failure, ok). An exception inside `function` is
@@ -110,8 +113,10 @@ def run(function: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             if not busy:
                 return
             nearest = min(w.deadline for w in busy)  # inf: no time limit (`--timeout 0`)
-            ready = wait([w.conn for w in busy],
-                         timeout=None if nearest == float("inf") else max(0.0, nearest - time.monotonic()))
+            ready = wait(
+                [w.conn for w in busy],
+                timeout=None if nearest == float("inf") else max(0.0, nearest - time.monotonic()),
+            )
             for worker in busy:
                 index = worker.task[0]  # type: ignore[index]
                 if worker.conn in ready:

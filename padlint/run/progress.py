@@ -2,12 +2,14 @@
 person (full or concise), and only once the scan has run for a moment, so short runs never flicker.
 Never in pipes, CI logs (CI is set) or machine formats; rich is imported only when it is shown.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 import time
-from typing import Iterable, Iterator, Sequence, TextIO
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
 
 DELAY_SECONDS = 0.5  # a scan shorter than this shows nothing
 
@@ -25,8 +27,9 @@ def wanted(stream: TextIO | None = None, output_format: str = "full") -> bool:
         return False
 
 
-def track(files: Sequence[str], enabled: bool, stream: TextIO | None = None,
-          delay: float = DELAY_SECONDS) -> Iterator[str]:
+def track(
+    files: Sequence[str], enabled: bool, stream: TextIO | None = None, delay: float = DELAY_SECONDS
+) -> Iterator[str]:
     """Yield `files`; past `delay` seconds (with `enabled`) draw a transient bar on `stream`."""
     if not enabled or len(files) < 2:
         yield from files
@@ -47,8 +50,13 @@ def _with_bar(files: Sequence[str], done: int, rest: Iterable[str], stream: Text
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = Console(file=stream, stderr=stream is sys.stderr)
-    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-               TextColumn("{task.fields[current]}", style="dim"))
+    columns = (
+        TextColumn("checking"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[current]}", style="dim"),
+    )
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("check", total=len(files), completed=done, current="")
         for filename in rest:

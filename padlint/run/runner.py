@@ -7,14 +7,15 @@ have a finding go to libcst, in forked workers (pool.py) with a per-file deadlin
 pure: they return findings and fixed text, and the parent writes fixes (atomically, refusing a
 file that changed on disk since it was read).
 """
+
 from __future__ import annotations
 
 import hashlib
 import itertools
 import signal
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Iterator
 
 from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings
 from padlint.types import Diagnostic, Location
@@ -26,8 +27,14 @@ def invalid_file_diagnostic(filename: str, message: str, row: int = 1, column: i
     """PAD000: a file that cannot be read or parsed is a finding (like ruff's invalid-syntax)."""
     here = Location(max(row, 1), max(column, 1))
     return Diagnostic(
-        code=SYNTAX_ERROR_CODE, name="invalid-syntax", message=message, filename=filename,
-        location=here, end_location=here, url="", statement_rows=(here.row, here.row),
+        code=SYNTAX_ERROR_CODE,
+        name="invalid-syntax",
+        message=message,
+        filename=filename,
+        location=here,
+        end_location=here,
+        url="",
+        statement_rows=(here.row, here.row),
     )
 
 
@@ -105,8 +112,11 @@ def analyse(task: tuple) -> tuple:
         if mode == "lint":
             return ("ok", engine.lint_source(text, filename, select), text, [], None, True)
         outcome = engine.fix_source(text, filename, select, unsafe=unsafe)
-        if outcome.source != text and _still_fixable(outcome.remaining, unsafe) and \
-                engine.fix_source(outcome.source, filename, select, unsafe=unsafe).source != outcome.source:
+        if (
+            outcome.source != text
+            and _still_fixable(outcome.remaining, unsafe)
+            and engine.fix_source(outcome.source, filename, select, unsafe=unsafe).source != outcome.source
+        ):
             # The fixes did not settle (fixing the result again would change it): write nothing.
             found = engine.lint_source(text, filename, select)
             return ("ok", found, text, [], "fixes did not settle after repeated rounds; file left unchanged", True)
@@ -223,7 +233,8 @@ class Runner:
         except SourceReadError as exc:
             if report_invalid:
                 self.result.diagnostics.append(
-                    invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column))
+                    invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column)
+                )
             return None
         job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin)
         if self.options.prefilter:
@@ -256,8 +267,15 @@ class Runner:
                 if index == 0 and job.look == "full":
                     import padlint.engine  # noqa: F401  (once, before forking: workers inherit it)
                 held[index] = job
-                yield (job.filename, job.source.text, job.select, mode, unsafe, job.look,  # type: ignore[attr-defined]
-                       job.report_invalid)
+                yield (
+                    job.filename,
+                    job.source.text,
+                    job.select,
+                    mode,
+                    unsafe,
+                    job.look,  # type: ignore[attr-defined]
+                    job.report_invalid,
+                )
 
         timeout = self.options.timeout or None
         if self.options.in_process or not pool.available():
@@ -314,8 +332,10 @@ class Runner:
         notebook = getattr(job.source, "notebook", None)
         if notebook is None or not job.report_invalid:
             return []
-        return [replace(invalid_file_diagnostic(job.filename, message, row, column), cell=cell)
-                for cell, message, row, column in notebook.cell_errors()]
+        return [
+            replace(invalid_file_diagnostic(job.filename, message, row, column), cell=cell)
+            for cell, message, row, column in notebook.cell_errors()
+        ]
 
     def apply(self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic]) -> None:
         from padlint.files.source import SourceWriteError, encode_source, write_source_atomic
@@ -362,8 +382,9 @@ def check_files(files: Iterable[str], settings: Settings, options: Options, warn
     return runner.result
 
 
-def check_stdin(data: bytes, filename: str, settings: Settings, options: Options, warn: Say,
-                error: Say) -> tuple[RunResult, bytes | None]:
+def check_stdin(
+    data: bytes, filename: str, settings: Settings, options: Options, warn: Say, error: Say
+) -> tuple[RunResult, bytes | None]:
     """One text from stdin named `filename`: the result and, in fix mode, the bytes to write out."""
     options = Options(**{**options.__dict__, "cache": False})
     runner = Runner(settings, options, warn, error)
