@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+# The one place the version is written: pyproject.toml reads it (dynamic), and so do --version,
+# the cache key and SARIF. A ".devN" suffix means unreleased changes since the last tag (CHANGELOG.md).
+__version__ = "0.2.0.dev0"
 
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location  # noqa: E402
 

@@ -21,7 +21,7 @@ _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class _Directive:
-    codes: frozenset[str] | None  # None: every code (a bare `# noqa`)
+    codes: frozenset[str] | None  # None: every code (a bare noqa comment)
     own_line: bool  # the comment is alone on its line (nothing but blanks before it)
 
     def covers(self, code: str) -> bool:
@@ -35,7 +35,7 @@ def parse_comment(comment: str) -> frozenset[str] | None | bool:
     for match in _NOQA.finditer(comment):
         directive = True
         if match.group("colon") is None:
-            return None  # bare `# noqa` (even `# noqa because ...`): silences everything
+            return None  # a bare noqa comment (even `noqa because ...`): silences everything
         found.update(code.upper() for code in _CODE.findall(match.group("codes") or ""))
     for match in _IGNORE.finditer(comment):
         directive = True

@@ -140,7 +140,7 @@ def sarif_log(diagnostics: list[Diagnostic], context: ReportContext) -> dict:
                     "driver": {
                         "name": "padlint",
                         "version": __version__,
-                        "semanticVersion": __version__,
+                        "semanticVersion": _semantic_version(__version__),
                         "informationUri": INFORMATION_URI,
                         "rules": rules,
                     }
@@ -155,3 +155,9 @@ def sarif_log(diagnostics: list[Diagnostic], context: ReportContext) -> dict:
 
 def format_sarif(diagnostics: list[Diagnostic], context: ReportContext) -> str:
     return json.dumps(sarif_log(diagnostics, context), indent=2, ensure_ascii=False) + "\n"
+
+
+def _semantic_version(version: str) -> str:
+    """SARIF's semanticVersion is SemVer 2.0: a PEP 440 development release `0.2.0.dev0` is `0.2.0-dev0`."""
+    release, dot, rest = version.partition(".dev")
+    return f"{release}-dev{rest}" if dot else version
