@@ -44,6 +44,7 @@ def _findings(files: list[str], prefilter_on: bool) -> list[tuple]:
     return sorted((d.filename, d.location, d.end_location, d.code, d.message, d.fix) for d in result.diagnostics)
 
 
+@pytest.mark.slow  # a sweep of every fixture and the corpus, twice
 def test_prefilter_changes_no_finding():
     files = sorted(str(p) for p in (ROOT / "tests" / "fixtures").rglob("*.py"))
     files += sorted(str(p) for p in (ROOT / "examples").glob("*.py"))

@@ -78,6 +78,7 @@ def _all_findings(files: list[Path]) -> dict:
     return found
 
 
+@pytest.mark.slow  # a sweep of every fixture and the corpus, twice
 def test_the_memo_changes_no_finding(monkeypatch, memo_calls):
     files = _python_files()
     assert len(files) > 20
