@@ -274,6 +274,33 @@ def load_settings(start: Path | None = None, config: Path | None = None) -> Sett
     return settings_from_table(_section(_load_toml(found)) or {}, found)
 
 
+DEFAULT_LINE_LENGTH = 88  # black's and ruff's default
+
+
+@functools.lru_cache(maxsize=256)
+def project_line_length(directory: str) -> int:
+    """The line length the code in `directory` is kept to: `line-length` of the nearest ruff.toml,
+    .ruff.toml or pyproject.toml ([tool.ruff], else [tool.black]) that sets one; 88 otherwise.
+    Fixes write code within it. A file that cannot be read counts as setting nothing."""
+    here = Path(directory)
+    for folder in (here, *here.parents):
+        for name in ("ruff.toml", ".ruff.toml", PYPROJECT):
+            path = folder / name
+            if not path.is_file():
+                continue
+            try:
+                data = _load_toml(path)
+            except ConfigError:
+                continue
+            tool = data.get("tool", {}) if name == PYPROJECT else {"ruff": data}
+            for section in ("ruff", "black"):
+                table = tool.get(section) if isinstance(tool, dict) else None
+                value = table.get("line-length", table.get("line_length")) if isinstance(table, dict) else None
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+    return DEFAULT_LINE_LENGTH
+
+
 def codes_option(value: str | None) -> tuple[str, ...] | None:
     """A comma-separated --select/--ignore value -> codes (None when the flag was not given)."""
     if value is None:

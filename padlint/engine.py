@@ -51,19 +51,23 @@ def _enabled_rules(select: Collection[str] | None):
     return [rule() for rule in ALL_RULES if select is None or rule.code in select]
 
 
-def lint_source(source: str, filename: str = "-", select: Collection[str] | None = None) -> list[Diagnostic]:
+def lint_source(
+    source: str, filename: str = "-", select: Collection[str] | None = None, line_length: int | None = None
+) -> list[Diagnostic]:
     """All findings in `source` (suppressions applied), sorted by position.
 
-    `select` is the set of enabled rule codes (None: all). Raises SourceError if it does not parse.
+    `select` is the set of enabled rule codes (None: all); `line_length` the project's (ruff's or
+    black's setting; None: 88), which the code fixes write keeps to. Raises SourceError if it does
+    not parse.
     """
     from padlint.suppress import filter_suppressed, report_unused_suppressions
 
-    diagnostics = _lint_module(parse(source), filename, select)
+    diagnostics = _lint_module(parse(source), filename, select, line_length)
     kept = filter_suppressed(source, diagnostics)
     return report_unused_suppressions(source, diagnostics, kept, filename, select)  # PAD100, opt-in
 
 
-def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
+def _lint_module(module: cst.Module, filename: str, select, line_length: int | None = None) -> list[Diagnostic]:
     from padlint.analysis.flow import analyse
     from padlint.analysis.patterns import Imports
 
@@ -75,6 +79,8 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
         facts = analyse(module, positions, Imports(module), filename)
     except RecursionError:
         raise SourceError("too deeply nested to analyse") from None
+    if line_length:
+        facts.line_length = line_length
     findings = [(rule, finding) for rule in rules for finding in rule.check(facts)]
     if not findings:
         return []
@@ -84,7 +90,7 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
         span = positions.get(finding.node)
         if span is None:
             continue
-        fix = _make_fix(finding.fix, positions, module) if finding.fix is not None else None
+        fix = _make_fix(finding.fix, positions, module, _quote(facts)) if finding.fix is not None else None
         diagnostics.append(
             Diagnostic(
                 code=rule.code,
@@ -96,6 +102,7 @@ def _lint_module(module: cst.Module, filename: str, select) -> list[Diagnostic]:
                 url=rule.url(),
                 fix=fix,
                 confidence=finding.confidence,
+                no_fix=rule.no_fix_help(finding) if fix is None else None,
                 statement_rows=statements.rows_of(span.start.line, span.start.column),
             )
         )
@@ -116,7 +123,15 @@ class _LazyPositions:
         return self.resolved.get(node, default)
 
 
-def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
+def _quote(facts) -> str:
+    from padlint.rules.sites import quote
+
+    return quote(facts)
+
+
+def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix | None:
+    from padlint.rules.layout import requote
+
     edits = []
     for replacement in proposal.replacements:
         if len(replacement) == 3:  # (start, end, code) with libcst CodePositions
@@ -127,6 +142,7 @@ def _make_fix(proposal, positions, module: cst.Module) -> Fix | None:
             if span is None:
                 return None
             start, end = span.start, span.end
+        code = requote(code, quote)  # the file's own quote style (a notebook in single quotes stays so)
         edits.append(Edit(code, Location(start.line, start.column + 1), Location(end.line, end.column + 1)))
     lines = (("import torch",) if proposal.needs_torch else ()) + tuple(proposal.import_lines)
     if lines:
@@ -184,7 +200,11 @@ class _StatementIndex:
 
 
 def fix_source(
-    source: str, filename: str = "-", select: Collection[str] | None = None, unsafe: bool = False
+    source: str,
+    filename: str = "-",
+    select: Collection[str] | None = None,
+    unsafe: bool = False,
+    line_length: int | None = None,
 ) -> FixOutcome:
     """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable."""
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
@@ -192,7 +212,7 @@ def fix_source(
     fixed: list[Diagnostic] = []
     error = None
     for _ in range(MAX_FIX_ROUNDS):
-        diagnostics = lint_source(current, filename, select)
+        diagnostics = lint_source(current, filename, select, line_length)
         applicable = [d for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
         if not applicable:
             return FixOutcome(current, fixed, diagnostics, error)
@@ -206,7 +226,7 @@ def fix_source(
             return FixOutcome(current, fixed, diagnostics, error)
         fixed.extend(applied)
         current = candidate
-    return FixOutcome(current, fixed, lint_source(current, filename, select), error)
+    return FixOutcome(current, fixed, lint_source(current, filename, select, line_length), error)
 
 
 def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Diagnostic]]:
@@ -216,23 +236,30 @@ def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[D
     def offset(loc: Location) -> int:
         return offsets[loc.row - 1] + loc.column - 1 if loc.row - 1 < len(offsets) else len(source)
 
-    taken: list[tuple[int, int]] = []
     accepted: list[tuple[int, int, str]] = []
     applied = []
     for diagnostic in sorted(diagnostics, key=Diagnostic.sort_key):
         spans = [(offset(e.location), offset(e.end_location), e.content) for e in diagnostic.fix.edits]
-        if any(_overlaps(s, e, ts, te) for s, e, _ in spans for ts, te in taken):
+        if any(
+            _overlaps(s, e, ts, te) or _same_point(s, e, ts, te) and c != tc
+            for s, e, c in spans
+            for ts, te, tc in accepted
+        ):
             continue
-        for s, e, content in spans:
-            if (s, e, content) in accepted:
-                continue  # two fixes adding the same import
-            taken.append((s, e))
-            accepted.append((s, e, content))
+        for span in spans:
+            if span not in accepted:  # two fixes adding the same import go in once
+                accepted.append(span)
         applied.append(diagnostic)
     text = source
     for start, end, content in sorted(accepted, key=lambda x: (x[0], x[1]), reverse=True):
         text = text[:start] + content + text[end:]
     return text, applied
+
+
+def _same_point(s: int, e: int, ts: int, te: int) -> bool:
+    """Two insertions at one point: which goes first matters (two fixes naming values before one
+    statement would both pick the same free names), so the later fix waits a round."""
+    return s == e == ts == te
 
 
 def _overlaps(s: int, e: int, ts: int, te: int) -> bool:

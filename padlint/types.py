@@ -50,6 +50,8 @@ class Diagnostic:
     fix: Fix | None = None
     confidence: str = "high"
     cell: int | None = None  # notebook cell (1-based), None for plain modules
+    # Without a fix: why there is none and what to change by hand (the `help:` line of the report).
+    no_fix: str | None = None
     # Lines of the flagged statement (first, last): where suppressions are looked for.
     statement_rows: tuple[int, int] = field(default=(0, 0), compare=False)
 

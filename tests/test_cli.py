@@ -266,10 +266,10 @@ def test_internal_error_in_one_file_exits_2_and_others_are_reported(cli_project,
 
     real = engine.lint_source
 
-    def flaky(source, filename="-", select=None):
+    def flaky(source, filename="-", select=None, line_length=None):
         if filename == "boom.py":
             raise RuntimeError("rule crashed")
-        return real(source, filename, select)
+        return real(source, filename, select, line_length)
 
     monkeypatch.setattr(engine, "lint_source", flaky)
     cli_project("boom.py")

@@ -196,10 +196,10 @@ def test_a_crash_in_a_rule_is_one_error_line_and_exit_2(scan, tmp_path, monkeypa
     (tmp_path / "boom.py").write_text(BUGGY)
     original = engine.lint_source
 
-    def lint(text, filename="-", select=None):
+    def lint(text, filename="-", select=None, line_length=None):
         if filename.endswith("boom.py"):
             raise KeyError("rule bug")
-        return original(text, filename, select)
+        return original(text, filename, select, line_length)
 
     monkeypatch.setattr(engine, "lint_source", lint)
     code, out, err = scan()

@@ -192,10 +192,10 @@ def test_pool_survives_hangs_crashes_and_exceptions():
 
 
 def _slow_lint(original):
-    def lint(text, filename="-", select=None):
+    def lint(text, filename="-", select=None, line_length=None):
         if "slow" in filename:
             time.sleep(30)
-        return original(text, filename, select)
+        return original(text, filename, select, line_length)
 
     return lint
 

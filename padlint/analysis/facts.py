@@ -79,6 +79,8 @@ class ModuleFacts:
     masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
     filename: str = "-"
+    line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
+    fix_memo: dict = field(default_factory=dict, repr=False)  # what fixes work out once per module
     pad_eos: list = field(default_factory=list)  # (node, owner) where pad is set to EOS
     current_owner: cst.CSTNode | None = None  # the top-level def/class being gathered or walked
     # The relatives (PAD004–PAD012): one list of events per rule code, in the order they were seen.

@@ -21,14 +21,93 @@ IGNORE = "-100"
 
 @dataclass
 class Shape:
+    """Code a fix writes in place of a node, and the values it names first.
+
+    `setup` holds (preferred name, expression) pairs, in order: each becomes a statement of its own
+    before the edited statement (a name already bound in the module gets a suffix), so a value the
+    code needs more than once is computed once and the edited line stays short. Where no statement
+    may go (a lambda, a comprehension), the expressions are written inline instead.
+    """
+
     code: str
     applicability: Applicability
     title: str
     needs_torch: bool = False  # the code uses `torch` and the module does not import it
+    setup: tuple = ()
+    name: str | None = None  # what to call the whole value when it is named (`attention_mask`)
 
-    def proposal(self, node) -> FixProposal:
+    def proposal(self, node, facts=None) -> FixProposal:
         """The fix that writes this shape in place of `node`."""
-        return FixProposal(self.applicability, self.title, ((node, self.code),), self.needs_torch)
+        return FixProposal(self.applicability, self.title, self.replacements(node, facts), self.needs_torch)
+
+    def replacements(self, node, facts=None) -> tuple:
+        from padlint.rules import sites
+
+        site = sites.site_of(facts, node) if facts is not None else None
+        if site is None:
+            return ((node, self.inline()),)
+        setup, code = list(self.setup), self.code
+        if self.name and not _is_assigned_to_a_name(facts, node, site) and (setup or not site.fits(node, code)):
+            setup.append((self.name, code))  # the value gets a name of its own: the edited line only uses it
+            code = self.name
+        if not setup:
+            return ((node, code),)
+        statements = []
+        for i, (preferred, expr) in enumerate(setup):
+            name = site.fresh(preferred)
+            if name != preferred:  # taken in the module: the later code reads the new name
+                setup[i + 1 :] = [(n, rename(e, preferred, name)) for n, e in setup[i + 1 :]]
+                code = rename(code, preferred, name)
+            statements.append(f"{name} = {expr}")
+        return (site.insertion(statements), (node, code))
+
+    def inline(self) -> str:
+        """The code with every named value written out where it is used."""
+        code = self.code
+        for preferred, expr in reversed(self.setup):
+            code = rename(code, preferred, expr if _atomic(expr) else f"({expr})")
+        return code
+
+
+def rename(code: str, old: str, new: str) -> str:
+    """`code` with the name `old` replaced by the code `new` (names only, not attributes or keys)."""
+    replacement = cst.parse_expression(new)
+
+    class _Rename(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            return updated.with_changes(attr=original.attr)  # `x.lengths` keeps its attribute
+
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(keyword=original.keyword)  # `f(lengths=...)` keeps its keyword
+
+        def leave_Name(self, original, updated):
+            return replacement if original.value == old else updated
+
+    module = cst.parse_module(code)
+    return module.visit(_Rename()).code
+
+
+def _atomic(code: str) -> bool:
+    """Does `code` need no parentheses where a name stood (a name, call, subscript, attribute, list)?"""
+    try:
+        expr = cst.parse_expression(code)
+    except cst.ParserSyntaxError:
+        return False
+    return isinstance(expr, (cst.Name, cst.Call, cst.Subscript, cst.Attribute, cst.List, cst.ListComp, cst.Integer))
+
+
+def _is_assigned_to_a_name(facts, node, site) -> bool:
+    """Is `node` the whole right-hand side of `name = node` (already a named value)?"""
+    stmt = site.statement
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    return (
+        isinstance(small, (cst.Assign, cst.AnnAssign))
+        and small.value is node
+        and all(isinstance(t.target, cst.Name) for t in getattr(small, "targets", ()))
+        and (not isinstance(small, cst.AnnAssign) or isinstance(small.target, cst.Name))
+    )
 
 
 def is_place(code: str) -> bool:
@@ -50,6 +129,11 @@ def _torch(context: Context) -> tuple[str, bool]:
     return (context.torch, False) if context.torch else ("torch", True)
 
 
+MASK, LABELS = "attention_mask", "labels"
+FROM_LENGTHS = "Build the attention mask from the sequence lengths"
+FROM_GAP = "Build the attention mask from the padding length"
+
+
 def attention_mask(
     padded: Padded,
     ids: str | None,
@@ -64,49 +148,60 @@ def attention_mask(
     cast: bool = True,
 ) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
+    name = MASK if cast else None  # `(ids != pad).long()` keeps its cast around the new comparison
     if padded.encoding_mask():
         return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
     if padded.kind == "list" and padded.rows is False and gap_ok and data_ok:
-        # `x + [pad] * gap` pads with max(gap, 0) items: ones over x, zeros over the rest.
-        real, pads = f"[1] * len({padded.data})", f"[0] * max({padded.gap}, 0)"
-        code = f"{real} + {pads}" if padded.side == "right" else f"{pads} + {real}"
-        return Shape(code, Applicability.SAFE, "Build the attention mask from the padding length")
+        return Shape(list_mask(padded.data, padded.gap, padded.side), Applicability.SAFE, FROM_GAP, name=name)
     if ids is None or not is_place(ids):
         return None  # the fix names the ids several times: only a plain name or subscript will do
     if padded.kind == "pt" and lengths_ok and padded.batch_first:
         torch, missing = _torch(context)
-        suffix = (f".to({dtype})" if dtype else ".long()") if cast else ""
-        return Shape(
-            f"{_real_positions_pt(torch, ids, padded)}{suffix}",
-            Applicability.SAFE,
-            "Build the attention mask from the sequence lengths",
-            needs_torch=missing,
-        )
+        setup, real, _ = _positions_pt(torch, ids, padded)
+        if not cast:
+            return Shape(real, Applicability.SAFE, FROM_LENGTHS, needs_torch=missing, setup=setup)
+        suffix = f".to({dtype})" if dtype else ".long()"
+        return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, missing, setup, name)
     if padded.kind == "np" and lengths_ok and context.numpy:
         np = context.numpy
-        suffix = (f".astype({dtype})" if dtype else f".astype({np}.int64)") if cast else ""
-        return Shape(
-            f"{_real_positions_np(np, ids, padded)}{suffix}",
-            Applicability.SAFE,
-            "Build the attention mask from the sequence lengths",
-        )
+        setup, real, _ = _positions_np(np, ids, padded)
+        if not cast:
+            return Shape(real, Applicability.SAFE, FROM_LENGTHS, setup=setup)
+        suffix = f".astype({dtype})" if dtype else f".astype({np}.int64)"
+        return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, setup=setup, name=name)
     if padded.kind == "list" and gap_ok and padded.rows is False:
         gap = f"max({padded.gap}, 0)"
         real = f"[1] * (len({ids}) - {gap})"
         code = f"{real} + [0] * {gap}" if padded.side == "right" else f"[0] * {gap} + {real}"
-        return Shape(code, Applicability.SAFE, "Build the attention mask from the padding length")
+        return Shape(code, Applicability.SAFE, FROM_GAP, name=name)
     if pad_code is None or pad_is_eos:
         return None
-    cast = f".to({dtype})" if dtype else ".long()"
+    cast_code = f".to({dtype})" if dtype else ".long()"
     return _by_pad_id(
         padded,
         ids,
         context,
         "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)",
-        tensor=f"({ids} != {pad_code}){cast}",
+        tensor=f"({ids} != {pad_code}){cast_code}",
         array=f"({ids} != {pad_code}).astype({context.numpy}.int64)",
         item=f"int(t != {pad_code})",
+        name=name,
     )
+
+
+def list_mask(data: str, gap: str, side: str) -> str:
+    """The mask of one row padded as `data + [pad] * gap` (or `[pad] * gap + data`): `[0] * n` is empty
+    for n <= 0, so a row longer than the target gets ones only."""
+    real, pads = f"[1] * len({data})", f"[0] * ({gap})" if _needs_parens(gap) else f"[0] * {gap}"
+    return f"{real} + {pads}" if side == "right" else f"{pads} + {real}"
+
+
+def _needs_parens(code: str) -> bool:
+    try:
+        expr = cst.parse_expression(code)
+    except cst.ParserSyntaxError:
+        return True
+    return isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.UnaryOperation))
 
 
 def masked_labels(
@@ -124,45 +219,38 @@ def masked_labels(
     if not is_place(ids):
         return None  # the fix names the ids more than once: evaluating a call twice is not a fix
     title = "Set the labels of padding positions to -100 (from the attention mask)"
+    by_lengths = "Set the labels of padding positions to -100 (from the lengths)"
     if padded.kind == "pt":
         if mask:
-            return Shape(f"{ids}.masked_fill({mask} == 0, {IGNORE})", Applicability.SAFE, title)
+            return Shape(f"{ids}.masked_fill({mask} == 0, {IGNORE})", Applicability.SAFE, title, name=LABELS)
         if lengths_ok and padded.batch_first:
             torch, missing = _torch(context)
-            return Shape(
-                f"{ids}.masked_fill(~{_real_positions_pt(torch, ids, padded)}, {IGNORE})",
-                Applicability.SAFE,
-                "Set the labels of padding positions to -100 (from the lengths)",
-                needs_torch=missing,
-            )
+            setup, _, pads = _positions_pt(torch, ids, padded)
+            return Shape(f"{ids}.masked_fill({pads}, {IGNORE})", Applicability.SAFE, by_lengths, missing, setup, LABELS)
     elif padded.kind == "np" and context.numpy:
         np = context.numpy
         if mask:
-            return Shape(f"{np}.where({mask} == 0, {IGNORE}, {ids})", Applicability.SAFE, title)
+            return Shape(f"{np}.where({mask} == 0, {IGNORE}, {ids})", Applicability.SAFE, title, name=LABELS)
         if lengths_ok:
+            setup, real, _ = _positions_np(np, ids, padded)
             return Shape(
-                f"{np}.where({_real_positions_np(np, ids, padded)}, {ids}, {IGNORE})",
-                Applicability.SAFE,
-                "Set the labels of padding positions to -100 (from the lengths)",
+                f"{np}.where({real}, {ids}, {IGNORE})", Applicability.SAFE, by_lengths, setup=setup, name=LABELS
             )
     elif padded.kind == "list":
         if mask and padded.rows is False:
-            return Shape(f"[t if m else {IGNORE} for t, m in zip({ids}, {mask})]", Applicability.SAFE, title)
+            code = f"[t if m else {IGNORE} for t, m in zip({ids}, {mask})]"
+            return Shape(code, Applicability.SAFE, title, name=LABELS)
         if mask and padded.rows:
-            return Shape(
-                f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]",
-                Applicability.SAFE,
-                title,
-            )
+            code = f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]"
+            return Shape(code, Applicability.SAFE, title, name=LABELS)
         if gap_ok and padded.rows is False:
             gap = f"max({padded.gap}, 0)"
             if padded.side == "right":
                 code = f"{ids}[:len({ids}) - {gap}] + [{IGNORE}] * {gap}"
             else:
                 code = f"[{IGNORE}] * {gap} + {ids}[{gap}:]"
-            return Shape(
-                code, Applicability.SAFE, "Set the labels of padding positions to -100 (from the padding length)"
-            )
+            title = "Set the labels of padding positions to -100 (from the padding length)"
+            return Shape(code, Applicability.SAFE, title, name=LABELS)
     if pad_code is None or pad_is_eos:
         return None
     return _by_pad_id(
@@ -173,35 +261,41 @@ def masked_labels(
         tensor=f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})",
         array=f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})",
         item=f"{IGNORE} if t == {pad_code} else t",
+        name=LABELS,
     )
 
 
 def _by_pad_id(
-    padded: Padded, ids: str, context: Context, title: str, *, tensor: str, array: str, item: str
+    padded: Padded, ids: str, context: Context, title: str, *, tensor: str, array: str, item: str, name: str | None
 ) -> Shape | None:
     """The UNSAFE shape that compares each token with the pad id, written for the ids' kind."""
     if padded.kind == "pt":
-        return Shape(tensor, Applicability.UNSAFE, title)
+        return Shape(tensor, Applicability.UNSAFE, title, name=name)
     if padded.kind == "np" and context.numpy:
-        return Shape(array, Applicability.UNSAFE, title)
+        return Shape(array, Applicability.UNSAFE, title, name=name)
     if padded.kind == "list" and padded.rows is False:
-        return Shape(f"[{item} for t in {ids}]", Applicability.UNSAFE, title)
+        return Shape(f"[{item} for t in {ids}]", Applicability.UNSAFE, title, name=name)
     if padded.kind == "list" and padded.rows:
-        return Shape(f"[[{item} for t in row] for row in {ids}]", Applicability.UNSAFE, title)
+        return Shape(f"[[{item} for t in row] for row in {ids}]", Applicability.UNSAFE, title, name=name)
     return None
 
 
-def _real_positions_pt(torch: str, ids: str, padded: Padded) -> str:
-    lengths = f"{torch}.tensor({padded.lengths}, device={ids}.device)"
-    positions = f"{torch}.arange({ids}.size(1), device={ids}.device)[None, :]"
-    if padded.side == "left":
-        return f"({positions} >= ({ids}.size(1) - {lengths})[:, None])"
-    return f"({positions} < {lengths}[:, None])"
+def _positions_pt(torch: str, ids: str, padded: Padded) -> tuple[tuple, str, str]:
+    """(setup, real, pads): named positions and lengths, and the comparisons true on real tokens / on pads."""
+    setup = (
+        ("positions", f"{torch}.arange({ids}.size(1), device={ids}.device)"),
+        ("lengths", f"{torch}.tensor({padded.lengths}, device={ids}.device)"),
+    )
+    return (setup, *_comparisons(f"{ids}.size(1)", padded.side))
 
 
-def _real_positions_np(np: str, ids: str, padded: Padded) -> str:
-    lengths = f"{np}.array({padded.lengths})"
-    positions = f"{np}.arange({ids}.shape[1])[None, :]"
-    if padded.side == "left":
-        return f"({positions} >= ({ids}.shape[1] - {lengths})[:, None])"
-    return f"({positions} < {lengths}[:, None])"
+def _positions_np(np: str, ids: str, padded: Padded) -> tuple[tuple, str, str]:
+    setup = (("positions", f"{np}.arange({ids}.shape[1])"), ("lengths", f"{np}.array({padded.lengths})"))
+    return (setup, *_comparisons(f"{ids}.shape[1]", padded.side))
+
+
+def _comparisons(width: str, side: str) -> tuple[str, str]:
+    if side == "left":
+        start = f"({width} - lengths)[:, None]"
+        return f"positions[None, :] >= {start}", f"positions[None, :] < {start}"
+    return "positions[None, :] < lengths[:, None]", "positions[None, :] >= lengths[:, None]"

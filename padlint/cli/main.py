@@ -195,6 +195,9 @@ def check(
         sys.exit(2)
     mode = "diff" if diff else ("fix" if fix else "lint")
     extras.validate(mode, use_stdin)
+    if show_fixes and mode != "fix":
+        # ruff ignores the flag silently; saying so costs nothing and saves a puzzled rerun.
+        _warning("`--show-fixes` lists the fixes that `--fix` applies: add `--fix` to apply and list them")
     options = Options(mode=mode, jobs=jobs, cache=not no_cache, timeout=settings.timeout, prefilter=not no_prefilter)
     run = _Run()
     if use_stdin:
@@ -245,6 +248,12 @@ def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Ru
     return run
 
 
+def _has_unsafe_fix(d: Diagnostic) -> bool:
+    from padlint.types import Applicability
+
+    return d.fix is not None and d.fix.applicability is Applicability.UNSAFE
+
+
 def _finish(
     run: _Run,
     settings: Settings,
@@ -266,8 +275,14 @@ def _finish(
     if mode == "diff":
         click.echo("".join(run.diffs), nl=False)
         count = len(run.fixed)
+        hidden = 0 if settings.unsafe_fixes else sum(_has_unsafe_fix(d) for d in run.diagnostics)
+        hint = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
         if count:
-            click.echo(f"Would fix {count} error{'s' if count != 1 else ''}.", err=True)
+            click.echo(
+                f"Would fix {count} error{'s' if count != 1 else ''}" + (f" ({hint})." if hidden else "."), err=True
+            )
+        elif hidden:
+            click.echo(f"No fixes available ({hint}).", err=True)
         if run.failed:
             return 2
         return 0 if exit_zero else int(bool(run.diffs))

@@ -120,6 +120,8 @@ def _help(d: Diagnostic, context: ReportContext) -> list[Line]:
         else:
             note = "suggestion"
         out.append([("help", "bold cyan"), (f": {d.fix.message} ({note})", "")])
+    elif d.no_fix:
+        out.append([("help", "bold cyan"), (f": no automatic fix: {d.no_fix}", "")])
     if d.url:
         out.append([("docs", "bold"), (f": {d.url}", "")])
     return out

@@ -20,6 +20,7 @@ class AttentionMaskAllOnes(Rule):
     name = "attention-mask-all-ones"
     summary = "Attention mask is all ones over a padded batch: the model attends to padding"
     fix_safety = "safe (mask from the tokenizer or from lengths); unsafe (mask from the pad id)"
+    MANUAL_FIX = "build the mask from the tokenizer's `attention_mask`, or from the lengths before padding (1 on real tokens, 0 on pads)"
 
     INVALID = [
         """
@@ -98,7 +99,7 @@ def forward(model, input_ids, attention_mask=None):
             pad_is_eos=facts.pad_is_eos,
             dtype=mask_dtype(facts, event.ones.node),
         )
-        return shape.proposal(event.ones.node) if shape else None
+        return shape.proposal(event.ones.node, facts) if shape else None
 
 
 def mask_dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:

@@ -39,6 +39,8 @@ class Finding:
     message: str
     fix: FixProposal | None = None
     confidence: str = "high"
+    # Without a fix: why there is none here (the rule's MANUAL_FIX says what to change by hand).
+    no_fix: str | None = None
     statement: cst.CSTNode | None = None  # for suppressions; defaults to the node's statement
 
 
@@ -49,6 +51,8 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line, for `padlint rules`
     fix_safety: ClassVar[str]  # "safe", "unsafe", "sometimes safe", "none"
+    # What to change by hand when a finding has no fix: the second half of its `help:` line.
+    MANUAL_FIX: ClassVar[str] = ""
     # Words (case-insensitive substrings) without which the rule cannot fire; the source must contain
     # at least one. Empty: it may fire on any source. padlint.look.prefilter skips libcst for a file that
     # no enabled rule can fire on, so keep this a necessary condition of the analysis.
@@ -81,6 +85,14 @@ class Rule:
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         raise NotImplementedError
+
+    @classmethod
+    def no_fix_help(cls, finding: Finding) -> str | None:
+        """The `help:` text of a finding without a fix: why (when the rule said), then what to do by hand."""
+        if finding.fix is not None:
+            return None
+        parts = [p for p in (finding.no_fix, cls.MANUAL_FIX) if p]
+        return "; ".join(parts) or None
 
 
 def shorten(code: str, width: int = 40) -> str:

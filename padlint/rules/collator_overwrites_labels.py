@@ -20,6 +20,7 @@ class CollatorOverwritesLabels(Rule):
     name = "collator-overwrites-labels"
     summary = "DataCollatorForLanguageModeling(mlm=False) rebuilds the labels a map function built"
     fix_safety = "safe (use DataCollatorForSeq2Seq, which pads the given labels with -100)"
+    MANUAL_FIX = "use `DataCollatorForSeq2Seq(tokenizer, padding=True)`, which pads the labels it is given with -100"
 
     INVALID = [
         """

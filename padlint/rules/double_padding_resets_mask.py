@@ -23,6 +23,7 @@ class DoublePaddingResetsMask(Rule):
     name = "double-padding-resets-mask"
     summary = "Pre-padded features without attention_mask are re-padded by a collator that rebuilds the mask as ones"
     fix_safety = "safe (keep the mask in the features) when the padding length is in view; none otherwise"
+    MANUAL_FIX = "return an `attention_mask` (1 on real tokens, 0 on the pads added) with the padded ids"
 
     INVALID = [
         """

@@ -20,6 +20,7 @@ class IgnoreIndexMismatch(Rule):
     name = "ignore-index-mismatch"
     summary = "The loss's ignore_index differs from the value labels are padded or masked with"
     fix_safety = "safe when the label value is a literal or a module constant; none otherwise"
+    MANUAL_FIX = "make the loss's `ignore_index` and the value the labels are padded with one constant"
 
     INVALID = [
         """

@@ -28,6 +28,7 @@ class LabelPadNotIgnored(Rule):
     name = "label-pad-not-ignored"
     summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
     fix_safety = "safe (pad labels with -100); none for text_target= targets"
+    MANUAL_FIX = "pad the labels with -100, the value the loss ignores"
 
     INVALID = [
         """

@@ -19,6 +19,7 @@ class LabelsAliasInputIds(Rule):
     name = "labels-alias-input-ids"
     summary = "labels alias input_ids and are written in place: the write corrupts input_ids"
     fix_safety = "safe (copy first) when the ids' type is known; unsafe `.clone()` otherwise"
+    MANUAL_FIX = "copy the ids before writing into the labels (`.clone()`, `.copy()` or `list(...)`)"
 
     INVALID = [
         """

@@ -17,6 +17,9 @@ class LabelsNotMasked(Rule):
     name = "labels-not-masked"
     summary = "Labels are the padded input ids with no -100 at pad positions: the loss trains on padding"
     fix_safety = "safe (labels masked from the attention mask or lengths); unsafe (masked by pad id)"
+    MANUAL_FIX = (
+        "set the labels to -100 where the attention mask is 0, e.g. `labels.masked_fill(attention_mask == 0, -100)`"
+    )
 
     INVALID = [
         """
@@ -90,4 +93,4 @@ def group_texts(examples, block=512):
             pad_code=event.pad_code,
             pad_is_eos=facts.pad_is_eos,
         )
-        return shape.proposal(event.node) if shape else None
+        return shape.proposal(event.node, facts) if shape else None

@@ -22,6 +22,7 @@ class MaskedMeanOverPadding(Rule):
     name = "masked-mean-over-padding"
     summary = "`(loss * mask).mean()` averages over pad positions too"
     fix_safety = "safe (`(loss * mask).sum() / mask.sum().clamp(min=1)`); none with a `dim` argument"
+    MANUAL_FIX = "divide the masked sum by the number of real positions: `(loss * mask).sum() / mask.sum()`"
 
     INVALID = [
         """

@@ -17,6 +17,7 @@ class PadEosAttentionMask(Rule):
     name = "pad-eos-attention-mask"
     summary = "Pad is EOS and the attention mask is `ids != pad_id`: every real EOS is hidden from the model"
     fix_safety = "safe (mask from lengths or the tokenizer); none when neither is in scope"
+    MANUAL_FIX = "build the mask from the sequence lengths, or take the tokenizer's `attention_mask`"
 
     INVALID = [
         """
@@ -77,4 +78,4 @@ def collate(rows, tok):
                 dtype=None,
                 cast=False,
             )  # `(ids != pad).long()` keeps its cast
-            yield Finding(event.node, message, shape.proposal(event.node) if shape else None)
+            yield Finding(event.node, message, shape.proposal(event.node, facts) if shape else None)

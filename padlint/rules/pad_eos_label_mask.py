@@ -17,6 +17,7 @@ class PadEosLabelMask(Rule):
     name = "pad-eos-label-mask"
     summary = "Pad is EOS and labels are masked by pad id: every real EOS gets -100, the model never learns to stop"
     fix_safety = "safe (mask labels from the attention mask); none for DataCollatorForLanguageModeling"
+    MANUAL_FIX = "set labels to -100 where the attention mask is 0 instead of where they equal the pad id, or give the tokenizer a dedicated pad token"
 
     INVALID = [
         """

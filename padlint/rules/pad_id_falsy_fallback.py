@@ -20,6 +20,7 @@ class PadIdFalsyFallback(Rule):
     name = "pad-id-falsy-fallback"
     summary = "`pad_token_id or eos_token_id` replaces a pad id of 0 with EOS"
     fix_safety = "safe (`x if x is not None else y`)"
+    MANUAL_FIX = "test `pad_token_id is not None` instead of its truth value"
 
     INVALID = [
         """

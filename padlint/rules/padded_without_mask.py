@@ -29,6 +29,7 @@ class PaddedWithoutMask(Rule):
     name = "padded-without-mask"
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
     fix_safety = "safe (carry the tokenizer's mask along); none where the ids were split off the call"
+    MANUAL_FIX = "keep the tokenizer's encoding and pass its `attention_mask` with the ids (to the model call, or in the returned features)"
 
     INVALID = [
         """

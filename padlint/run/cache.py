@@ -85,16 +85,18 @@ class Cache:
         self._root = str(self.directory)
         base = f"{__version__}|{_code_fingerprint()}|{sys.version_info[:2]}|{_libcst_version()}"
         self._base = f"{base}|unsafe={unsafe_fixes}|prefilter={prefilter}"
-        self._config_keys: dict[frozenset[str], str] = {}
+        self._config_keys: dict[tuple[frozenset[str], int], str] = {}
         self._ready = False
         self.hits = self.misses = 0
 
-    def key(self, digest: str, selection: Collection[str]) -> str:
-        """The entry name for a file whose bytes hash to `digest` (sha256), linted with `selection`."""
-        frozen = frozenset(selection)
+    def key(self, digest: str, selection: Collection[str], line_length: int = 88) -> str:
+        """The entry name for a file whose bytes hash to `digest` (sha256), linted with `selection`
+        (fixes are part of the entry, and their code keeps to the project's `line_length`)."""
+        frozen = (frozenset(selection), line_length)
         config = self._config_keys.get(frozen)
         if config is None:
-            config = hashlib.sha256(f"{self._base}|{','.join(sorted(frozen))}".encode()).hexdigest()
+            text = f"{self._base}|{','.join(sorted(frozen[0]))}|line-length={line_length}"
+            config = hashlib.sha256(text.encode()).hexdigest()
             self._config_keys[frozen] = config
         return f"{digest}-{config[:32]}"
 
@@ -209,6 +211,8 @@ def _dump(d: Diagnostic) -> dict:
         "cell": d.cell,
         "rows": list(d.statement_rows),
     }
+    if d.no_fix:
+        out["no_fix"] = d.no_fix
     if d.fix is not None:
         out["fix"] = [
             d.fix.applicability.value,
@@ -239,4 +243,5 @@ def _load(item: dict, filename: str) -> Diagnostic:
         confidence=item["confidence"],
         cell=item["cell"],
         statement_rows=tuple(item["rows"]),
+        no_fix=item.get("no_fix"),
     )

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings
+from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings, project_line_length
 from padlint.types import Diagnostic, Location
 
 Say = Callable[[str], None]
@@ -69,11 +70,12 @@ class _Job:
     key: str | None = None  # cache entry to fill
     stdin: bool = False
     look: str = "full"  # what the worker does first: "full", "sharp" or "syntax" (see analyse)
+    line_length: int = 88  # the project's, for the code fixes write
 
 
 # ---- the worker side: pure, no I/O ------------------------------------------------------------
 def analyse(task: tuple) -> tuple:
-    """(filename, text, select, mode, unsafe, look, report_invalid) -> ("ok", found, new_text, fixed,
+    """(filename, text, select, mode, unsafe, look, report_invalid, line_length) -> ("ok", found, new_text, fixed,
     fix_error, parsed) or ("invalid", message, row, column) for a source libcst cannot parse.
 
     `look`: "full" analyses the file; "sharp" first takes the sharp look (first_look.py) and
@@ -82,7 +84,7 @@ def analyse(task: tuple) -> tuple:
     enabled, with the stdlib parser; only a file that fails that check goes on to libcst, so PAD000
     is reported with libcst's message, as without the first look.
     """
-    filename, text, select, mode, unsafe, look, report_invalid = task
+    filename, text, select, mode, unsafe, look, report_invalid, line_length = task
     plan: bool | str = True
     if look != "full":
         from padlint.look import prefilter
@@ -110,12 +112,13 @@ def analyse(task: tuple) -> tuple:
         return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
     try:
         if mode == "lint":
-            return ("ok", engine.lint_source(text, filename, select), text, [], None, True)
-        outcome = engine.fix_source(text, filename, select, unsafe=unsafe)
+            return ("ok", engine.lint_source(text, filename, select, line_length), text, [], None, True)
+        outcome = engine.fix_source(text, filename, select, unsafe=unsafe, line_length=line_length)
         if (
             outcome.source != text
             and _still_fixable(outcome.remaining, unsafe)
-            and engine.fix_source(outcome.source, filename, select, unsafe=unsafe).source != outcome.source
+            and engine.fix_source(outcome.source, filename, select, unsafe=unsafe, line_length=line_length).source
+            != outcome.source
         ):
             # The fixes did not settle (fixing the result again would change it): write nothing.
             found = engine.lint_source(text, filename, select)
@@ -216,13 +219,14 @@ class Runner:
         report_invalid = SYNTAX_ERROR_CODE in selection
         select = frozenset(selection - {SYNTAX_ERROR_CODE})
         stdin = data is not None
+        line_length = project_line_length(os.path.dirname(os.path.abspath(filename)))
         key = None
         try:
             if data is None:
                 data = read_bytes(filename)
             if self.cache is not None and not stdin:
                 # Looked up before decoding: a warm run decodes only the files it has findings for.
-                key = self.cache.key(hashlib.sha256(data).hexdigest(), selection)
+                key = self.cache.key(hashlib.sha256(data).hexdigest(), selection, line_length)
                 cached = self.cache.get(key, filename)
                 if cached is not None:
                     self.result.stats["cached"] += 1
@@ -236,7 +240,7 @@ class Runner:
                     invalid_file_diagnostic(filename, f"cannot read: {exc}", exc.row, exc.column)
                 )
             return None
-        job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin)
+        job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin, line_length=line_length)
         if self.options.prefilter:
             from padlint.look import prefilter
 
@@ -275,6 +279,7 @@ class Runner:
                     unsafe,
                     job.look,  # type: ignore[attr-defined]
                     job.report_invalid,
+                    job.line_length,
                 )
 
         timeout = self.options.timeout or None
@@ -352,7 +357,9 @@ class Runner:
             except SourceWriteError as exc:
                 self.error(f"{job.filename}: not fixed: {exc}")
                 self.result.failed = True
-                outcome = analyse((job.filename, text, job.select, "lint", False, "full", job.report_invalid))
+                outcome = analyse(
+                    (job.filename, text, job.select, "lint", False, "full", job.report_invalid, job.line_length)
+                )
                 found, new_text, fixed = (outcome[1], text, []) if outcome[0] == "ok" else ([], text, [])
         elif new_text != text:
             from padlint.fixes.diff import unified_diff

@@ -1,0 +1,168 @@
+"""Where a fix may put a statement of its own, and how the code it writes should read there.
+
+A fix that needs a value more than once (a mask, the lengths it is built from, a tokenizer's
+encoding) names it in a statement of its own, right before the statement it edits: the value is
+computed once and the edited line stays short. That needs the statement (not a lambda's or a
+comprehension's body, whose names the statement could not see), its indentation, names not taken
+in the module, and the module's quote style and line length for the code written there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from padlint.analysis.facts import ModuleFacts
+from padlint.rules.layout import wrap
+
+DEFAULT_LINE_LENGTH = 88  # black's and ruff's default, when the project sets none
+# A value computed here may not move out of these: a lambda's or comprehension's names are its own.
+_OWN_SCOPE = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Compound statements whose header runs once, before the body: a value it reads can be named before it.
+_ONCE_HEADERS = (cst.If, cst.For, cst.With)
+
+
+@dataclass
+class Site:
+    """A statement a fix can put statements in front of."""
+
+    statement: cst.CSTNode
+    indent: str
+    facts: ModuleFacts
+    taken: set = field(default_factory=set)  # names the fix has chosen so far
+
+    def fresh(self, preferred: str) -> str:
+        """`preferred`, or `preferred_2`, ...: a name bound nowhere in the module."""
+        used = module_names(self.facts) | self.taken
+        name, n = preferred, 1
+        while name in used:
+            n += 1
+            name = f"{preferred}_{n}"
+        self.taken.add(name)
+        return name
+
+    def insertion(self, statements: list[str]) -> tuple:
+        """An edit that puts `statements` (one line each, as written) before the site's statement."""
+        width = line_length(self.facts) - len(self.indent)
+        lines = [line for statement in statements for line in wrap(statement, width)]
+        text = "".join(line + "\n" + self.indent for line in lines)
+        start = self.facts.span(self.statement).start
+        return (start, start, text)
+
+    def fits(self, node: cst.CSTNode, code: str) -> bool:
+        """Would the line(s) of `node`, with `code` in its place, stay within the line length?"""
+        span = self.facts.span(node)
+        if span is None:
+            return False
+        lines = self.facts.module.code.splitlines()
+        first, last = lines[span.start.line - 1], lines[span.end.line - 1]
+        rebuilt = first[: span.start.column] + code + last[span.end.column :]
+        return all(len(line) <= line_length(self.facts) for line in rebuilt.splitlines())
+
+
+def site_of(facts: ModuleFacts, node: cst.CSTNode) -> Site | None:
+    """The statement that evaluates `node` directly, if a statement may go before it."""
+    path = _path_to(facts, node)
+    if not path:
+        return None
+    statement = None
+    for i, step in enumerate(path):
+        if isinstance(step, cst.SimpleStatementLine):
+            statement = i
+        elif isinstance(step, _ONCE_HEADERS) and not _in_body(path, i):
+            statement = i
+        elif isinstance(step, cst.BaseCompoundStatement):
+            statement = None  # a header evaluated more than once (`while`), or a body below
+    if statement is None or any(isinstance(step, _OWN_SCOPE) for step in path[statement:]):
+        return None
+    stmt = path[statement]
+    span = facts.span(stmt)
+    if span is None:
+        return None
+    line = facts.module.code.splitlines()[span.start.line - 1]
+    indent = line[: span.start.column]
+    if indent.strip():
+        return None  # after `;` or on the line of its `if x:`: no line of its own to go before
+    return Site(stmt, indent, facts)
+
+
+def _in_body(path: list, i: int) -> bool:
+    """Is the rest of `path` inside the body (or else-branch) of the compound statement path[i]?"""
+    compound = path[i]
+    rest = path[i + 1] if i + 1 < len(path) else None
+    return rest is not None and rest in (
+        compound.body,
+        getattr(compound, "orelse", None),
+    )
+
+
+def _path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
+    """The nodes from the module down to `node` (by position), or [] if it is not found."""
+    target = facts.span(node)
+    if target is None:
+        return []
+    path, current = [], facts.module
+    while current is not node:
+        for child in current.children:
+            if child is node:
+                nxt = child
+                break
+            span = facts.span(child)
+            if span is not None and _contains(span, target):
+                nxt = child
+                break
+        else:
+            return []
+        path.append(nxt)
+        current = nxt
+    return path
+
+
+def _contains(outer, inner) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) and (
+        outer.end.line,
+        outer.end.column,
+    ) >= (inner.end.line, inner.end.column)
+
+
+def module_names(facts: ModuleFacts) -> set:
+    """Every identifier of the module: a name a fix binds must not be one of them."""
+    names = facts.fix_memo.get("names")
+    if names is None:
+        names = facts.fix_memo["names"] = {n.value for n in _walk(facts.module) if isinstance(n, cst.Name)}
+    return names
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def line_length(facts: ModuleFacts) -> int:
+    return facts.line_length or DEFAULT_LINE_LENGTH
+
+
+def quote(facts: ModuleFacts) -> str:
+    """The module's string quote: `'` when most of its plain string literals use it, else `"`."""
+    found = facts.fix_memo.get("quote")
+    if found is None:
+        single = double = 0
+        for n in _walk(facts.module):
+            if isinstance(n, cst.SimpleString):
+                body = n.value.lstrip("rRbBuUfF")
+                if body.startswith(("'''", '"""')):
+                    continue
+                single += body.startswith("'")
+                double += body.startswith('"')
+        found = facts.fix_memo["quote"] = "'" if single > double else '"'
+    return found
+
+
+def key(facts: ModuleFacts, name: str) -> str:
+    """A string literal for a dict key, in the module's quotes: `"attention_mask"`."""
+    q = quote(facts)
+    return f"{q}{name}{q}"
