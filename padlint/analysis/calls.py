@@ -8,7 +8,14 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
-from padlint.analysis.facts import LabelsAtSink, MaskLost, OnesAtMask
+from padlint.analysis.facts import (
+    LabelsAtSink,
+    LabelsPaddedWithToken,
+    MaskLost,
+    OnesAtMask,
+    PadIdMaskAtSink,
+    UnmaskedListPadding,
+)
 from padlint.analysis.values import (
     Context,
     Copy,
@@ -135,12 +142,12 @@ class CallEvaluator:
         text = P.positional(call, 0) or P.keyword(call, "text")
         single = self.is_single_text(text.value) if text is not None else None
         rows = None if single is None else not single
-        # Tokenizing or padding `labels` / `targets`: label ids by design (PAD006's business).
+        # Tokenizing or padding `labels` / `targets`: label ids by design (their padding value is a fact of its own).
         of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
             self.facts.repadding_collator = True
             # `tokenizer.pad(labels)` pads label ids (a processor's API, masked by the caller): labels
-            # by design, never reported as PAD006 themselves.
+            # by design, never recorded as labels padded with a token themselves.
             return frozenset(
                 {
                     Encoding(
@@ -284,9 +291,9 @@ class CallEvaluator:
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
         for mask in tags_of(value, PadIdMask):
-            if mask.padded is not None and self.facts.pad_is_eos:
-                event = self.mask_event(mask, mask.padded, mask.ids_code, sink)
-                self.facts.add("PAD005", mask.node, event=event)
+            if mask.padded is not None:  # wrong only where the pad is the EOS: the rules judge that
+                at_sink = self.mask_event(mask, mask.padded, mask.ids_code, sink)
+                self.facts.record(self.facts.pad_id_masks_at_sink, PadIdMaskAtSink(mask.node, at_sink))
 
     def mask_event(self, mask, padded: Padded, code: str | None, sink: cst.CSTNode) -> OnesAtMask:
         """What a fix needs to write a correct mask for `padded` at this point."""
@@ -350,12 +357,13 @@ class CallEvaluator:
         if padded.target_ids and isinstance(padded.node, cst.Call):
             # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
-            self.facts.add("PAD006", target if target is not None else padded.node, "text_target")
+            found = LabelsPaddedWithToken(target if target is not None else padded.node, "text_target")
+            self.facts.record(self.facts.labels_padded_with_token, found)
         if padded.target_ids or padded.of_labels:
             return
         leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
         if P.LABEL_NAME.search(leaf) and not padded.from_tokenizer:
-            return  # labels padded on their own (with the pad id: PAD006's business)
+            return  # labels padded on their own (with the pad id: a fact of its own)
         self.facts.labels_at_sink.append(
             LabelsAtSink(
                 node,
@@ -385,7 +393,7 @@ class CallEvaluator:
             if padded.lost_at is not None:
                 if carries_mask:
                     # The mask was made again (`ids.ne(pad_id)`, from lengths) and goes along with the
-                    # ids: nothing is lost. An all-ones one is PAD001's; pad = EOS is PAD005's.
+                    # ids: nothing is lost. An all-ones one reaches the mask place itself, and so does `ids != pad_id`.
                     continue
                 how = (
                     "dropped"
@@ -403,7 +411,8 @@ class CallEvaluator:
         for enc in tags_of(value, Encoding):
             target = P.keyword(enc.node, "text_target")
             if enc.padded and target is not None and enc.target_ids is False and enc not in self.labels_replaced:
-                self.facts.add("PAD006", target, "text_target")  # `labels` inside the encoding keep pad ids
+                # `labels` inside the encoding keep pad ids
+                self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(target, "text_target"))
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):
@@ -427,14 +436,14 @@ class CallEvaluator:
             if not splat and "attention_mask" not in entries:
                 for padded in tags_of(value, Padded):
                     if padded.kind == "list" and not padded.from_tokenizer:
-                        self.facts.add(
-                            "PAD009",
+                        found = UnmaskedListPadding(
                             node,
-                            padded=padded,
-                            ids_code=self.code(ids_node),
+                            padded,
+                            self.code(ids_node),
                             gap_ok=bool(padded.gap) and self.still_valid(padded.names),
                             data_ok=bool(padded.data) and self.still_valid(padded.data_names),
                         )
+                        self.facts.record(self.facts.unmasked_list_padding, found)
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}

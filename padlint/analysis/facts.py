@@ -1,25 +1,30 @@
 """The facts one analysis of a module provides: what the rules read.
 
-Events are recorded while the flow pass walks each scope; the sets of corrected masks and masked
-labels are read only after every scope has been walked, so a correction anywhere later silences.
+A fact describes what the code does with a value (labels masked where they equal the pad id, a mean
+over a masked product, ids written through an alias); it never names a rule: each rule module holds
+its own judgement over the facts. Facts are recorded while the flow pass walks each scope; the sets of
+corrected masks and masked labels are read only after every scope has been walked, so a correction
+anywhere later silences.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from padlint.analysis.patterns import Imports
-from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded
+from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
 
 
 @dataclass
 class OnesAtMask:
     """An all-ones mask over a padded value reached an attention-mask place."""
 
-    ones: Ones
+    ones: Ones | PadIdMask  # the mask (a PadIdMask: `ids != pad_id` reached the place)
     padded: Padded  # what the ones are shaped like (with the encoding that holds its real mask)
     sink: cst.CSTNode
     context: Context
@@ -59,49 +64,163 @@ class MaskLost:
     mask_code: str | None = None  # the mask to carry along, when known
 
 
+class Owner(NamedTuple):
+    """The top-level def or class a fact sits in: a module-level function ("func"), a method
+    ("method", with its class) or a class body ("class": node and cls are the class)."""
+
+    kind: str
+    node: cst.FunctionDef | cst.ClassDef
+    cls: cst.ClassDef | None
+
+
+@dataclass
+class Fact:
+    """Something the flow pass saw at a node, described, not judged: rules decide what it means."""
+
+    node: cst.CSTNode
+    owner: Owner | None = field(default=None, kw_only=True)  # set when recorded
+
+
+@dataclass
+class LabelsMaskedWherePadId(Fact):
+    """Labels set to -100 where they equal the pad id: `labels[labels == pad_id] = -100`, a write under
+    `if labels[i] == pad_id:`, `[t if t != pad_id else -100 for t in row]`."""
+
+    how: str  # "subscript", "where", "loop", "comprehension", ...
+    condition: cst.BaseExpression | None = None  # the tensor comparison, when there is one
+    mask_code: str | None = None  # the copied ids' attention mask, when known
+
+
+@dataclass
+class PadIdMaskAtSink(Fact):
+    """A mask made as `ids != pad_id` (any spelling) reached an attention-mask place."""
+
+    at_sink: OnesAtMask  # what a mask over the same ids needs at the sink
+
+
+@dataclass
+class LabelsPaddedWithToken(Fact):
+    """Labels padded with a token value (the pad id, 0, -1), not -100, reached a labels place: a
+    padding step, a collator's `label_pad_token_id`, or targets tokenized with `text_target=`."""
+
+    how: str  # "padding_value", "list", "collator", "text_target"
+    pad_arg: cst.Arg | cst.BaseExpression | None = None  # the pad value as written
+
+
+@dataclass
+class PadIdFallback(Fact):
+    """A pad id read as `pad_token_id or eos_token_id` is used to pad, mask or compare."""
+
+
+@dataclass
+class MaskedMean(Fact):
+    """`(x * mask).mean()`: the mean of a product with a padding mask (node: the `.mean` call)."""
+
+    product: cst.BinaryOperation
+    mask: cst.BaseExpression
+    dims: bool  # the mean is over given dimensions
+
+
+@dataclass
+class AliasWrittenInPlace(Fact):
+    """Labels bound to the ids themselves (`labels = input_ids`) were written in place, and the ids
+    were read again after the write (node: the ids expression the labels were bound to)."""
+
+    kind: str  # what the ids are: "pt", "np", "list" or "?"
+    list_write: bool  # the write stores a list
+
+
+@dataclass
+class UnmaskedListPadding(Fact):
+    """Features whose ids were padded by hand as lists reached a feature dict with no attention mask."""
+
+    padded: Padded
+    ids_code: str
+    gap_ok: bool  # the padding's gap code is still valid at the dict
+    data_ok: bool  # the unpadded list is still valid at the dict
+
+
+@dataclass
+class LabelPadValue:
+    """Labels are padded or masked with this value somewhere in the module."""
+
+    node: cst.CSTNode
+    value: int | str | None  # an int, "pad" for a pad id, None when it cannot be read
+    code: str
+
+
+@dataclass
+class LossIgnoreIndex:
+    """A loss call and the label value it ignores."""
+
+    call: cst.Call
+    arg: cst.Arg | None  # the `ignore_index=` argument; None: the default
+    value: int | str | None  # the value ignored (-100 by default; "pad" for a pad id; None: unread)
+
+
+FactT = TypeVar("FactT", bound=Fact)
+
+
+# A store of the labels or the loss mask: (the function it is in, the place stored into).
+StorePlace = tuple[cst.FunctionDef | None, str | None]
+OwnerOrScript = Owner | None  # None: script code (the module body)
+
+
 @dataclass
 class ModuleFacts:
     module: cst.Module
-    positions: dict  # node -> CodeRange
+    positions: Mapping[cst.CSTNode, CodeRange]
     imports: Imports
     pad_is_eos: bool = False
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
-    corrected_ones: set = field(default_factory=set)  # Ones tags zeroed at pad positions later
-    rows_overwritten: set = field(default_factory=set)  # padding steps whose rows are all written over
-    masks_read: set = field(default_factory=set)  # tokenizer calls whose encoding's attention_mask is read
+    corrected_ones: set[Ones] = field(default_factory=set)  # Ones tags zeroed at pad positions later
+    rows_overwritten: set[cst.CSTNode] = field(default_factory=set)  # padding steps whose rows are all written over
+    masks_read: set[cst.CSTNode] = field(default_factory=set)  # tokenizer calls whose encoding's mask is read
     # Features that carry a loss mask next to their labels (`label_mask`, Megatron's `loss_mask`): a dict
     # node, or (function, place) of `batch["loss_mask"] = ...`; label sinks there need no -100.
-    loss_masked: set = field(default_factory=set)
-    label_store_places: dict = field(default_factory=dict)  # `batch["labels"] = ...` target -> (function, place)
+    loss_masked: set[cst.CSTNode | StorePlace] = field(default_factory=set)
+    label_store_places: dict[cst.CSTNode, StorePlace] = field(default_factory=dict)  # `batch["labels"] = ...`
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
-    masked_copies: set = field(default_factory=set)  # Copy tags set to -100 at pad positions later
+    masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
-    fix_memo: dict = field(default_factory=dict, repr=False)  # what fixes work out once per module
-    pad_eos: list = field(default_factory=list)  # (node, owner) where pad is set to EOS
-    current_owner: cst.CSTNode | None = None  # the top-level def/class being gathered or walked
-    # The relatives (PAD004–PAD012): one list of events per rule code, in the order they were seen.
-    events: dict = field(default_factory=dict)
-    label_values: list = field(default_factory=list)  # (node, int | None, code): values labels are padded/masked with
-    loss_ignores: list = field(default_factory=list)  # (loss call, ignore_index Arg | None, int | None, code)
-    lm_collators: list = field(default_factory=list)  # DataCollatorForLanguageModeling(mlm=False) calls
+    fix_memo: dict[str, Any] = field(default_factory=dict, repr=False)  # what fixes work out once per module
+    pad_eos: list[tuple[cst.CSTNode, OwnerOrScript]] = field(default_factory=list)  # where pad is set to EOS
+    current_owner: OwnerOrScript = None  # the top-level def/class being gathered or walked
+    # What the flow pass saw, in the order it was seen (one entry per node and kind of fact).
+    labels_masked_where_pad_id: list[LabelsMaskedWherePadId] = field(default_factory=list)
+    pad_id_masks_at_sink: list[PadIdMaskAtSink] = field(default_factory=list)
+    labels_padded_with_token: list[LabelsPaddedWithToken] = field(default_factory=list)
+    pad_id_fallbacks: list[PadIdFallback] = field(default_factory=list)
+    masked_means: list[MaskedMean] = field(default_factory=list)
+    aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)
+    unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
+    label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with
+    loss_ignores: list[LossIgnoreIndex] = field(default_factory=list)
+    lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
-    labels_built: list = field(default_factory=list)  # (function name, owner) returning prompt-masked labels
-    map_calls: list = field(default_factory=list)  # (function name, owner) of `dataset.map(fn)` calls
-    _code: dict = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
-    pending_label_pads: dict = field(
-        default_factory=dict
-    )  # padding step -> (how, pad) until labels reach a sink  # owners of functions returning labels with -100 on the prompt
+    # (function name, owner) of functions returning labels with -100 on the prompt (None: script code)
+    labels_built: list[tuple[str | None, OwnerOrScript]] = field(default_factory=list)
+    map_calls: list[tuple[str, OwnerOrScript]] = field(default_factory=list)  # (function name, owner) of `ds.map(fn)`
+    _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
+    # padding step of labels -> (how, pad) until the labels reach a labels place
+    pending_label_pads: dict[cst.CSTNode, tuple[str, cst.Arg | cst.BaseExpression | None]] = field(default_factory=dict)
+
+    def record(self, found: list[FactT], fact: FactT) -> None:
+        """Add `fact` to `found` (one of the lists above), once per node, owned by the current owner."""
+        if all(seen.node is not fact.node for seen in found):
+            fact.owner = self.current_owner
+            found.append(fact)
 
     def note_pad_eos(self, node: cst.CSTNode) -> None:
         """The module makes the pad token the EOS token here."""
         self.pad_is_eos = True
         self.pad_eos.append((node, self.current_owner))
 
-    def pad_eos_for(self, owner) -> cst.CSTNode | None:
+    def pad_eos_for(self, owner: OwnerOrScript) -> cst.CSTNode | None:
         """Where pad is set to EOS in a way that reaches code owned by `owner`, if anywhere."""
         same = [node for node, where in self.pad_eos if where == owner]
         linked = [node for node, where in self.pad_eos if self.connected(where, owner)]
@@ -109,17 +228,12 @@ class ModuleFacts:
         return min(candidates, key=self.line) if candidates else None
 
     @staticmethod
-    def connected(a, b) -> bool:
+    def connected(a: OwnerOrScript, b: OwnerOrScript) -> bool:
         """Do facts of two places meet? The same function or method, script code, a module-level
         function (a helper anyone may call), or a class's set-up (`__init__`, a fixture) and its methods."""
-        if a is None or b is None or a == b or a[0] == "func" or b[0] == "func":
+        if a is None or b is None or a == b or a.kind == "func" or b.kind == "func":
             return True
-        return a[2] is not None and a[2] is b[2] and (_is_setup(a) or _is_setup(b))
-
-    def add(self, code: str, node: cst.CSTNode, how: str = "", **detail) -> None:
-        events = self.events.setdefault(code, [])
-        if all(e.node is not node for e in events):
-            events.append(Event(node, how, detail, self.current_owner))
+        return a.cls is not None and a.cls is b.cls and (_is_setup(a) or _is_setup(b))
 
     def code(self, node: cst.CSTNode) -> str:
         # The same node's code is asked for again and again; libcst renders it anew each time.
@@ -143,22 +257,12 @@ class ModuleFacts:
         return text if len(text) <= 40 else text[:37] + "..."
 
 
-@dataclass
-class Event:
-    """A finding candidate of the relatives (PAD004–PAD012): a node and what a fix needs."""
-
-    node: cst.CSTNode
-    how: str = ""
-    detail: dict = field(default_factory=dict)
-    owner: cst.CSTNode | None = None  # the top-level def/class it sits in
-
-
 SETUP_METHODS = {"__init__", "__post_init__", "setUp", "setUpClass", "setup", "setup_method", "setup_class"}
 
 
-def _is_setup(owner) -> bool:
-    kind, node, _ = owner
-    if kind == "class":
+def _is_setup(owner: Owner) -> bool:
+    node = owner.node
+    if owner.kind == "class" or not isinstance(node, cst.FunctionDef):
         return True
     return node.name.value in SETUP_METHODS or any(
         "fixture" in getattr(d.decorator, "value", "")

@@ -56,7 +56,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.unused_loss_calls: set = set()  # `model(..., labels=x).logits`: the loss is never read
         self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
         self.value_nodes: dict[str, cst.CSTNode] = {}  # place -> the expression last stored in it
-        self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases (PAD012)
+        self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases, until written in place
         self.pending_alias_writes: dict[str, tuple] = {}  # ids written through an alias, until read again
         self.partial_read = False  # evaluating the base of `x["k"]`
         self.function_name: str | None = None  # the function being walked (None: module code)
@@ -95,7 +95,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         methods.sort(key=lambda f: f.name.value != "__init__")  # __init__ first: it sets self.*
         self.class_envs.append((cls, class_env))
         outer = self.facts.current_owner
-        top_level = outer is not None and outer[0] == "class" and outer[1] is cls
+        top_level = outer is not None and outer.kind == "class" and outer.node is cls
         try:
             for method in methods:
                 if top_level:
@@ -337,7 +337,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
             padded = [t for t in value if isinstance(t, Padded)]
             if any(p.node is value_node for p in padded):
-                # `labels = pad_sequence(...)`: labels padded on their own (PAD006), not a copy of ids.
+                # `labels = pad_sequence(...)`: labels padded on their own, not a copy of ids.
                 for p in padded:
                     if p.node is value_node and not p.of_labels and P.TOKEN_LABELS.match(field_name):
                         self.label_padding(p, p.pad, "padding_value")

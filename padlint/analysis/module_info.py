@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import ModuleFacts, Owner
 
 
 @dataclass
@@ -73,11 +73,11 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     return info
 
 
-def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None):
-    """(kind, node, class) for a module-level function, a method or a class body; None for script code."""
+def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None) -> Owner | None:
+    """The owner of a module-level function, a method or a class body; None for script code."""
     if isinstance(stmt, cst.FunctionDef):
-        return ("method" if cls is not None else "func", stmt, cls)
-    return ("class", cls, cls) if cls is not None else None
+        return Owner("method" if cls is not None else "func", stmt, cls)
+    return Owner("class", cls, cls) if cls is not None else None
 
 
 def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:

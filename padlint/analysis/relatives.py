@@ -1,7 +1,7 @@
-"""Hooks of the flow pass for the relatives of the seed bugs (PAD004–PAD012).
+"""Hooks of the flow pass for pad ids, label values, losses, means and aliases.
 
 The walker calls these at the points where the facts arise (a pad-id comparison, a label padding
-step, an in-place write, a loss call); each records an event in `facts` with what a fix needs.
+step, an in-place write, a loss call); each records a fact (padlint.analysis.facts) with what a fix needs.
 """
 
 from __future__ import annotations
@@ -12,6 +12,15 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
+from padlint.analysis.facts import (
+    AliasWrittenInPlace,
+    LabelPadValue,
+    LabelsMaskedWherePadId,
+    LabelsPaddedWithToken,
+    LossIgnoreIndex,
+    MaskedMean,
+    PadIdFallback,
+)
 from padlint.analysis.values import (
     Copy,
     GoodMask,
@@ -37,32 +46,32 @@ IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
 class RelativesMixin:
     """Mixed into the scope walker."""
 
-    # ---- pad ids: PAD005 masks, PAD010 falsy fallbacks ---------------------------------------
+    # ---- pad ids: masks made from them, `pad or eos` fallbacks -----------------------------------
     def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value:
         """`ids != pad_id` / `ids.ne(pad_id)`: a mask that hides every real token equal to the pad id."""
         pads = tags_of(self.evaluate(pad), PadId)
         if not pads and not P.is_pad_id_expression(pad):
             return EMPTY
         for fallback in (p for p in pads if p.eos_fallback):
-            self.facts.add("PAD010", fallback.node)
+            self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))
         ids_value = self.evaluate(ids)
         return frozenset({PadIdMask(node, first(ids_value, Padded), self.code(ids))})
 
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
-        """A padding step fills with `pad_token_id or eos_token_id` (PAD010)."""
+        """A padding step fills with `pad_token_id or eos_token_id`."""
         if pad is None:
             return
         for origin in tags_of(self.evaluate(pad), PadId):
             if origin.eos_fallback:
-                self.facts.add("PAD010", origin.node)
+                self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(origin.node))
 
-    # ---- labels: PAD004 masking by pad id, PAD006 label padding, PAD007 values ----------------
+    # ---- labels: masking by pad id, padding with a token value, the values used ---------------
     def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
-        """Labels are padded or masked with `value` (for PAD007's comparison with the loss)."""
+        """Labels are padded or masked with `value` (compared with what the losses ignore)."""
         if value is None:
-            self.facts.label_values.append((node, 0, "0"))  # pad_sequence's default padding_value
+            self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
             return
-        self.facts.label_values.append((node, self.resolve_int(value), self.code(value)))
+        self.facts.label_values.append(LabelPadValue(node, self.resolve_int(value), self.code(value)))
 
     def resolve_int(self, expr: cst.BaseExpression) -> int | str | None:
         """An int literal or constant (also imported from a module of the project); "pad" for a pad id."""
@@ -81,7 +90,7 @@ class RelativesMixin:
         return None
 
     def label_padding(self, padded: Padded, pad: cst.BaseExpression | None, how: str) -> None:
-        """Labels padded with the pad id / 0 / -1 rather than -100 (PAD006)."""
+        """Labels padded with the pad id / 0 / -1 rather than -100."""
         if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full":
             return  # a buffer filled with the pad id, then written row by row: not a padding of labels
         value = self.resolve_int(pad) if pad is not None else 0
@@ -97,10 +106,12 @@ class RelativesMixin:
             if pending is not None:
                 pad = pending[1]
                 self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
-                self.facts.add("PAD006", padded.node, pending[0], pad_arg=pad)
+                self.facts.record(
+                    self.facts.labels_padded_with_token, LabelsPaddedWithToken(padded.node, pending[0], pad)
+                )
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
-        """`labels[labels == pad_id] = -100` and its spellings (PAD004 when pad is EOS)."""
+        """`labels[labels == pad_id] = -100` and its spellings."""
         pair = _equality(condition)
         if pair is not None:
             self.masked_where_pad_id(node, pair[1], labels, how, condition)
@@ -109,15 +120,15 @@ class RelativesMixin:
         self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str, condition: cst.BaseExpression | None
     ) -> None:
         """Labels set to -100 where they equal `pad`, if it is a pad id. `condition` is the tensor
-        comparison PAD004's fix rewrites; None for a write inside `if labels[i] == pad_id:`."""
+        comparison a fix can rewrite; None for a write inside `if labels[i] == pad_id:`."""
         pads = tags_of(self.evaluate(pad), PadId)
         if not (pads or P.is_pad_id_expression(pad)):
             return
         for fallback in (p for p in pads if p.eos_fallback):
-            self.facts.add("PAD010", fallback.node)  # labels masked with `pad or eos`
+            self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))  # masked with `pad or eos`
         copies = [c for c in tags_of(labels, Copy)]
         mask = copies[0].mask_code if copies else None
-        self.facts.add("PAD004", node, how, condition=condition, mask_code=mask)
+        self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(node, how, condition, mask))
 
     def selects_ignored(self, target: cst.Subscript) -> bool:
         """Does `x[index]` select the positions already set to the ignore value (`labels == -100`,
@@ -134,7 +145,7 @@ class RelativesMixin:
     def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool:
         """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
         `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the
-        write masks the pad positions, one at a time (PAD004 when pad is EOS)."""
+        write masks the pad positions, one at a time."""
         index = single_index(target)
         if index is None:
             return False
@@ -163,15 +174,15 @@ class RelativesMixin:
         return isinstance(expr, (cst.Name, cst.Attribute)) and bool(tags_of(self.evaluate(expr), PadId))
 
     def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
-        """`[(t if t != pad_id else -100) for t in row]` (PAD004 when pad is EOS)."""
+        """`[(t if t != pad_id else -100) for t in row]`."""
         if not isinstance(elt, cst.IfExp):
             return
         pair = P.comparison_operand(elt.test, (cst.NotEqual, cst.Equal))
         if pair is not None and (P.is_pad_id_expression(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)):
-            self.facts.add("PAD004", expr, "comprehension")
+            self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(expr, "comprehension"))
 
     def collator_call(self, call: cst.Call, name: str) -> None:
-        """Collators configured with a label pad (PAD006) or that pad features again (PAD009)."""
+        """Collators configured with a label pad value, or that pad features again."""
         short = name.rsplit(".", 1)[-1]
         if short in P.REPADDING_COLLATORS:
             self.facts.repadding_collator = True
@@ -180,9 +191,9 @@ class RelativesMixin:
             if arg is not None:
                 self.note_label_value(call, arg.value)
                 if not self.is_ignore(arg.value) and self.is_token_value(arg.value):
-                    self.facts.add("PAD006", call, "collator", pad_arg=arg)
+                    self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(call, "collator", arg))
             else:
-                self.facts.label_values.append((call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
+                self.facts.label_values.append(LabelPadValue(call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
 
     def is_token_value(self, expr: cst.BaseExpression) -> bool:
         """Is this label pad value known to be a token id (the pad id, 0, -1...), not -100 or a value
@@ -202,9 +213,9 @@ class RelativesMixin:
             self.label_pads_reaching(self.evaluate(target.value))
         arg = P.keyword(call, "ignore_index")
         value = self.resolve_int(arg.value) if arg is not None else P.IGNORE_VALUE
-        self.facts.loss_ignores.append((call, arg, value))
+        self.facts.loss_ignores.append(LossIgnoreIndex(call, arg, value))
 
-    # ---- PAD011 masked means, PAD012 aliases ------------------------------------------------------
+    # ---- masked means, labels aliasing the ids -------------------------------------------------------
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> None:
         if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
             return
@@ -212,11 +223,11 @@ class RelativesMixin:
             value = self.evaluate(mask)
             named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
             if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
-                self.facts.add("PAD011", call, product=product, mask=mask, dims=dims)
+                self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
                 return
 
     def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:
-        """`labels = input_ids`: no copy; an in-place write into labels would reach the ids (PAD012)."""
+        """`labels = input_ids`: no copy; an in-place write into labels would reach the ids."""
         source = place_key(value_node)
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
@@ -242,9 +253,10 @@ class RelativesMixin:
         # It matters only if the ids are read again after the write (returned, passed to the model):
         # a tokenizer output used only for its labels may be written into freely.
         source = alias[3]
-        event = (alias[0], {"kind": alias[2], "list_write": _is_list_value(value_node)}, source)
+        write = AliasWrittenInPlace(alias[0], alias[2], _is_list_value(value_node))
         # `input_ids = batch["input_ids"]; labels = input_ids`: returning `batch` returns the write too.
         for _ in range(3):
+            event = (write, source)
             self.pending_alias_writes[source] = event
             base = re.split(r"[.\[]", source, maxsplit=1)[0]
             if base != source:
@@ -252,14 +264,14 @@ class RelativesMixin:
             origin = place_key(self.value_nodes[source]) if source in self.value_nodes else None
             if origin is None or origin == source:
                 break
-            source, event = origin, (event[0], event[1], origin)
+            source = origin
 
     def read_place(self, key: str, whole: bool) -> None:
         """A read of `key` after an aliased write; `whole`: the object itself, not another of its keys."""
         event = self.pending_alias_writes.get(key) if self.pending_alias_writes else None
-        if event is None or not (whole or key == event[2]):
+        if event is None or not (whole or key == event[1]):
             return
-        self.facts.add("PAD012", event[0], **event[1])
+        self.facts.record(self.facts.aliases_written_in_place, event[0])
         for stale in [k for k, e in self.pending_alias_writes.items() if e is event]:
             del self.pending_alias_writes[stale]
 

@@ -34,7 +34,7 @@ class StoresMixin:
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
         at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
         if written and at_pads:
-            self.note_label_value(target, value_node)  # masked with -1: PAD007 compares it with the loss
+            self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
             ignore = True
         if ignore and single_index(target) is not None:
             self.masking_by_pad_id(target, single_index(target), base, "index")

@@ -28,8 +28,8 @@ class Padded:
     from_tokenizer: bool = False
     encoding: str | None = None  # code of the encoding whose mask is still there ("enc")
     lost_at: cst.CSTNode | None = None  # where a tokenizer's mask was dropped
-    target_ids: bool = False  # tokenized with text_target=: labels by design (PAD006's business)
-    of_labels: bool = False  # the padded data were labels (PAD006's business, not PAD002's)
+    target_ids: bool = False  # tokenized with text_target=: labels by design
+    of_labels: bool = False  # the padded data were labels (padded on their own, not a copy of ids)
     lengths: str | None = None  # code of a list of per-row lengths, valid where `lengths_names` hold
     lengths_names: tuple = ()  # (place, version) pairs the lengths code depends on
     gap: str | None = None  # list padding `x + [pad] * gap`: the gap's code

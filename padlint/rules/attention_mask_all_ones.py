@@ -8,7 +8,7 @@ import libcst as cst
 
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 
 
@@ -86,7 +86,7 @@ def forward(model, input_ids, attention_mask=None):
             )
             yield Finding(ones.node, message, self.fix(facts, event))
 
-    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+    def fix(self, facts: ModuleFacts, event: OnesAtMask) -> FixProposal | None:
         padded = event.padded
         shape = fixshapes.attention_mask(
             padded,

@@ -8,7 +8,7 @@ import libcst as cst
 
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import ModuleFacts, UnmaskedListPadding
 from padlint.analysis.values import Context
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import insert_after
@@ -64,24 +64,24 @@ def collator(tokenizer):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.repadding_collator:
             return
-        for event in facts.events.get(self.code, []):
-            padded = event.detail["padded"]
+        for event in facts.unmasked_list_padding:
+            padded = event.padded
             message = (
                 f"features padded by `{facts.brief(padded.node)}` on line {facts.line(padded.node)} carry no "
                 "attention_mask: the collator that pads them again builds it as all ones"
             )
             yield Finding(event.node, message, self.fix(facts, event))
 
-    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+    def fix(self, facts: ModuleFacts, event: UnmaskedListPadding) -> FixProposal | None:
         node = event.node
         shape = fixshapes.attention_mask(
-            event.detail["padded"],
-            event.detail["ids_code"],
+            event.padded,
+            event.ids_code,
             Context(),
             lengths_ok=False,
-            gap_ok=event.detail["gap_ok"],
+            gap_ok=event.gap_ok,
             pad_code=None,
-            data_ok=event.detail["data_ok"],
+            data_ok=event.data_ok,
             pad_is_eos=True,
             dtype=None,
         )

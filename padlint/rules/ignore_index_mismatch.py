@@ -73,14 +73,16 @@ def loss_fn(logits, labels):
         return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        values = {}
-        for _node, value, code in facts.label_values:
+        values: dict[int | str, str] = {}
+        for label in facts.label_values:
+            value, code = label.value, label.code
             if value is not None and value != "pad":  # labels padded with the pad id: PAD006's business
                 values.setdefault(value, code)
         if not values:
             return
         seen = set()
-        for call, arg, ignored in facts.loss_ignores:
+        for loss in facts.loss_ignores:
+            call, arg, ignored = loss.call, loss.arg, loss.value
             if ignored is None or ignored in values or call in seen:
                 continue
             seen.add(call)
@@ -92,7 +94,9 @@ def loss_fn(logits, labels):
             )
             yield Finding(call, message, self.fix(facts, call, arg, values))
 
-    def fix(self, facts: ModuleFacts, call: cst.Call, arg, values: dict) -> FixProposal | None:
+    def fix(
+        self, facts: ModuleFacts, call: cst.Call, arg: cst.Arg | None, values: dict[int | str, str]
+    ) -> FixProposal | None:
         if len(values) != 1:
             return None
         ((value, code),) = values.items()

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
 from padlint.types import Applicability
@@ -62,9 +62,9 @@ def collate(batch, pad_id):
         return None if look.has("label_pad_id") else look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        ignored = {value for _, _, value in facts.loss_ignores}
-        for event in facts.events.get(self.code, []):
-            pad = event.detail.get("pad_arg")
+        ignored = {loss.value for loss in facts.loss_ignores}
+        for event in facts.labels_padded_with_token:
+            pad = event.pad_arg
             pad_node = pad.value if isinstance(pad, cst.Arg) else pad
             if "pad" in ignored and pad_node is not None and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
@@ -74,7 +74,9 @@ def collate(batch, pad_id):
             node = event.node
             yield Finding(node, MESSAGES[event.how].format(pad=shown), self.fix(facts, event, pad_node))
 
-    def fix(self, facts: ModuleFacts, event, pad_node) -> FixProposal | None:
+    def fix(
+        self, facts: ModuleFacts, event: LabelsPaddedWithToken, pad_node: cst.BaseExpression | None
+    ) -> FixProposal | None:
         ignore = ignore_spelling(facts)
         title = "Pad the labels with -100"
         if event.how in ("padding_value", "list") and pad_node is not None:
@@ -83,7 +85,7 @@ def collate(batch, pad_id):
             edit = add_keyword(facts, event.node, "padding_value", ignore)
             return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
         if event.how == "collator" and isinstance(event.node, cst.Call):
-            edit = delete_item(facts, event.node, list(event.node.args), event.detail["pad_arg"])
+            edit = delete_item(facts, event.node, list(event.node.args), event.pad_arg)
             return (
                 FixProposal(Applicability.SAFE, "Drop `label_pad_token_id` (the default is -100)", (edit,))
                 if edit

@@ -49,13 +49,13 @@ def add_labels(batch):
         return look.reach("labels_alias")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        for event in facts.events.get(self.code, []):
+        for event in facts.aliases_written_in_place:
             source = facts.code(event.node)
             message = (
                 f"labels are `{source}` itself, not a copy, and are then written in place: "
                 f"the write changes `{source}` too (-100 in the input ids)"
             )
-            kind = event.detail["kind"]
+            kind = event.kind
             if kind in COPIES:
                 fix = FixProposal(
                     Applicability.SAFE, "Copy the ids first", ((event.node, COPIES[kind].format(source)),)

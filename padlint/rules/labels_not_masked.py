@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from padlint.analysis import fixshapes
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 
 
@@ -81,7 +81,7 @@ def group_texts(examples, block=512):
             )
             yield Finding(event.node, message, self.fix(facts, event))
 
-    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
+    def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded
         shape = fixshapes.masked_labels(
             padded,

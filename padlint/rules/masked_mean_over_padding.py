@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import MaskedMean, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
@@ -46,17 +46,17 @@ def token_loss(per_token, attention_mask):
         return look.reach("mean_product")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        for event in facts.events.get(self.code, []):
-            mask = event.detail["mask"]
+        for event in facts.masked_means:
+            mask = event.mask
             message = (
                 f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "
                 "the loss shrinks with the amount of padding"
             )
             yield Finding(event.node, message, self.fix(facts, event))
 
-    def fix(self, facts: ModuleFacts, event) -> FixProposal | None:
-        product, mask = event.detail["product"], event.detail["mask"]
-        if event.detail["dims"] or not _pure(mask):
+    def fix(self, facts: ModuleFacts, event: MaskedMean) -> FixProposal | None:
+        product, mask = event.product, event.mask
+        if event.dims or not _pure(mask):
             return None
         total = facts.code(product)
         if not product.lpar:

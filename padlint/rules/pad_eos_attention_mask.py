@@ -57,11 +57,11 @@ def collate(rows, tok):
         return look.reach("pad_is_eos") | look.reach("pad_step", "mask")  # pad=EOS, and masks from padded ids
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        for event in facts.events.get(self.code, []):
+        for event in facts.pad_id_masks_at_sink:
             eos = facts.pad_eos_for(event.owner)
             if eos is None:
                 continue
-            mask = event.detail["event"]
+            mask = event.at_sink
             message = (
                 f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
                 "every real EOS is hidden from the model"

@@ -59,7 +59,7 @@ def collate(tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return
-        for event in facts.events.get(self.code, []):
+        for event in facts.labels_masked_where_pad_id:
             eos = facts.pad_eos_for(event.owner)
             if eos is None:
                 continue
@@ -68,7 +68,7 @@ def collate(tokenizer, texts):
                 "every real EOS gets -100 and the model never learns to stop"
             )
             fix = None
-            condition, mask = event.detail.get("condition"), event.detail.get("mask_code")
+            condition, mask = event.condition, event.mask_code
             if condition is not None and mask:
                 fix = FixProposal(
                     Applicability.SAFE, "Mask the labels where the attention mask is 0", ((condition, f"{mask} == 0"),)

@@ -52,7 +52,7 @@ def collate(seqs, tokenizer):
         return look.reach("eos_fallback")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        for event in facts.events.get(self.code, []):
+        for event in facts.pad_id_fallbacks:
             node = event.node
             message = (
                 "`or` falls back to EOS when the pad id is 0 (BERT, T5 and Llama-style pads are 0): "
