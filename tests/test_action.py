@@ -45,7 +45,6 @@ def test_action_installs_its_own_checkout_and_reports_as_annotations():
     assert "pip install" in install["run"] and '"$PADLINT_ACTION_PATH"' in install["run"]
     assert check["env"]["PADLINT_OUTPUT_FORMAT"] == "${{ inputs.output-format }}"
     assert check["env"]["PADLINT_ARGS"] == "${{ inputs.args }}"
-    assert "padlint $PADLINT_ARGS" in check["run"]
 
 
 def test_inputs_never_reach_a_script_as_text():
@@ -54,8 +53,23 @@ def test_inputs_never_reach_a_script_as_text():
         assert "${{" not in step["run"], step["name"]
 
 
+def test_install_leaves_the_jobs_python_alone():
+    """Later steps of the job run the project's own `python` and `pip`: the install step must not
+    put padlint's virtual environment on the job's PATH (or change the job's environment)."""
+    install, check = _action()["runs"]["steps"]
+    assert "$GITHUB_PATH" not in install["run"] and "$GITHUB_ENV" not in install["run"]
+    assert install["id"] == "install" and "GITHUB_OUTPUT" in install["run"]
+    assert check["env"]["PADLINT_BIN"] == "${{ steps.install.outputs.padlint }}"
+    assert '"$PADLINT_BIN" $PADLINT_ARGS' in check["run"]
+
+
 def _env_for(step: dict, values: dict[str, str]) -> dict[str, str]:
     return {key: EXPRESSION.sub(lambda m: values[m.group(1)], str(value)) for key, value in step.get("env", {}).items()}
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    """A step's `name=value` lines in its GITHUB_OUTPUT file."""
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 
 @pytest.mark.slow
@@ -66,8 +80,9 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
     shutil.copy(ROOT / "examples" / "buggy_collator.py", workspace / "collate.py")
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
-    github_path = tmp_path / "github-path"
-    github_path.write_text("")
+    runner_files = {name: tmp_path / name.lower() for name in ("GITHUB_PATH", "GITHUB_ENV", "GITHUB_OUTPUT")}
+    for path in runner_files.values():
+        path.write_text("")
     values = {
         "github.action_path": str(ROOT),
         "inputs.version": "",
@@ -75,7 +90,7 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
         "inputs.output-format": "github",
     }
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PADLINT_", "VIRTUAL_ENV"))}
-    base.update(RUNNER_TEMP=str(runner_temp), GITHUB_PATH=str(github_path))
+    base.update(RUNNER_TEMP=str(runner_temp), **{name: str(path) for name, path in runner_files.items()})
     install, check = _action()["runs"]["steps"]
 
     proc = subprocess.run(
@@ -87,10 +102,13 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
         timeout=900,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    added = github_path.read_text().strip()
-    assert added and (Path(added) / "padlint").exists()
+    assert runner_files["GITHUB_PATH"].read_text() == "" and runner_files["GITHUB_ENV"].read_text() == ""
+    padlint = _outputs(runner_files["GITHUB_OUTPUT"])["padlint"]
+    assert Path(padlint).exists() and str(runner_temp) in padlint
+    values["steps.install.outputs.padlint"] = padlint
 
-    env = {**base, **_env_for(check, values), "PATH": added + os.pathsep + base["PATH"]}
+    # The job's PATH as it was: padlint runs by its path, not from PATH.
+    env = {**base, **_env_for(check, values)}
     proc = subprocess.run(
         ["bash", "-e", "-c", check["run"]], cwd=workspace, env=env, capture_output=True, text=True, timeout=300
     )
@@ -101,7 +119,7 @@ def test_action_steps_run_and_annotate_a_buggy_collator(tmp_path):
 
     # an input with shell syntax in it stays text: nothing runs, padlint just gets odd paths
     hostile = {**values, "inputs.args": 'check "$(touch pwned)" `touch pwned2` .'}
-    env = {**base, **_env_for(check, hostile), "PATH": added + os.pathsep + base["PATH"]}
+    env = {**base, **_env_for(check, hostile)}
     proc = subprocess.run(
         ["bash", "-e", "-c", check["run"]], cwd=workspace, env=env, capture_output=True, text=True, timeout=300
     )

@@ -234,11 +234,22 @@ def test_stale_baseline_entries_are_reported(project):
     assert result.exit_code == 0 and "3 baseline entries no longer match" in result.stderr
 
 
-def test_missing_or_bad_baseline_exits_2(project):
-    assert run("check", "--baseline", "nope.json", "src").exit_code == 2
+def test_missing_or_bad_baseline_exits_2_before_linting(project):
+    # One error line and nothing else: the unfiltered report used to follow the error, with every
+    # finding the baseline was meant to hide.
+    missing = run("check", "--baseline", "nope.json", "src")
+    assert missing.exit_code == 2 and missing.stdout == ""
+    assert missing.stderr.strip().splitlines() == [
+        "padlint: error: nope.json: No such file (create it with --write-baseline)"
+    ]
     Path("bad.json").write_text("[]")
-    result = run("check", "--baseline", "bad.json", "src")
-    assert result.exit_code == 2 and "not a padlint baseline" in result.stderr
+    for args in (("--baseline", "bad.json"), ("--baseline", "bad.json", "--fix")):
+        result = run("check", *args, "src")
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert result.stderr.strip().splitlines() == ["padlint: error: bad.json: not a padlint baseline (version 1)"]
+    assert "torch.ones_like" in (project / "src" / "collate.py").read_text()  # --fix did not run
+    rewrite = run("check", "--baseline", "bad.json", "--write-baseline", "src")  # would lose its entries
+    assert rewrite.exit_code == 2 and Path("bad.json").read_text() == "[]"
     assert run("check", "--write-baseline", "src").exit_code == 2  # needs --baseline FILE
 
 

@@ -117,6 +117,28 @@ def test_clean_file_exits_0(cli_project):
     assert result.stdout.strip() == "All checks passed!"
 
 
+def test_a_missing_path_is_an_error_without_a_success_line(cli_project):
+    cli_project("collate.py", CLEAN)
+    for args in (("nope.py",), ("nope.py", "collate.py"), ("--output-format", "concise", "nope.py")):
+        result = run("check", *args)
+        assert result.exit_code == 2, args
+        assert "All checks passed!" not in result.output, args
+        assert "padlint: error: nope.py: No such file or directory" in result.stderr, args
+    with_finding = run("check", "--output-format", "concise", "nope.py", "buggy.py")
+    assert with_finding.exit_code == 2  # the error wins; the finding's file does not exist either
+
+
+def test_warns_when_no_python_file_was_checked(cli_project):
+    (Path.cwd() / "empty").mkdir()
+    cli_project("vendor/collate.py", BUGGY)
+    cli_project("notes.txt", "not python\n")
+    for args in (("empty",), ("--force-exclude", "--extend-exclude", "vendor", "vendor"), ("--exclude", "*.py", ".")):
+        result = run("check", *args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "padlint: warning: No Python files found under the given path(s)" in result.stderr, args
+    assert "No Python files" not in run("check", "vendor").stderr
+
+
 def test_full_format_shows_header_code_frame_help_and_summary(cli_project):
     cli_project("collate.py")
     result = run("check", "collate.py")

@@ -143,6 +143,22 @@ def test_clean_removes_the_cache_and_the_next_run_rebuilds_it(project):
     assert result.stats["cached"] == 2
 
 
+def test_clean_path_without_config_removes_that_folders_cache_not_the_cwds(project, monkeypatch):
+    other = project / "other"
+    other.mkdir()
+    (other / "buggy.py").write_text(BUGGY)
+    monkeypatch.chdir(other)
+    _check("buggy.py")  # no [tool.padlint] anywhere: other/ is the project, its cache is other/.padlint_cache
+    monkeypatch.chdir(project)
+    _check("buggy.py")  # and this one's is ./.padlint_cache
+    assert (other / ".padlint_cache").is_dir() and (project / ".padlint_cache").is_dir()
+    result = _clean(str(other))
+    assert result.exit_code == 0 and "1 entry" in result.output and "other" in result.output
+    assert not (other / ".padlint_cache").exists()
+    assert (project / ".padlint_cache").is_dir()  # the current folder's cache is left alone
+    assert _clean(str(other / "buggy.py")).output.startswith("No cache at")  # a file: its folder
+
+
 def test_clean_keeps_what_padlint_did_not_write(project, monkeypatch):
     shared = project / "shared"
     shared.mkdir()

@@ -36,6 +36,21 @@ class Adoption:
             if on and use_stdin:
                 raise click.UsageError(f"{flag} works on files, not on standard input")
 
+    def baseline_readable(self, error: Say) -> bool:
+        """Whether the --baseline file can be used: read it before linting, so that a missing or
+        malformed file is one error line, not an error followed by the whole unfiltered report.
+        With --write-baseline the file may be missing (it is being created), not malformed."""
+        from padlint.adoption.baseline import BaselineError, read_baseline
+
+        if not self.baseline or (self.write_baseline and not os.path.exists(self.baseline)):
+            return True
+        try:
+            read_baseline(self.baseline)
+        except BaselineError as exc:
+            error(str(exc))
+            return False
+        return True
+
     def track(self, files: list[str]):
         from padlint.run import progress
 

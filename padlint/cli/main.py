@@ -198,6 +198,8 @@ def check(
     if show_fixes and mode != "fix":
         # ruff ignores the flag silently; saying so costs nothing and saves a puzzled rerun.
         _warning("`--show-fixes` lists the fixes that `--fix` applies: add `--fix` to apply and list them")
+    if mode != "diff" and not extras.baseline_readable(_error):
+        sys.exit(2)  # before linting: a report unfiltered by the baseline would mislead
     options = Options(mode=mode, jobs=jobs, cache=not no_cache, timeout=settings.timeout, prefilter=not no_prefilter)
     run = _Run()
     if use_stdin:
@@ -211,6 +213,8 @@ def check(
         for message in found.errors:
             _error(message)
         run.failed |= bool(found.errors)
+        if not found.files and not found.errors:
+            _warning("No Python files found under the given path(s)")
         if extras.add_noqa:
             sys.exit(extras.add_noqa_to(found.files, settings, _warning, _error, run.failed))
         failed = run.failed
@@ -295,6 +299,7 @@ def _finish(
         fix_mode=mode == "fix",
         fixed=len(run.fixed),
         color=color,
+        failed=run.failed,
     )
     if extras is not None and (extras.statistics or to_file):
         run.failed |= not extras.emit(run.diagnostics, context, err, _error)
@@ -315,17 +320,25 @@ def _finish(
 def clean_command(path: str | None, config: str | None) -> None:
     """Remove the result cache of the project at PATH (default: the current directory).
 
+    The project is the folder of the nearest pyproject.toml with [tool.padlint] at or above PATH;
+    without one, PATH itself (a file's folder).
+
     The cache is `.padlint_cache/` in the project root, or `PADLINT_CACHE_DIR`. Entries are never
     wrong (each is keyed by content, padlint's version and the rules in force), but they pile up as
     files and padlint change; this removes them all."""
     from padlint.run.cache import cache_dir, clear
 
+    start = Path(path) if path else Path.cwd()
     try:
-        settings = _settings(config, Path(path) if path else Path.cwd(), {})
+        settings = _settings(config, start, {})
     except ConfigError as exc:
         _error(str(exc))
         sys.exit(2)
-    directory = cache_dir(settings.root)
+    root = settings.root
+    if settings.config_path is None and path:
+        # No [tool.padlint] above PATH: PATH is the project (the folder of a file), not the cwd.
+        root = start if start.is_dir() else start.parent
+    directory = cache_dir(root)
     if not directory.is_dir():
         click.echo(f"No cache at {printable(str(directory))}")
         return

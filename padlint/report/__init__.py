@@ -17,6 +17,7 @@ class ReportContext:
     fix_mode: bool = False  # --fix ran: the diagnostics are the ones that remain
     fixed: int = 0  # how many findings --fix fixed
     color: bool = False  # colour the full format (only when stdout is a terminal)
+    failed: bool = False  # an error was reported (exit 2): never say "All checks passed!"
 
 
 def fix_is_applicable(diagnostic: Diagnostic, unsafe_fixes: bool) -> bool:

@@ -29,7 +29,7 @@ def summary(diagnostics: list[Diagnostic], context: ReportContext) -> list[str]:
     """ruff's closing lines: the count, then what --fix / --unsafe-fixes would do."""
     remaining = len(diagnostics)
     if remaining == 0 and context.fixed == 0:
-        return ["All checks passed!"]
+        return [] if context.failed else ["All checks passed!"]
     if context.fix_mode:
         total = remaining + context.fixed
         lines = [f"Found {_plural(total, 'error')} ({context.fixed} fixed, {remaining} remaining)."]
