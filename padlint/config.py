@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,9 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 _BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "force-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "timeout"))
+_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "timeout", "target-version"))
+# ruff's `target-version` values (padlint.grammar says what they change).
+TARGET_VERSIONS = ("py37", "py38", "py39", "py310", "py311", "py312", "py313", "py314", "py315")
 DEFAULT_TIMEOUT = 20.0  # seconds one file may take before it is reported and skipped
 
 
@@ -78,6 +81,7 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
+    target_version: str | None = None  # the code's Python (`py312`); None: the newest libcst reads
 
 
 def known_codes() -> tuple[str, ...]:
@@ -212,41 +216,108 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def _string_list(value: Any, where: str) -> tuple[str, ...]:
+class _BadValue(Exception):
+    """A problem with one key of the table: settings_from_table adds the file and the key's line.
+    The message follows the key: `'select' in [tool.padlint]` + ` must be a list of strings`."""
+
+    def __init__(self, key: str, message: str, table: str = "tool.padlint"):
+        super().__init__(f"{key!r} in [{table}] {message}")
+        self.key = key
+        self.table = table
+
+
+def _string_list(value: Any, key: str, table: str = "tool.padlint") -> tuple[str, ...]:
     if isinstance(value, str):
-        value = value.split(",")  # be lenient: "PAD001,PAD002" works like ["PAD001", "PAD002"]
+        # The docs call a wrong type an error: "PAD001,PAD002" is not silently split.
+        raise _BadValue(
+            key, f"must be a list of strings, not a string (write [{', '.join(map(repr, value.split(',')))}])", table
+        )
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings")
+        raise _BadValue(key, "must be a list of strings", table)
     return tuple(v.strip() for v in value if v.strip())
 
 
+def _codes(codes: tuple[str, ...], key: str, table: str = "tool.padlint") -> None:
+    try:
+        expand_codes(codes, "")
+    except ConfigError as exc:
+        raise _BadValue(key, f"has an {str(exc).removeprefix(': ')}", table) from None
+
+
+_TABLE_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def key_line(text: str, key: str, table: str = "tool.padlint") -> int | None:
+    """The 1-based line of `key = ...` in `[table]` of a TOML text (tomllib gives no positions), or
+    of the `[table.key]` header for a sub-table; None if it is not written in either form."""
+    current = ""
+    quoted = re.escape(key)
+    assignment = re.compile(rf"""^\s*(?:{quoted}|"{quoted}"|'{quoted}')\s*=""")
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            current = ".".join(part.strip().strip("\"'") for part in header.group(1).split("."))
+            if current == f"{table}.{key}":
+                return number
+        elif current == table and assignment.match(line):
+            return number
+    return None
+
+
+def _at(path: Path, key: str, table: str) -> str:
+    """`pyproject.toml:LINE` for the line that sets `key` (just the file if it cannot be found)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return _shown(path)
+    line = key_line(text, key, table)
+    if line is None and table.count(".") > 1:  # an inline table: `per-file-ignores = {...}`
+        parent, name = table.rsplit(".", 1)
+        line = key_line(text, name, parent)
+    return f"{_shown(path)}:{line}" if line else _shown(path)
+
+
 def settings_from_table(table: dict, path: Path) -> Settings:
-    """Validate a [tool.padlint] table and turn it into Settings rooted at the file's directory."""
-    shown = _shown(path)
+    """Validate a [tool.padlint] table and turn it into Settings rooted at the file's directory.
+
+    A bad value is a ConfigError naming the file, the key's line and the key."""
+    try:
+        return _settings_from_table(table, path)
+    except _BadValue as exc:
+        raise ConfigError(f"{_at(path, exc.key, exc.table)}: {exc}") from None
+
+
+def _settings_from_table(table: dict, path: Path) -> Settings:
     for key in table:
         if key not in _KNOWN_KEYS:
-            raise ConfigError(f"{shown}: unknown key {key!r} in [tool.padlint]")
-    lists = {k: _string_list(table[k], f"{shown}: '{k}' in [tool.padlint]") for k in _LIST_KEYS if k in table}
-    flags = {}
+            raise _BadValue(key, "is an unknown key")
+    lists = {k: _string_list(table[k], k) for k in _LIST_KEYS if k in table}
+    flags: dict[str, Any] = {}
     for key in _BOOL_KEYS:
         if key in table:
             if not isinstance(table[key], bool):
-                raise ConfigError(f"{shown}: '{key}' in [tool.padlint] must be true or false")
+                raise _BadValue(key, "must be true or false")
             flags[key.replace("-", "_")] = table[key]
     if "timeout" in table:
         value = table["timeout"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{shown}: 'timeout' in [tool.padlint] must be a number of seconds (0: no limit)")
+            raise _BadValue("timeout", "must be a number of seconds (0: no limit)")
         flags["timeout"] = float(value)
+    if "target-version" in table:
+        value = table["target-version"]
+        if value not in TARGET_VERSIONS:
+            raise _BadValue("target-version", f"must be one of {', '.join(TARGET_VERSIONS)}")
+        flags["target_version"] = value
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
-        raise ConfigError(f"{shown}: 'per-file-ignores' in [tool.padlint] must be a table of glob = [codes]")
-    per_file = tuple((glob, _string_list(codes, f"{shown}: per-file-ignores {glob!r}")) for glob, codes in pfi.items())
+        raise _BadValue("per-file-ignores", "must be a table of glob = [codes]")
+    pfi_table = "tool.padlint.per-file-ignores"
+    per_file = tuple((glob, _string_list(codes, glob, pfi_table)) for glob, codes in pfi.items())
     layer = SelectionLayer(lists.get("select"), lists.get("extend-select", ()), lists.get("ignore", ()))
     for key in ("select", "extend-select", "ignore"):
-        expand_codes(lists.get(key, ()), f"{shown}: '{key}' in [tool.padlint]")
+        _codes(lists.get(key, ()), key)
     for glob, codes in per_file:
-        expand_codes(codes, f"{shown}: per-file-ignores {glob!r}")
+        _codes(codes, glob, pfi_table)
     return Settings(
         root=path.parent.resolve(),
         config_path=path,
@@ -320,6 +391,7 @@ def with_cli(
     respect_gitignore: bool | None = None,
     force_exclude: bool | None = None,
     timeout: float | None = None,
+    target_version: str | None = None,
 ) -> Settings:
     """Command-line flags on top of the file: a new selection layer; other flags replace values."""
     for flag, codes in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
@@ -338,6 +410,7 @@ def with_cli(
         ("respect_gitignore", respect_gitignore),
         ("force_exclude", force_exclude),
         ("timeout", timeout),
+        ("target_version", target_version),
     ):
         if value is not None:
             changes[name] = value

@@ -37,12 +37,25 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        reason = " ".join(exc.message.split()) or "invalid syntax"
-        raise SourceError(f"invalid syntax: {reason}", exc.raw_line, exc.raw_column + 1) from None
+        raise _syntax_error(source, exc) from None
     except RecursionError:
         raise SourceError("too deeply nested to parse") from None
     except Exception as exc:  # libcst raises a few other types on odd input
         raise SourceError(f"cannot parse: {' '.join(str(exc).split())[:200]}") from None
+
+
+def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """PAD000's reason and position: the token libcst blames (its own positions point past it),
+    and the grammar that refused the code."""
+    from padlint import grammar
+
+    reason = " ".join(exc.message.split()).removeprefix("parser error: ") or "invalid syntax"
+    at = grammar.error_position(source, reason)
+    if at is not None:
+        reason = grammar.ERROR_AT.sub(f"error at {at[0]}:{at[1]}", reason, count=1)
+    else:
+        at = grammar.cpython_position(source, reason.removeprefix("tokenizer error: ")) or (1, 1)
+    return SourceError(f"invalid syntax ({grammar.libcst_grammar()}): {reason}", *at)
 
 
 def _enabled_rules(select: Collection[str] | None):

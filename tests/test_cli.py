@@ -254,11 +254,11 @@ def test_missing_path_is_an_error_exit_2_but_the_rest_is_reported(cli_project):
     [
         (
             '[tool.padlint]\nselct = ["PAD001"]\n',
-            "padlint: error: pyproject.toml: unknown key 'selct' in [tool.padlint]",
+            "padlint: error: pyproject.toml:2: 'selct' in [tool.padlint] is an unknown key",
         ),
         (
             '[tool.padlint]\nselect = ["PAD999"]\n',
-            "padlint: error: pyproject.toml: 'select' in [tool.padlint]: unknown rule code 'PAD999'",
+            "padlint: error: pyproject.toml:2: 'select' in [tool.padlint] has an unknown rule code 'PAD999'",
         ),
     ],
 )

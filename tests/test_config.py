@@ -6,8 +6,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from padlint import config
+from padlint.cli.main import main
 from padlint.config import ConfigError, Settings, load_settings, resolve_selection, with_cli
 
 CODES = ("PAD001", "PAD002", "PAD003", "PAD010")
@@ -90,13 +92,24 @@ def test_all_keys_are_read(tmp_path):
 @pytest.mark.parametrize(
     "body, message",
     [
-        ('selct = ["PAD001"]', "pyproject.toml: unknown key 'selct' in [tool.padlint]"),
-        ('select = ["PAD999"]', "unknown rule code 'PAD999'"),
+        ('selct = ["PAD001"]', "pyproject.toml:2: 'selct' in [tool.padlint] is an unknown key"),
+        ('select = ["PAD999"]', "pyproject.toml:2: 'select' in [tool.padlint] has an unknown rule code 'PAD999'"),
         ('ignore = ["XYZ"]', "unknown rule code 'XYZ'"),
-        ('select = "PAD001"\nunsafe-fixes = "yes"', "'unsafe-fixes' in [tool.padlint] must be true or false"),
+        (
+            'select = ["PAD001"]\nunsafe-fixes = "yes"',
+            "pyproject.toml:3: 'unsafe-fixes' in [tool.padlint] must be true or false",
+        ),
         ("select = [1]", "'select' in [tool.padlint] must be a list of strings"),
         ('per-file-ignores = ["x"]', "'per-file-ignores' in [tool.padlint] must be a table"),
-        ('[tool.padlint.per-file-ignores]\n"a.py" = ["PAD777"]', "unknown rule code 'PAD777'"),
+        (
+            '[tool.padlint.per-file-ignores]\n"a.py" = ["PAD777"]',
+            "pyproject.toml:2: 'a.py' in [tool.padlint.per-file-ignores] has an unknown rule code 'PAD777'",
+        ),
+        (
+            'per-file-ignores = { "a.py" = "PAD001" }',
+            "pyproject.toml:2: 'a.py' in [tool.padlint.per-file-ignores] must",
+        ),
+        ('target-version = "py2"', "pyproject.toml:2: 'target-version' in [tool.padlint] must be one of py37,"),
         ("select = [", "invalid TOML"),
     ],
 )
@@ -108,6 +121,24 @@ def test_bad_configuration_is_one_clear_error(tmp_path, monkeypatch, body, messa
         load_settings(tmp_path)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_string_where_a_list_is_expected_is_an_error_at_its_line(tmp_path, monkeypatch):
+    # It was split on commas silently, though the docs call a wrong type an error.
+    monkeypatch.chdir(tmp_path)
+    write_pyproject(
+        tmp_path,
+        '[project]\nname = "demo"\n\n[tool.ruff]\nselect = ["E"]\n\n[tool.padlint]\n'
+        'ignore = []\n  select   = "PAD001,PAD002"  # one string\n',
+    )
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert str(info.value) == (
+        "pyproject.toml:9: 'select' in [tool.padlint] must be a list of strings, not a string "
+        "(write ['PAD001', 'PAD002'])"
+    )
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2 and result.output.startswith("padlint: error: pyproject.toml:9: 'select'")
 
 
 def test_pad000_may_be_ignored(tmp_path):

@@ -171,7 +171,7 @@ def test_syntax_error_in_a_cell_is_pad000_at_its_cell(project):
     write(project, jupyter(nb))
     result = run("check", "--output-format", "concise", "train.ipynb")
     assert result.stdout.startswith("train.ipynb:cell 2:")
-    assert "PAD000" in result.stdout and "error at 3:4" in result.stdout  # rows of the cell, not the module
+    assert "PAD000" in result.stdout and "error at 2:12" in result.stdout  # rows of the cell, not the module
 
 
 BROKEN = "from groq import Groq\n\nclient = Groq(api_key='your-key'  # get one at https://console.groq.com/keys')\n"

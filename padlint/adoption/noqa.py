@@ -120,7 +120,7 @@ def add_noqa_to_files(files: list[str], settings, warn, error) -> tuple[int, boo
     for filename in files:
         select = frozenset(resolve_selection(settings, filename) - {SYNTAX_ERROR_CODE})
         try:
-            source = read_source(filename)
+            source = read_source(filename, settings.target_version)
             found = engine.lint_source(source.text, filename, select)
         except (SourceReadError, engine.SourceError) as exc:
             warn(f"{filename}: skipped: {exc}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from padlint import __version__
-from padlint.config import ConfigError, Settings, codes_option
+from padlint.config import TARGET_VERSIONS, ConfigError, Settings, codes_option
 from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
 from padlint.run.runner import (  # the file loop lives in padlint.run.runner
@@ -144,6 +144,12 @@ def _wants_color(stream_is_tty: bool) -> bool:
     metavar="SECONDS",
     help="Per-file time limit; a file that takes longer is reported and skipped (0: none).",
 )
+@click.option(
+    "--target-version",
+    type=click.Choice(TARGET_VERSIONS),
+    default=None,
+    help="The Python the code is written for (default: the newest grammar padlint's parser reads).",
+)
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can flag.")
 def check(
     paths: tuple[str, ...],
@@ -165,6 +171,7 @@ def check(
     jobs: int | None,
     no_cache: bool,
     timeout: float | None,
+    target_version: str | None,
     no_prefilter: bool,
     **adoption,
 ) -> None:
@@ -187,6 +194,7 @@ def check(
         respect_gitignore=respect_gitignore,
         force_exclude=force_exclude,
         timeout=timeout,
+        target_version=target_version,
     )
     try:
         settings = _settings(config, start, cli)

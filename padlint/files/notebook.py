@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, replace
 
 from padlint.files.notebook_magics import lines_of as _lines
-from padlint.files.notebook_magics import mask_magics, restore
+from padlint.files.notebook_magics import mask_magics, reindent, restore
 from padlint.types import Diagnostic, Edit, Fix, Location
 
 MARKER = "# padlint-cell "
@@ -47,6 +47,18 @@ class _Cell:
     magics: dict[int, str]  # placeholder number -> original line (without line end)
     added_newline: bool  # a "\n" was added so the next marker starts a line
     broken: str | None = None  # not Python even with its magics masked (the engine sees none of it)
+    indent: str = ""  # removed from the start of its lines, as IPython does (the engine sees them dedented)
+
+    def restored(self, segment: str) -> str:
+        """The cell's text for a segment of the virtual module: IPython lines and indentation back."""
+        return reindent(restore(segment, self.magics), restore(self.virtual, self.magics), self.text, self.indent)
+
+    def shift(self, row: int) -> int:
+        """Columns the engine's row `row` (1-based, in the cell as read) lost to the dedent."""
+        lines = _lines(self.text)
+        return (
+            len(self.indent) if self.indent and 0 < row <= len(lines) and lines[row - 1].startswith(self.indent) else 0
+        )
 
 
 # --- reading the JSON with positions --------------------------------------------------------------
@@ -125,7 +137,8 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
 class Notebook:
     """A parsed notebook: its JSON text, its code cells, and how to write changed cells back."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, target_version: str | None = None):
+        self.target_version = target_version  # the code's Python: which parser's refusal counts
         self.bom = data.startswith(b"\xef\xbb\xbf")
         try:
             self.json_text = data[3 if self.bom else 0 :].decode("utf-8")
@@ -150,9 +163,9 @@ class Notebook:
                 continue
             raw = cell.get("source", "")
             text = "".join(raw) if isinstance(raw, list) else str(raw)
-            virtual, magics, broken = mask_magics(text, counter)
+            virtual, magics, broken, indent = mask_magics(text, counter, target_version)
             added = not virtual.endswith(("\n", "\r"))
-            self.cells.append(_Cell(number + 1, spans[number], raw, text, virtual, magics, added, broken))
+            self.cells.append(_Cell(number + 1, spans[number], raw, text, virtual, magics, added, broken, indent))
         self.ascii_only = self.json_text.isascii()
 
     def virtual_text(self) -> str:
@@ -165,6 +178,7 @@ class Notebook:
         such as `<your-api-key>`, an unclosed bracket) stops neither the notebook nor its linting."""
         from padlint.engine import SourceError, parse
         from padlint.files.source import quiet_parser
+        from padlint.grammar import cpython_grammar
 
         found = []
         for cell in self.cells:
@@ -173,23 +187,44 @@ class Notebook:
             try:
                 parse(cell.broken)
             except SourceError as exc:
-                found.append((cell.index, f"cannot parse: {exc}", exc.row, exc.column))
+                found.append((cell.index, f"cannot parse: {exc}", exc.row, exc.column + cell.shift(exc.row)))
                 continue
-            try:  # libcst takes what CPython refuses: CPython's reason
+            # libcst takes what CPython refuses: CPython's reason (a cell counts as broken on that
+            # only when the notebook's Python is not newer than this one: padlint.grammar).
+            try:
                 with quiet_parser():
                     compile(cell.broken, f"<cell {cell.index}>", "exec", dont_inherit=True)
             except SyntaxError as exc:
-                found.append((cell.index, f"cannot parse: invalid syntax: {exc.msg}", exc.lineno or 1, exc.offset or 1))
+                row = exc.lineno or 1
+                message = f"cannot parse: invalid syntax ({cpython_grammar()}): {exc.msg}"
+                found.append((cell.index, message, row, (exc.offset or 1) + cell.shift(row)))
             except ValueError as exc:  # a NUL character
                 found.append((cell.index, f"cannot parse: {exc}", 1, 1))
         return found
+
+    def original_columns(self, diagnostics: list[Diagnostic], virtual: str) -> list[Diagnostic]:
+        """Findings in `virtual` (rows of the virtual module) with the columns of the notebook's
+        text: a cell IPython dedents is linted dedented, and reported where its code really is."""
+        cells = {c.index: c for c in self.cells if c.indent}
+        if not cells:
+            return diagnostics
+        rows = CellMap(virtual)
+        out = []
+        for d in diagnostics:
+            cell_index, _ = rows.locate(d.location.row)
+            cell = cells.get(cell_index) if d.cell is None else None
+            out.append(_shifted(d, cell, rows) if cell is not None else d)
+        return out
 
     def display_text(self, virtual: str) -> str:
         """`virtual` with the IPython lines back in place of their placeholders (same rows): the
         text a report quotes."""
         cells = split_cells(virtual)
-        magics = {c.index: c.magics for c in self.cells}
-        return "".join(f"{MARKER}{index}\n{restore(text, magics.get(index, {}))}" for index, text in cells.items())
+        known = {c.index: c for c in self.cells}
+        return "".join(
+            f"{MARKER}{index}\n{known[index].restored(text) if index in known else text}"
+            for index, text in cells.items()
+        )
 
     def encode(self, virtual: str) -> bytes:
         """The notebook's bytes with the cells of `virtual` (a fixed virtual text) written back."""
@@ -201,7 +236,7 @@ class Notebook:
                 continue  # unchanged: keep its bytes
             if cell.added_newline and segment.endswith("\n"):
                 segment = segment[:-1]
-            text = restore(segment, cell.magics)
+            text = cell.restored(segment)
             if text == cell.text:
                 continue
             start, end = cell.span
@@ -244,6 +279,27 @@ class Notebook:
         return newline + indent + unit, "," + newline + indent + unit, newline + indent
 
 
+def _shifted(d: Diagnostic, cell: _Cell, rows: CellMap) -> Diagnostic:
+    """`d` (virtual rows, in a dedented cell) with its columns and its fix's edits moved right by
+    the indentation its rows lost; an edit's new lines get that indentation too."""
+
+    def at(loc: Location) -> Location:
+        return Location(loc.row, loc.column + cell.shift(rows.locate(loc.row)[1]))
+
+    fix = d.fix
+    if fix is not None:
+        edits = []
+        for edit in fix.edits:
+            indented = (
+                edit.content.replace("\n", "\n" + cell.indent)
+                if cell.shift(rows.locate(edit.location.row)[1])
+                else edit.content
+            )
+            edits.append(Edit(indented, at(edit.location), at(edit.end_location)))
+        fix = Fix(fix.applicability, fix.message, tuple(edits))
+    return replace(d, location=at(d.location), end_location=at(d.end_location), fix=fix)
+
+
 def _indent_unit(text: str) -> str:
     match = re.search(r"\{\r?\n([ \t]+)\"", text)
     return match.group(1) if match else " "
@@ -278,12 +334,12 @@ def split_cells(virtual: str) -> dict[int, str]:
     return cells
 
 
-def decode_notebook(data: bytes, path: str | None):
+def decode_notebook(data: bytes, path: str | None, target_version: str | None = None):
     """A SourceFile whose text is the notebook's virtual module (see padlint.files.source)."""
     from padlint.files.source import SourceFile, SourceReadError
 
     try:
-        notebook = Notebook(data)
+        notebook = Notebook(data, target_version)
     except NotebookError as exc:
         raise SourceReadError(f"cannot read notebook: {exc}") from None
     digest = hashlib.sha256(data).hexdigest()

@@ -1,6 +1,10 @@
 """IPython syntax in notebook cells: the lines that are not Python (`%magic`, `%%cell magic` (the
 whole cell), `!shell`, `obj?` help, `x = !cmd`) replaced line for line by placeholder comments, so
-that rows still match, and restored on the way back (notebook.py)."""
+that rows still match, and restored on the way back (notebook.py). A cell whose code all starts
+indented is dedented first, as IPython does (its `leading_indent` input transformation).
+
+Whether a cell parses is CPython's verdict, then libcst's when CPython's may not count: the code may
+be written for a newer Python than the one running padlint (padlint.grammar)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import io
 import re
 import tokenize
 
+from padlint import grammar
 from padlint.files.source import quiet_parser
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
@@ -39,6 +44,7 @@ def _string_rows(text: str) -> set[int]:
 
 
 def _parses(text: str) -> bool:
+    """CPython's verdict (this interpreter's grammar)."""
     try:
         with quiet_parser():
             ast.parse(text)
@@ -47,19 +53,41 @@ def _parses(text: str) -> bool:
     return True
 
 
-def mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str], str | None]:
-    """The cell with IPython-only lines replaced by placeholders, the lines replaced, and, for a cell
-    that is not Python even so, that text (then every line of the cell is a placeholder: Jupyter
-    compiles each cell on its own, so the other cells still run and are still linted)."""
+def _accepted(text: str, target: str | None) -> bool:
+    """Whether the code's Python (`target`) accepts `text`: CPython's verdict, and libcst's when
+    CPython's refusal does not count (a PEP 701 f-string read by 3.11 for a 3.12 notebook)."""
+    if _parses(text):
+        return True
+    return not grammar.cpython_refusal_counts(target) and grammar.libcst_accepts(text)
+
+
+def leading_indent(lines: list[str]) -> str:
+    """IPython's `leading_indent`: after the blank lines it drops, the whitespace the first line
+    starts with, which it removes from every line that starts with it ("" when there is none)."""
+    first = next((line for line in lines if line.strip()), "")
+    return first[: len(first) - len(first.lstrip(" \t"))]
+
+
+def mask_magics(
+    text: str, counter: list[int], target: str | None = None
+) -> tuple[str, dict[int, str], str | None, str]:
+    """The cell with IPython-only lines replaced by placeholders, the lines replaced, for a cell
+    that is not Python even so that text (then every line of the cell is a placeholder: Jupyter
+    compiles each cell on its own, so the other cells still run and are still linted), and the
+    indentation removed from the start of its lines as IPython does (`""`: none)."""
     lines = lines_of(text)
     if not lines:
-        return text, {}, None
+        return text, {}, None, ""
+    indent = leading_indent(lines) if not _parses(text) else ""
+    if indent:
+        lines = [line[len(indent) :] if line.startswith(indent) else line for line in lines]
+        text = "".join(lines)
     if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
         candidates = set(range(len(lines)))
     else:
         if _parses(text):
-            return text, {}, None
-        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line) or _is_automagic(line)}
+            return text, {}, None, indent
+        candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line) or _is_automagic(line, target)}
         for _ in range(3):  # a "%" or "!" line inside a triple-quoted string is text, not a magic
             inside = _string_rows(_render(lines, candidates, counter[:], {})) & candidates
             if not inside:
@@ -69,14 +97,14 @@ def mask_magics(text: str, counter: list[int]) -> tuple[str, dict[int, str], str
     broken = None
     if len(candidates) < len(lines):
         masked = _render(lines, candidates, counter[:], {})
-        if not _parses(masked):  # `api_key = <your-key>`, an unclosed bracket
+        if not _accepted(masked, target):  # `api_key = <your-key>`, an unclosed bracket
             broken, candidates = masked, set(range(len(lines)))
     magics: dict[int, str] = {}
-    return _render(lines, candidates, counter, magics), magics, broken
+    return _render(lines, candidates, counter, magics), magics, broken, indent
 
 
-def _is_automagic(line: str) -> bool:
-    return bool(_AUTOMAGIC.match(line)) and not _parses(line.strip())
+def _is_automagic(line: str, target: str | None = None) -> bool:
+    return bool(_AUTOMAGIC.match(line)) and not _accepted(line.strip(), target)
 
 
 def _continued(lines: list[str], candidates: set[int]) -> set[int]:
@@ -120,4 +148,21 @@ def restore(text: str, magics: dict[int, str]) -> str:
             out.append(magics[int(match.group(1))] + line[len(body) :])
         else:
             out.append(line)
+    return "".join(out)
+
+
+def reindent(changed: str, dedented: str, original: str, indent: str) -> str:
+    """A dedented cell after a fix (`changed`), with the indentation IPython removes put back:
+    the lines the fix kept are the `original` lines again; the lines it wrote get `indent`."""
+    import difflib
+
+    if not indent:
+        return changed
+    before, after, source = lines_of(dedented), lines_of(changed), lines_of(original)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(source[i1:i2])
+        else:
+            out.extend(indent + line if line.strip() else line for line in after[j1:j2])
     return "".join(out)

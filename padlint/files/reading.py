@@ -18,16 +18,17 @@ from padlint.files.source import (
 )
 
 
-def decode_source(data: bytes, path: str | None = None) -> SourceFile:
-    """Turn file bytes into a SourceFile, or raise SourceReadError with the reason."""
+def decode_source(data: bytes, path: str | None = None, target_version: str | None = None) -> SourceFile:
+    """Turn file bytes into a SourceFile, or raise SourceReadError with the reason. `target_version`
+    is the code's Python (`py312`; None: the newest libcst reads): which notebook cells parse."""
     if path is not None and is_notebook(path):
         if len(data) > NOTEBOOK_MAX_BYTES:
             limit = NOTEBOOK_MAX_BYTES // (1024 * 1024)
             raise SourceReadError(f"notebook is larger than {limit} MB ({len(data)} bytes)")
-        return decode_notebook(data, os.fspath(path))
+        return decode_notebook(data, os.fspath(path), target_version)
     return decode_python(data, path)
 
 
-def read_source(path: str | os.PathLike[str]) -> SourceFile:
+def read_source(path: str | os.PathLike[str], target_version: str | None = None) -> SourceFile:
     """Read and decode one file. Every failure is a SourceReadError with a one-line reason."""
-    return decode_source(read_bytes(path), os.fspath(path))
+    return decode_source(read_bytes(path), os.fspath(path), target_version)

@@ -80,11 +80,18 @@ def _libcst_version() -> str:
 class Cache:
     """Lint results by content hash. Only lint results go in: --fix and --diff never use it."""
 
-    def __init__(self, directory: str | os.PathLike[str], unsafe_fixes: bool, prefilter: bool):
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        unsafe_fixes: bool,
+        prefilter: bool,
+        target_version: str | None = None,
+    ):
         self.directory = Path(directory) / LAYOUT
         self._root = str(self.directory)
         base = f"{__version__}|{_code_fingerprint()}|{sys.version_info[:2]}|{_libcst_version()}"
-        self._base = f"{base}|unsafe={unsafe_fixes}|prefilter={prefilter}"
+        # The target version decides which notebook cells count as broken (padlint.grammar).
+        self._base = f"{base}|unsafe={unsafe_fixes}|prefilter={prefilter}|target={target_version}"
         self._config_keys: dict[tuple[frozenset[str], int], str] = {}
         self._ready = False
         self.hits = self.misses = 0

@@ -203,7 +203,9 @@ class Runner:
         if options.cache and options.mode == "lint":
             from padlint.run.cache import Cache, cache_dir
 
-            self.cache = Cache(cache_dir(settings.root), settings.unsafe_fixes, options.prefilter)
+            self.cache = Cache(
+                cache_dir(settings.root), settings.unsafe_fixes, options.prefilter, settings.target_version
+            )
 
     # -- preparing one file
     def prepare(self, filename: str, data: bytes | None = None) -> _Job | None:
@@ -230,10 +232,10 @@ class Runner:
                 cached = self.cache.get(key, filename)
                 if cached is not None:
                     self.result.stats["cached"] += 1
-                    source = decode_source(data, filename) if cached else None
+                    source = decode_source(data, filename, self.settings.target_version) if cached else None
                     self._found(filename, source.text if source else "", cached, source)
                     return None
-            source = decode_source(data, filename)
+            source = decode_source(data, filename, self.settings.target_version)
         except SourceReadError as exc:
             if report_invalid:
                 self.result.diagnostics.append(
@@ -364,16 +366,22 @@ class Runner:
         elif new_text != text:
             from padlint.fixes.diff import unified_diff
 
-            self.result.diffs.append(unified_diff(job.filename, text, new_text))
+            notebook = getattr(source, "notebook", None)
+            shown = (
+                (text, new_text) if notebook is None else (notebook.display_text(text), notebook.display_text(new_text))
+            )
+            self.result.diffs.append(unified_diff(job.filename, *shown))  # notebook cells as written
         if mode == "lint":
             self._store(job, found)
         self.result.fixed.extend(fixed)
         self._found(job.filename, new_text, found, source)
 
     def _found(self, filename: str, text: str, found: list[Diagnostic], source=None) -> None:
+        notebook = getattr(source, "notebook", None)
+        if found and notebook is not None:
+            found = notebook.original_columns(found, text)  # the cache keeps the engine's columns
         self.result.diagnostics.extend(found)
         if found:
-            notebook = getattr(source, "notebook", None)
             # A notebook's report quotes its cells with their IPython lines, not the placeholders.
             self.result.sources[filename] = notebook.display_text(text) if notebook is not None else text
 

@@ -1,0 +1,120 @@
+"""Which Python grammar decides that code does not parse (PAD000), and where the error is.
+
+libcst's parser reads one grammar, the newest it knows, which accepts the code of every earlier
+Python 3 (libcst 1.x ignores `PartialParserConfig.python_version` when parsing). So libcst's
+refusal is the one that counts. CPython's own parser (`ast.parse`, `compile`, `symtable`) is used
+where it is cheaper or knows more (notebook cells, the first look's syntax check), but it reads
+the grammar of the Python running padlint: a notebook written for 3.12 (PEP 701 f-strings such as
+`f"{x["key"]}"`) is refused by 3.11. Its refusal therefore counts only when the code's Python, the
+`target-version` setting (ruff's names: `py310`, `py312`), is not newer than the running one.
+
+libcst's error positions name the token after the one that broke the parse (`def f(:` was
+reported at 2:1 with "error at 2:4"); `error_position` walks back to the offending token.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import re
+import sys
+import tokenize
+
+# ruff's `target-version` values; those libcst knows are accepted (libcst checks its config).
+_RUFF_TARGETS = ("py37", "py38", "py39", "py310", "py311", "py312", "py313", "py314", "py315")
+ERROR_AT = re.compile(r"error at (\d+):(\d+)")
+_NOT_TOKENS = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER})
+
+
+def dotted(target: str) -> str:
+    """`py312` -> `3.12`."""
+    return f"{target[2]}.{target[3:]}"
+
+
+def _key(target: str) -> tuple[int, int]:
+    return int(target[2]), int(target[3:])
+
+
+@functools.lru_cache(maxsize=1)
+def known_targets() -> tuple[str, ...]:
+    """The `target-version` values padlint accepts: ruff's names that libcst's parser knows."""
+    from libcst import PartialParserConfig
+
+    known = []
+    for target in _RUFF_TARGETS:
+        try:
+            PartialParserConfig(python_version=dotted(target))
+        except ValueError:
+            continue
+        known.append(target)
+    return tuple(known)
+
+
+def newest_target() -> str:
+    """The newest grammar libcst reads: the default `target-version`."""
+    return known_targets()[-1]
+
+
+def running_target() -> str:
+    return f"py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def cpython_refusal_counts(target: str | None) -> bool:
+    """Whether a refusal by this interpreter's parser means the code's Python refuses it too: only
+    when that Python (`target`; None: the newest libcst reads) is not newer than this one."""
+    return _key(target or newest_target()) <= _key(running_target())
+
+
+def libcst_accepts(text: str) -> bool:
+    import libcst
+
+    try:
+        libcst.parse_module(text)
+    except Exception:  # ParserSyntaxError, and the few other types libcst raises on odd input
+        return False
+    return True
+
+
+def libcst_grammar() -> str:
+    """How a PAD000 message names the grammar libcst refused the code with."""
+    return f"libcst, Python {dotted(newest_target())} grammar"
+
+
+def cpython_grammar() -> str:
+    return f"CPython {sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def error_position(source: str, message: str) -> tuple[int, int] | None:
+    """The 1-based (row, column) of the token libcst's `error at ROW:COLUMN` message blames, or
+    None when the message names no position (a tokenizer error)."""
+    match = ERROR_AT.search(message)
+    if match is None:
+        return None
+    after = (int(match.group(1)), int(match.group(2)))  # row 1-based, column 0-based (characters)
+    previous = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.start >= after:
+                break
+            if token.type not in _NOT_TOKENS:
+                previous = token.start
+    except (tokenize.TokenError, SyntaxError):  # unterminated code: the tokens read so far
+        pass
+    row, column = previous if previous is not None else after
+    return row, column + 1
+
+
+def cpython_position(source: str, reason: str) -> tuple[int, int] | None:
+    """Where CPython puts a tokenizer error that libcst reports without a position (`unmatched
+    ')'`, `unterminated string literal`), when CPython refuses the code for the same reason."""
+    from padlint.files.source import quiet_parser
+
+    try:
+        with quiet_parser():
+            compile(source, "<padlint>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        if reason and reason in (exc.msg or "") and exc.lineno:
+            return exc.lineno, max(exc.offset or 1, 1)
+    except (ValueError, RecursionError, MemoryError, OverflowError):
+        pass
+    return None
