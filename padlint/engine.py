@@ -54,7 +54,9 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
     if at is not None:
         reason = grammar.ERROR_AT.sub(f"error at {at[0]}:{at[1]}", reason, count=1)
     else:
-        at = grammar.cpython_position(source, reason.removeprefix("tokenizer error: ")) or (1, 1)
+        # A tokenizer error has no position: CPython's for the same reason, else its own error's.
+        tokenizer = reason.removeprefix("tokenizer error: ")
+        at = grammar.cpython_position(source, tokenizer) or grammar.cpython_position(source) or (1, 1)
     return SourceError(f"invalid syntax ({grammar.libcst_grammar()}): {reason}", *at)
 
 

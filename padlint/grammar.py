@@ -84,36 +84,82 @@ def cpython_grammar() -> str:
     return f"CPython {sys.version_info[0]}.{sys.version_info[1]}"
 
 
+def _names(token: tokenize.TokenInfo) -> set[str]:
+    """What libcst's "expected one of ..." lists would call this token."""
+    if token.type == tokenize.OP:
+        return {token.string}
+    if token.type == tokenize.NAME:
+        return {token.string.upper()} if token.string in ("async", "await") else {token.string, "NAME"}
+    return {_TOKEN_NAMES.get(token.type, tokenize.tok_name[token.type])}
+
+
+_TOKEN_NAMES = {tokenize.ENDMARKER: "EOF"}
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _expected(message: str) -> set[str]:
+    """The token names after "expected one of" (or "expected") in libcst's message."""
+    match = re.search(r"expected (?:one of )?(.*)$", message)
+    return set(match.group(1).split(", ")) if match else set()
+
+
 def error_position(source: str, message: str) -> tuple[int, int] | None:
     """The 1-based (row, column) of the token libcst's `error at ROW:COLUMN` message blames, or
-    None when the message names no position (a tokenizer error)."""
+    None when the message names no position (a tokenizer error).
+
+    libcst names the token after the offending one (`def f(:` gives 2:0 for the `:` at 1:6). So
+    the token before the named position is the offending one, unless libcst's list of expected
+    tokens admits it: then the token after it is. An error named at the end of the file with a
+    bracket still open is that bracket (CPython's "'(' was never closed")."""
     match = ERROR_AT.search(message)
     if match is None:
         return None
-    after = (int(match.group(1)), int(match.group(2)))  # row 1-based, column 0-based (characters)
-    previous = None
+    named = (int(match.group(1)), int(match.group(2)))  # row 1-based, column 0-based (characters)
+    tokens: list[tokenize.TokenInfo] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.start >= after:
-                break
             if token.type not in _NOT_TOKENS:
-                previous = token.start
+                tokens.append(token)
     except (tokenize.TokenError, SyntaxError):  # unterminated code: the tokens read so far
         pass
-    row, column = previous if previous is not None else after
-    return row, column + 1
+    # The NEWLINE the tokenizer makes up at the end of a file without one is not libcst's.
+    before = [token for token in tokens if token.start < named and (token.string or token.type == tokenize.DEDENT)]
+    after = [token for token in tokens if token.start >= named and token.string]
+    if not after and _unclosed(tokens):
+        cpython = cpython_position(source, "was never closed")
+        if cpython is not None:
+            return cpython
+    if not before:
+        return named[0], named[1] + 1
+    previous = before[-1]
+    if _names(previous) & _expected(message):
+        where = after[0].start if after else named  # the token after it
+    else:
+        where = previous.start
+    return where[0], where[1] + 1
 
 
-def cpython_position(source: str, reason: str) -> tuple[int, int] | None:
-    """Where CPython puts a tokenizer error that libcst reports without a position (`unmatched
-    ')'`, `unterminated string literal`), when CPython refuses the code for the same reason."""
+def _unclosed(tokens: list[tokenize.TokenInfo]) -> bool:
+    depth = 0
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSING:
+            depth = max(depth - 1, 0)
+    return depth > 0
+
+
+def cpython_position(source: str, reason: str = "") -> tuple[int, int] | None:
+    """Where CPython puts the error, when it refuses the code for `reason` (any reason: ""): for a
+    tokenizer error libcst reports without a position (`unmatched ')'`, `unterminated string
+    literal`), and a bracket left open."""
     from padlint.files.source import quiet_parser
 
     try:
         with quiet_parser():
             compile(source, "<padlint>", "exec", dont_inherit=True)
     except SyntaxError as exc:
-        if reason and reason in (exc.msg or "") and exc.lineno:
+        if reason.lower() in (exc.msg or "").lower() and exc.lineno:
             return exc.lineno, max(exc.offset or 1, 1)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         pass

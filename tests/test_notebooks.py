@@ -184,7 +184,7 @@ def test_a_cell_that_does_not_parse_is_reported_alone_and_the_rest_is_linted(pro
     write(project, jupyter(nb))
     result = run("check", "--output-format", "concise", "train.ipynb")
     rows = result.stdout.splitlines()
-    assert rows[0].startswith("train.ipynb:cell 2:3:1: PAD000 cannot parse: invalid syntax")
+    assert rows[0].startswith("train.ipynb:cell 2:3:14: PAD000 cannot parse: invalid syntax")  # the open "("
     assert rows[1].startswith(f"train.ipynb:cell 3:{FLAGGED_ROW}:22: PAD001")
     assert len([r for r in rows if ": PAD" in r]) == 2
     full = run("check", "train.ipynb").stdout

@@ -46,6 +46,9 @@ def findings(result) -> list[str]:
         ("batch = [1, 2 3]\n", "1:15"),  # the `3` after a missing comma
         ("x = 1 +\ny = 2\n", "1:8"),  # the line break where an operand was due
         ("x = 1\n)\n", "2:1"),  # a tokenizer error: CPython's position for the same reason
+        ("x = {'a': [1, 2}\n", "1:16"),
+        ("batch = collate(\n    rows,  # the call is never closed\n", "1:16"),  # the open bracket, at the end
+        ("a b\n", "1:3"),
     ],
 )
 def test_pad000_is_reported_at_the_offending_token_and_the_message_agrees(project, text, where):

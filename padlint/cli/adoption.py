@@ -26,6 +26,7 @@ class Adoption:
     baseline: str | None = None
     write_baseline: bool = False
     checked: list[str] | None = None  # the files linted (not known for stdin)
+    chatty: bool = True  # lines about the run (counts, progress); off with --quiet and --silent
 
     def validate(self, mode: str, use_stdin: bool) -> None:
         if self.write_baseline and not self.baseline:
@@ -55,13 +56,14 @@ class Adoption:
         from padlint.run import progress
 
         self.checked = list(files)
-        return progress.track(files, enabled=progress.wanted(sys.stderr, self.output_format))
+        return progress.track(files, enabled=self.chatty and progress.wanted(sys.stderr, self.output_format))
 
     def add_noqa_to(self, files: list[str], settings, warn: Say, error: Say, failed: bool) -> int:
         from padlint.adoption.noqa import add_noqa_to_files
 
         added, write_failed = add_noqa_to_files(files, settings, warn, error)
-        click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+        if self.chatty:
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
         return 2 if failed or write_failed else 0
 
     def apply_baseline(self, run, warn: Say, error: Say, quiet: bool) -> int | None:
@@ -72,9 +74,10 @@ class Adoption:
         try:
             if self.write_baseline:
                 count = write_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
-                click.echo(
-                    f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {self.baseline}.", err=True
-                )
+                if self.chatty:
+                    click.echo(
+                        f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {self.baseline}.", err=True
+                    )
                 return 2 if run.failed else 0
             result = apply_baseline(run.diagnostics, run.sources, self.baseline, self.checked)
         except BaselineError as exc:
@@ -106,8 +109,9 @@ class Adoption:
 
             as_json = self.output_format in ("json", "json-lines")
             text = format_statistics(diagnostics, context.unsafe_fixes, as_json)
-            if not as_json:
-                text += "\n".join(summary(diagnostics, context)) + "\n"
+            closing = summary(diagnostics, context)
+            if closing and not as_json:
+                text += "\n".join(closing) + "\n"
         else:
             text = render(self.output_format, diagnostics, context)
         if not self.output_file:

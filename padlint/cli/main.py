@@ -14,6 +14,9 @@ from pathlib import Path
 import click
 
 from padlint import __version__
+from padlint.cli.commands import VERBOSITY, CheckByDefault, Command, note, verbosity
+from padlint.cli.commands import error as _error
+from padlint.cli.commands import warning as _warning
 from padlint.config import TARGET_VERSIONS, ConfigError, Settings, codes_option
 from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
@@ -29,37 +32,7 @@ from padlint.types import Diagnostic
 SUBCOMMANDS = ("check", "clean", "rule", "rules")
 
 
-def _error(message: str) -> None:
-    click.echo(f"padlint: error: {printable(message)}", err=True)
-
-
-def _warning(message: str) -> None:
-    click.echo(f"padlint: warning: {printable(message)}", err=True)
-
-
-class _CheckByDefault(click.Group):
-    """`padlint src/` means `padlint check src/`, as with ruff's old default command."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
-            args = ["check", *args]
-        return super().parse_args(ctx, args)
-
-    def invoke(self, ctx: click.Context) -> object:
-        # An uncaught exception would exit 1, which means "findings" to CI: make it a one-line
-        # error and exit 2, as ruff does for a panic. PADLINT_DEBUG=1 shows the traceback.
-        try:
-            return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except Exception as exc:
-            if os.environ.get("PADLINT_DEBUG"):
-                raise
-            _error(f"internal error: {type(exc).__name__}: {exc} (set PADLINT_DEBUG=1 for the traceback)")
-            ctx.exit(2)
-
-
-@click.group(cls=_CheckByDefault, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CheckByDefault, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="padlint")
 def main() -> None:
     """padlint: find and fix padding, attention-mask and label-masking bugs in LM batch code."""
@@ -95,7 +68,7 @@ def _wants_color(stream_is_tty: bool) -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or stream_is_tty
 
 
-@main.command()
+@main.command(cls=Command)
 @click.argument("paths", nargs=-1)
 @click.option("--fix/--no-fix", default=False, help="Apply fixes to resolve findings (safe ones only by default).")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour.")
@@ -150,6 +123,11 @@ def _wants_color(stream_is_tty: bool) -> bool:
     default=None,
     help="The Python the code is written for (default: the newest grammar padlint's parser reads).",
 )
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else (no summary, no warnings).")
+@click.option("-s", "--silent", is_flag=True, help="Print nothing (errors included); the exit code tells.")
+@click.option("--show-settings", is_flag=True, help="Print the settings in force for the first PATH, then exit.")
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked, then exit.")
+@click.option("-w", "--watch", is_flag=True, help="Check again whenever a checked file changes (Ctrl-C stops).")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can flag.")
 def check(
     paths: tuple[str, ...],
@@ -172,16 +150,24 @@ def check(
     no_cache: bool,
     timeout: float | None,
     target_version: str | None,
+    quiet: bool,
+    silent: bool,
+    show_settings: bool,
+    show_files: bool,
+    watch: bool,
     no_prefilter: bool,
     **adoption,
 ) -> None:
     """Lint PATHS (files or directories; `-` reads stdin). Default: the current directory."""
     from padlint.cli.adoption import Adoption
 
-    extras = Adoption(output_format=output_format, **adoption)
+    click.get_current_context().meta[VERBOSITY] = "silent" if silent else ("quiet" if quiet else "normal")
+    extras = Adoption(output_format=output_format, chatty=not (quiet or silent), **adoption)
     use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
     if "-" in paths and not use_stdin:
         raise click.UsageError("`-` (stdin) cannot be combined with other paths")
+    if watch and (use_stdin or extras.add_noqa or extras.write_baseline):
+        raise click.UsageError("--watch checks files again as they change: not stdin, --add-noqa or --write-baseline")
     first = stdin_filename if use_stdin else (paths[0] if paths else None)
     start = Path(first) if first else Path.cwd()
     cli = dict(
@@ -196,40 +182,51 @@ def check(
         timeout=timeout,
         target_version=target_version,
     )
-    try:
-        settings = _settings(config, start, cli)
-    except ConfigError as exc:
-        _error(str(exc))
-        sys.exit(2)
     mode = "diff" if diff else ("fix" if fix else "lint")
     extras.validate(mode, use_stdin)
     if show_fixes and mode != "fix":
         # ruff ignores the flag silently; saying so costs nothing and saves a puzzled rerun.
         _warning("`--show-fixes` lists the fixes that `--fix` applies: add `--fix` to apply and list them")
-    if mode != "diff" and not extras.baseline_readable(_error):
-        sys.exit(2)  # before linting: a report unfiltered by the baseline would mislead
-    options = Options(mode=mode, jobs=jobs, cache=not no_cache, timeout=settings.timeout, prefilter=not no_prefilter)
-    run = _Run()
-    if use_stdin:
-        run = _check_stdin(settings, stdin_filename, options)
-    else:
-        from padlint.files.discovery import discover
 
-        found = discover(paths or (".",), settings)
-        for message in found.warnings:
-            _warning(message)
-        for message in found.errors:
-            _error(message)
-        run.failed |= bool(found.errors)
-        if not found.files and not found.errors:
-            _warning("No Python files found under the given path(s)")
-        if extras.add_noqa:
-            sys.exit(extras.add_noqa_to(found.files, settings, _warning, _error, run.failed))
-        failed = run.failed
-        run = check_files(extras.track(found.files), settings, options, _warning, _error)
-        run.failed |= failed
-    sys.exit(
-        _finish(
+    def check_once() -> int:
+        """One check from the settings on: --watch reads a changed pyproject.toml again."""
+        try:
+            settings = _settings(config, start, cli)
+        except ConfigError as exc:
+            _error(str(exc))
+            return 2
+        if show_settings:
+            from padlint.cli.views import settings_text
+
+            click.echo(settings_text(settings, first or "."), nl=False)
+            return 0
+        if mode != "diff" and not extras.baseline_readable(_error):
+            return 2  # before linting: a report unfiltered by the baseline would mislead
+        options = Options(
+            mode=mode, jobs=jobs, cache=not no_cache, timeout=settings.timeout, prefilter=not no_prefilter
+        )
+        if use_stdin:
+            run = _check_stdin(settings, stdin_filename, options)
+        else:
+            from padlint.files.discovery import discover
+
+            found = discover(paths or (".",), settings)
+            for message in found.warnings:
+                _warning(message)
+            for message in found.errors:
+                _error(message)
+            if not found.files and not found.errors:
+                _warning("No Python files found under the given path(s)")
+            if show_files:
+                from padlint.cli.views import files_text
+
+                click.echo(files_text(found.files), nl=False)
+                return 2 if found.errors else 0
+            if extras.add_noqa:
+                return extras.add_noqa_to(found.files, settings, _warning, _error, bool(found.errors))
+            run = check_files(extras.track(found.files), settings, options, _warning, _error)
+            run.failed |= bool(found.errors)
+        return _finish(
             run,
             settings,
             mode,
@@ -239,7 +236,26 @@ def check(
             to_stderr=use_stdin and mode == "fix",
             extras=extras,
         )
-    )
+
+    if watch and not (show_settings or show_files):
+        from padlint.cli import watch as watching
+
+        sys.exit(watching.watch(check_once, lambda: _watched(config, start, cli, paths), note))
+    sys.exit(check_once())
+
+
+def _watched(config: str | None, start: Path, cli: dict, paths: tuple[str, ...]) -> list[str]:
+    """What --watch polls: the files a check would lint, and the settings file."""
+    from padlint.config import PYPROJECT
+    from padlint.files.discovery import discover
+
+    folder = start.resolve() if start.is_dir() else start.resolve().parent
+    configs = [config] if config else [str(d / PYPROJECT) for d in (folder, *folder.parents)]
+    try:
+        settings = _settings(config, start, cli)
+    except ConfigError:
+        return configs  # a broken pyproject.toml: its repair is the change to wait for
+    return [*discover(paths or (".",), settings).files, *configs]
 
 
 def _check_stdin(settings: Settings, stdin_filename: str | None, options) -> _Run:
@@ -279,21 +295,23 @@ def _finish(
     """Print the report and return the exit code."""
     from padlint.report import ReportContext, render
 
+    level = verbosity()  # --quiet: the findings only; --silent: nothing
     run.diagnostics.sort(key=Diagnostic.sort_key)
     if extras is not None and extras.baseline and mode != "diff":
-        done = extras.apply_baseline(run, _warning, _error, quiet=to_stderr)
+        done = extras.apply_baseline(run, _warning, _error, quiet=to_stderr or level != "normal")
         if done is not None:  # --write-baseline: nothing to report
             return done
     if mode == "diff":
-        click.echo("".join(run.diffs), nl=False)
+        if level != "silent":
+            click.echo("".join(run.diffs), nl=False)
         count = len(run.fixed)
         hidden = 0 if settings.unsafe_fixes else sum(_has_unsafe_fix(d) for d in run.diagnostics)
         hint = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
-        if count:
+        if count and level == "normal":
             click.echo(
                 f"Would fix {count} error{'s' if count != 1 else ''}" + (f" ({hint})." if hidden else "."), err=True
             )
-        elif hidden:
+        elif hidden and level == "normal":
             click.echo(f"No fixes available ({hint}).", err=True)
         if run.failed:
             return 2
@@ -308,12 +326,14 @@ def _finish(
         fixed=len(run.fixed),
         color=color,
         failed=run.failed,
+        summary=level == "normal",
     )
     if extras is not None and (extras.statistics or to_file):
-        run.failed |= not extras.emit(run.diagnostics, context, err, _error)
-    else:
+        if to_file or level != "silent":
+            run.failed |= not extras.emit(run.diagnostics, context, err, _error)
+    elif level != "silent":
         click.echo(render(output_format, run.diagnostics, context), nl=False, err=err, color=color or None)
-    if show_fixes and mode == "fix":
+    if show_fixes and mode == "fix" and level == "normal":
         click.echo(_show_fixes(run.fixed), nl=False, err=err or output_format == "json")
     if run.failed:
         return 2

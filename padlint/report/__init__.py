@@ -18,6 +18,7 @@ class ReportContext:
     fixed: int = 0  # how many findings --fix fixed
     color: bool = False  # colour the full format (only when stdout is a terminal)
     failed: bool = False  # an error was reported (exit 2): never say "All checks passed!"
+    summary: bool = True  # the closing lines ("Found 3 errors."); off with --quiet
 
 
 def fix_is_applicable(diagnostic: Diagnostic, unsafe_fixes: bool) -> bool:

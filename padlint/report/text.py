@@ -28,6 +28,8 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 def summary(diagnostics: list[Diagnostic], context: ReportContext) -> list[str]:
     """ruff's closing lines: the count, then what --fix / --unsafe-fixes would do."""
     remaining = len(diagnostics)
+    if not context.summary:
+        return []
     if remaining == 0 and context.fixed == 0:
         return [] if context.failed else ["All checks passed!"]
     if context.fix_mode:
@@ -64,8 +66,8 @@ def _header(d: Diagnostic, context: ReportContext) -> Line:
 
 
 def format_concise(diagnostics: list[Diagnostic], context: ReportContext) -> str:
-    lines = [_plain(_header(d, context)) for d in diagnostics]
-    return "\n".join(lines + summary(diagnostics, context)) + "\n"
+    lines = [_plain(_header(d, context)) for d in diagnostics] + summary(diagnostics, context)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _underline(line: str, start: int, end: int) -> str:
@@ -135,6 +137,8 @@ def format_full(diagnostics: list[Diagnostic], context: ReportContext) -> str:
         lines.extend(_help(d, context))
         lines.append([])
     lines.extend([[(text, "bold" if i == 0 else "")] for i, text in enumerate(summary(diagnostics, context))])
+    if not lines:
+        return ""  # an error ended the run before any finding (no "All checks passed!")
     return _render_color(lines) if context.color else "\n".join(_plain(line) for line in lines) + "\n"
 
 
