@@ -192,7 +192,23 @@ def test_a_cell_whose_code_all_starts_indented_is_linted_where_it_is(project):
         CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", "pasted.ipynb"]).stdout
     )
     assert finding["location"]["column"] == column
-    assert {e["location"]["column"] for e in finding["fix"]["edits"]} == {column}
+    # The fix's edits, applied to the cell as written, give what --fix writes (an editor applies them).
+    cell = "".join(json.loads((project / "pasted.ipynb").read_bytes())["cells"][1]["source"])
+    edited = _apply(cell, finding["fix"]["edits"])
+    run("--fix", "pasted.ipynb")
+    assert edited == "".join(json.loads((project / "pasted.ipynb").read_bytes())["cells"][1]["source"])
+    assert edited != cell
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def offset(at: dict) -> int:
+        return starts[at["row"] - 1] + at["column"] - 1
+
+    for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
+        text = text[: offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]) :]
+    return text
 
 
 def test_fixing_a_dedented_cell_keeps_its_indentation_and_the_fix_works(project):
@@ -202,13 +218,15 @@ def test_fixing_a_dedented_cell_keeps_its_indentation_and_the_fix_works(project)
     assert result.exit_code == 0, result.output
     cell = "".join(json.loads(path.read_bytes())["cells"][1]["source"])
     lines = cell.splitlines()
-    assert lines[:2] == INDENTED.splitlines()[:2] and lines[3] == "    %time None"
-    assert lines[2].startswith("        return {") and "ones_like" not in lines[2]
+    assert lines[:2] == INDENTED.splitlines()[:2] and lines[-1] == "    %time None"
+    body = lines[2:-1]  # the fixed lines: the def's body, indented as the cell is
+    assert body[-1].startswith("        return {") and "ones_like" not in cell
+    assert all(line.startswith("        ") for line in body)
     # Run the fixed cell as IPython does (dedented, the magic aside) on a ragged batch.
     from torch.nn.utils.rnn import pad_sequence
 
     scope = {"torch": torch, "pad_sequence": pad_sequence}
-    exec(textwrap.dedent("\n".join(lines[:3])), scope)
+    exec(textwrap.dedent("\n".join(lines[:-1])), scope)
     batch = scope["collate"]([torch.tensor([5, 6, 7]), torch.tensor([8])], pad_id=0)
     assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 0, 0]]
     assert findings(run("pasted.ipynb")) == []
