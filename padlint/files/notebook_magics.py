@@ -78,15 +78,19 @@ def mask_magics(
     lines = lines_of(text)
     if not lines:
         return text, {}, None, ""
-    indent = leading_indent(lines) if not _parses(text) else ""
-    if indent:
+    cell_magic = lines[0].lstrip().startswith("%%")  # the whole cell is not Python
+    if not cell_magic and _parses(text):  # plain Python, the common case: one parse
+        return text, {}, None, ""
+    indent = "" if cell_magic else leading_indent(lines)
+    if indent:  # IPython removes it before anything else
         lines = [line[len(indent) :] if line.startswith(indent) else line for line in lines]
         text = "".join(lines)
-    if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+        cell_magic = lines[0].lstrip().startswith("%%")
+        if not cell_magic and _parses(text):
+            return text, {}, None, indent
+    if cell_magic:
         candidates = set(range(len(lines)))
     else:
-        if _parses(text):
-            return text, {}, None, indent
         candidates = {i for i, line in enumerate(lines) if _MAGIC.match(line) or _is_automagic(line, target)}
         for _ in range(3):  # a "%" or "!" line inside a triple-quoted string is text, not a magic
             inside = _string_rows(_render(lines, candidates, counter[:], {})) & candidates
