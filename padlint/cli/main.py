@@ -29,7 +29,7 @@ from padlint.run.runner import (  # the file loop lives in padlint.run.runner
 from padlint.run.runner import RunResult as _Run
 from padlint.types import Diagnostic
 
-SUBCOMMANDS = ("check", "clean", "rule", "rules")
+SUBCOMMANDS = ("check", "clean", "rule", "rules", "server")
 
 
 @click.group(cls=CheckByDefault, context_settings={"help_option_names": ["-h", "--help"]})
@@ -421,3 +421,11 @@ def rules_command(output_format: str) -> None:
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(3)]
     for row in [header, *rows]:
         click.echo("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+
+
+@main.command("server")
+def server_command() -> None:
+    """Run the language server (LSP over stdin and stdout) for editors: see docs/editors.md."""
+    from padlint.server import serve
+
+    serve()

@@ -135,11 +135,11 @@ def _still_fixable(remaining: list[Diagnostic], unsafe: bool) -> bool:
     return any(d.fix is not None and d.fix.applicability in allowed for d in remaining)
 
 
-class _Timeout(BaseException):
+class Timeout(BaseException):
     """Raised by SIGALRM; a BaseException so that no `except Exception` in the engine swallows it."""
 
 
-def _analyse_in_process(task: tuple, timeout: float | None) -> tuple:
+def analyse_in_process(task: tuple, timeout: float | None) -> tuple:
     """analyse() here, with SIGALRM as the deadline where there is one (the main thread, POSIX)."""
     if too_deeply_nested(task[1]):  # libcst's parser can crash the process on such input
         return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
@@ -148,7 +148,7 @@ def _analyse_in_process(task: tuple, timeout: float | None) -> tuple:
         return analyse(task)
 
     def expire(signum, frame):
-        raise _Timeout()
+        raise Timeout()
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)
@@ -288,8 +288,8 @@ class Runner:
         if self.options.in_process or not pool.available():
             for index, task in enumerate(tasks()):
                 try:
-                    outcome, ok = _analyse_in_process(task, timeout), True
-                except _Timeout:
+                    outcome, ok = analyse_in_process(task, timeout), True
+                except Timeout:
                     outcome, ok = pool.Failure(f"timed out after {timeout:g} s", timed_out=True), False
                 except Exception as exc:  # a bug in a rule must not hide the other files' results
                     outcome, ok = f"{type(exc).__name__}: {exc}", False
