@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -51,6 +53,18 @@ UNSAFE = textwrap.dedent(
         targets[keep == 0] = -100
         features["labels"] = targets
         return features
+    """
+)
+FALLBACK = textwrap.dedent(
+    """\
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+
+    def batch_of(sequences, tok):
+        fill = tok.pad_token_id or tok.eos_token_id
+        rows = [torch.as_tensor(seq) for seq in sequences]
+        return pad_sequence(rows, batch_first=True, padding_value=fill)
     """
 )
 WIDE = textwrap.dedent(
@@ -187,7 +201,7 @@ class Editor:
         return out
 
     def offset(self, text: str, position: types.Position) -> int:
-        lines = text.splitlines(keepends=True)  # the texts here end lines with \n only
+        lines = [m.group(0) for m in re.finditer(r"[^\r\n]*(?:\r\n|\r|\n)?", text) if m.group(0)]  # LSP's lines
         start = sum(len(line) for line in lines[: position.line])
         line = lines[position.line] if position.line < len(lines) else ""
         codec, width = ("utf-16-le", 2) if self.encoding == "utf-16" else (self.encoding, 1)
@@ -259,6 +273,25 @@ async def test_quick_fix_then_no_diagnostic(vscode: LanguageClient, project: Pat
     assert "tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id" in new_text
     after = await editor.change(path.as_uri(), new_text)
     assert codes(after) == ["PAD011"]  # the other finding is still there, where it was
+    assert next(d for d in after if d.code == "PAD011").range == next(d for d in found if d.code == "PAD011").range
+
+
+@in_module_loop
+async def test_quick_fix_in_a_file_with_crlf_and_form_feeds(vscode: LanguageClient, project: Path) -> None:
+    """Lines end at CR LF only: a form feed (a page break in older code) starts no line for LSP or Python."""
+    editor = Editor(vscode)
+    path = project / "pages.py"
+    text = COLLATOR.replace("\n\n\ndef token_mean", "\n\f\n\ndef token_mean").replace("\n", "\r\n")
+    found = await editor.open(path, text)
+    falsy = next(d for d in found if d.code == "PAD010")
+    assert falsy.range.start == types.Position(4, 13)
+    offered = await editor.actions(path.as_uri(), falsy.range)
+    fix = next(a for a in offered if a.title.startswith("padlint (PAD010)") and "Disable" not in a.title)
+    new_text = editor.apply(fix.edit)[path.as_uri()]
+    fixed_line = "    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id"
+    assert new_text.split("\r\n") == [fixed_line if i == 4 else line for i, line in enumerate(text.split("\r\n"))]
+    after = await editor.change(path.as_uri(), new_text)
+    assert codes(after) == ["PAD011"]
     assert next(d for d in after if d.code == "PAD011").range == next(d for d in found if d.code == "PAD011").range
 
 
@@ -502,3 +535,22 @@ def test_check_does_not_import_the_server(project: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_environment())
     assert "PAD010" in done.stdout  # it did lint
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed")
+def test_neovim_headless(project: Path) -> None:
+    """Neovim's own LSP client (0.7 and later): the diagnostic, the quick fix applied, none left."""
+    path = project / "collate.py"
+    path.write_text(FALLBACK, encoding="utf-8")
+    env = {**_environment(), "PADLINT_PYTHON": sys.executable}
+    command = ["nvim", "--headless", "-n", "-u", "NONE", "-c", f"luafile {ROOT / 'tests' / 'neovim_client.lua'}"]
+    subprocess.run([*command, path.name], cwd=project, env=env, timeout=300, capture_output=True, check=False)
+    result = (project / "result.txt").read_text(encoding="utf-8").splitlines()
+    line = FALLBACK.splitlines()[5]
+    start, end = line.index("tok.pad_token_id"), len(line)
+    assert result[0] == f"diagnostic PAD010 5:{start}-5:{end} 2"  # 2: a warning
+    assert "action padlint (PAD010): Fall back only when the pad id is None" in result
+    assert "action padlint (PAD010): Disable for this line" in result
+    assert "left 0" in result
+    assert "    fill = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id" in result
+    assert path.read_text(encoding="utf-8") == FALLBACK  # the buffer changed, not the file

@@ -94,7 +94,15 @@ class PadlintServer(LanguageServer):
     # -- linting ---------------------------------------------------------------------------------
     def schedule(self, key: str) -> None:
         self.cancel(key)
-        self.pending[key] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.lint_now, key)
+        self.pending[key] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.lint_later, key)
+
+    def lint_later(self, key: str) -> None:
+        """lint_now from a timer: pygls does not see an error raised here, so say it in the log."""
+        try:
+            self.lint_now(key)
+        except Exception as exc:
+            logger.exception("linting %s failed", key)
+            self.tell(types.MessageType.Error, f"{key}: internal error: {type(exc).__name__}: {exc}", show=False)
 
     def cancel(self, key: str) -> None:
         handle = self.pending.pop(key, None)
