@@ -537,6 +537,7 @@ def test_check_does_not_import_the_server(project: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow  # runs an external tool
 @pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed")
 def test_neovim_headless(project: Path) -> None:
     """Neovim's own LSP client (0.7 and later): the diagnostic, the quick fix applied, none left."""
