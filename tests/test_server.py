@@ -230,8 +230,11 @@ def codes(diagnostics: list[types.Diagnostic]) -> list[str]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text("[tool.padlint]\n", encoding="utf-8")
-    return tmp_path
+    """A project whose path has a space in it: its uris quote it as %20."""
+    root = tmp_path / "my project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.padlint]\n", encoding="utf-8")
+    return root
 
 
 # --- Python files ---------------------------------------------------------------------------------

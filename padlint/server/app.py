@@ -13,6 +13,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -39,7 +40,12 @@ class Snapshot:
     findings: list[Finding] = field(default_factory=list)
 
     def versions(self) -> tuple:
-        return tuple((part.uri, part.version) for part in self.document.parts)
+        return versions_of(self.document)
+
+
+def versions_of(document: Document) -> tuple:
+    """Which versions of its parts a document was read at (a lint of other versions is stale)."""
+    return tuple((part.uri, part.version) for part in document.parts)
 
 
 class PadlintServer(LanguageServer):
@@ -80,7 +86,7 @@ class PadlintServer(LanguageServer):
                 is_code = cell.kind == types.NotebookCellKind.Code and text.language_id in (None, "python")
                 cells.append((Part(cell.document, text.source, text.version), is_code))
             return NotebookDocument(key, path or "-", cells)
-        text = self.workspace.text_documents.get(key)
+        text = self.workspace.text_documents.get(unquote(key))  # pygls keys them by the unquoted uri
         if text is None:
             return None
         if text.language_id != "python" and not (path or "").endswith(PYTHON_SUFFIXES):
@@ -135,7 +141,7 @@ class PadlintServer(LanguageServer):
         document = self.document(key)
         if document is None:
             return None
-        if snapshot is None or key in self.pending or snapshot.versions() != Snapshot(document, None).versions():
+        if snapshot is None or key in self.pending or snapshot.versions() != versions_of(document):
             return self.lint_now(key)
         return snapshot
 
