@@ -19,12 +19,31 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 in_module_loop = pytest.mark.asyncio(loop_scope="module")  # the servers live as long as the module
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "padlint", "server"], server_env=None)
+PUBLISHED: list[tuple[str, int | None]] = []  # (uri, version) of every publishDiagnostics, in order
+
+
+def _record_publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+    PUBLISHED.append((params.uri, params.version))
+    ls.diagnostics[params.uri] = params.diagnostics
+
+
+def _recording_client() -> LanguageClient:
+    """pytest-lsp's client, also recording which version of a document each publication was for."""
+    client = LanguageClient(converter_factory=default_converter)
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish})
+    return client
+
+
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "padlint", "server"], client_factory=_recording_client
+)
 
 COLLATOR = textwrap.dedent(
     """\
@@ -161,7 +180,8 @@ class Editor:
         )
         return (await self.published(uri))[uri]
 
-    async def change(self, uri: str, text: str) -> list[types.Diagnostic]:
+    def type(self, uri: str, text: str) -> None:
+        """Send the document's new text (a keystroke), without waiting for anything."""
         self.texts[uri] = text
         self.versions[uri] += 1
         self.client.diagnostics.pop(uri, None)
@@ -171,6 +191,9 @@ class Editor:
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         )
+
+    async def change(self, uri: str, text: str) -> list[types.Diagnostic]:
+        self.type(uri, text)
         return (await self.published(uri))[uri]
 
     async def actions(self, uri: str, at: types.Range, only: list[str] | None = None) -> list[types.CodeAction]:
@@ -277,6 +300,24 @@ async def test_quick_fix_then_no_diagnostic(vscode: LanguageClient, project: Pat
     after = await editor.change(path.as_uri(), new_text)
     assert codes(after) == ["PAD011"]  # the other finding is still there, where it was
     assert next(d for d in after if d.code == "PAD011").range == next(d for d in found if d.code == "PAD011").range
+
+
+@in_module_loop
+async def test_a_burst_of_typing_is_linted_once_and_saving_lints(vscode: LanguageClient, project: Path) -> None:
+    editor = Editor(vscode)
+    path = project / "typing.py"
+    uri = path.as_uri()
+    await editor.open(path, COLLATOR)
+    before = len(PUBLISHED)
+    fixed = COLLATOR.replace("tokenizer.pad_token_id or ", "")
+    for text in (COLLATOR + "#", COLLATOR + "# x", fixed):  # versions 2, 3 and 4, sent at once
+        editor.type(uri, text)
+    assert codes((await editor.published(uri))[uri]) == ["PAD011"]
+    assert [version for published, version in PUBLISHED[before:] if published == uri] == [4]
+    vscode.diagnostics.pop(uri)
+    vscode.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert codes((await editor.published(uri))[uri]) == ["PAD011"]
+    assert [version for published, version in PUBLISHED[before:] if published == uri] == [4, 4]
 
 
 @in_module_loop
