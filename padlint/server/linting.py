@@ -8,10 +8,11 @@ does not parse. One task goes to the runner's worker function, run here in this 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from padlint.config import SYNTAX_ERROR_CODE, Settings, load_settings, resolve_selection
+from padlint.config import SYNTAX_ERROR_CODE, Settings, load_settings, project_line_length, resolve_selection
 from padlint.server.documents import Document, Finding
 from padlint.types import Diagnostic
 
@@ -30,13 +31,23 @@ def settings_for(path: str | None, fallback: Path) -> Settings:
 
 
 def _task(document: Document, settings: Settings, mode: str) -> tuple:
+    """The runner's task for this document: what its worker function takes for one file."""
     from padlint.look import prefilter
 
     selection = resolve_selection(settings, document.path)
     select = frozenset(selection - {SYNTAX_ERROR_CODE})
     look = "sharp" if prefilter.may_fire(document.engine_text, select) else "syntax"
-    report_invalid = SYNTAX_ERROR_CODE in selection
-    return (document.path, document.engine_text, select, mode, settings.unsafe_fixes, look, report_invalid)
+    folder = str(settings.root) if document.path == "-" else os.path.dirname(os.path.abspath(document.path))
+    return (
+        document.path,
+        document.engine_text,
+        select,
+        mode,
+        settings.unsafe_fixes,
+        look,
+        SYNTAX_ERROR_CODE in selection,  # report_invalid
+        project_line_length(folder),  # the fixes' code keeps to the project's line length
+    )
 
 
 def _run(task: tuple, timeout: float) -> tuple:
@@ -55,7 +66,7 @@ def lint(document: Document, settings: Settings) -> Linted:
     from padlint.run.runner import invalid_file_diagnostic
 
     task = _task(document, settings, "lint")
-    report_invalid = task[-1]
+    report_invalid = task[6]
     outcome = _run(task, settings.timeout)
     found: list[Diagnostic] = []
     problem = None
