@@ -433,6 +433,8 @@ async def test_project_settings_and_config_errors(vscode: LanguageClient, tmp_pa
     # ...and the server still serves other projects.
     assert codes(await editor.open(quiet / "other.py", COLLATOR)) == ["PAD010"]
 
+    (watch,) = [r for r in REGISTRATIONS if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert "**/pyproject.toml" in [w["globPattern"] for w in watch.register_options["watchers"]]  # as sent
     config.write_text('[tool.padlint]\nselect = ["PAD010"]\n', encoding="utf-8")
     vscode.diagnostics.pop((broken / "collate.py").as_uri())
     vscode.workspace_did_change_watched_files(
@@ -534,6 +536,9 @@ async def test_notebook_document(vscode: LanguageClient, project: Path) -> None:
     }
 
     offered = await editor.actions(cell_uris[2], falsy.range)
+    noqa = next(a for a in offered if a.title == "padlint (PAD010): Disable for this line")
+    (with_comment,) = editor.apply(noqa.edit).values()
+    assert with_comment.splitlines()[1].endswith("tokenizer.eos_token_id  # noqa: PAD010")
     fix = next(a for a in offered if a.title.startswith("padlint (PAD010)") and "Disable" not in a.title)
     changed = editor.apply(fix.edit)
     assert list(changed) == [cell_uris[2]]  # the cell, not the notebook or its other cells

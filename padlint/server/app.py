@@ -27,7 +27,8 @@ from padlint.server.documents import Document, Finding, NotebookDocument, Part, 
 
 DEBOUNCE_SECONDS = 0.3  # after the last change of a burst of typing
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
-CONFIG_NAME = "pyproject.toml"  # watched: a changed [tool.padlint] lints the open documents again
+# Watched: a change lints the open documents again ([tool.padlint]; the line length fixes keep to).
+CONFIG_NAMES = ("pyproject.toml", "ruff.toml", ".ruff.toml")
 logger = logging.getLogger(__name__)
 
 
@@ -256,7 +257,7 @@ def build() -> PadlintServer:
         watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         if watched and watched.dynamic_registration:
             options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=f"**/{CONFIG_NAME}")]
+                watchers=[types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]
             )
             registration = types.Registration(
                 id="padlint-config", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
@@ -264,7 +265,7 @@ def build() -> PadlintServer:
             try:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
             except Exception as exc:  # the client said no: configuration changes then apply on the next edit
-                ls.tell(types.MessageType.Warning, f"cannot watch {CONFIG_NAME} files: {exc}", show=False)
+                ls.tell(types.MessageType.Warning, f"cannot watch configuration files: {exc}", show=False)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
