@@ -480,9 +480,9 @@ NOTEBOOK_CELLS = [
 ]
 
 
-def _write_ipynb(path: Path) -> None:
+def _write_ipynb(path: Path, notebook_cells: list = NOTEBOOK_CELLS) -> None:
     cells = []
-    for kind, _language, text in NOTEBOOK_CELLS:
+    for kind, _language, text in notebook_cells:
         source = text.splitlines(keepends=True)
         if kind == types.NotebookCellKind.Code:
             cells.append(
@@ -494,31 +494,60 @@ def _write_ipynb(path: Path) -> None:
     path.write_text(json.dumps(document, indent=1), encoding="utf-8")
 
 
+class NotebookEditor(Editor):
+    async def open_notebook(self, path: Path, notebook_cells: list) -> list[str]:
+        """Open a notebook of (kind, language, text) cells; the cells' uris."""
+        _write_ipynb(path, notebook_cells)
+        cell_uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(notebook_cells))]
+        items = []
+        for uri, (_kind, language, text) in zip(cell_uris, notebook_cells):
+            self.client.diagnostics.pop(uri, None)
+            self.texts[uri], self.versions[uri] = text, 1
+            items.append(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
+        cells = [types.NotebookCell(kind=kind, document=uri) for uri, (kind, _, _) in zip(cell_uris, notebook_cells)]
+        self.client.notebook_document_did_open(
+            types.DidOpenNotebookDocumentParams(
+                notebook_document=types.NotebookDocument(
+                    uri=path.as_uri(), notebook_type="jupyter-notebook", version=1, cells=cells
+                ),
+                cell_text_documents=items,
+            )
+        )
+        return cell_uris
+
+
+@in_module_loop
+async def test_notebook_cell_ipython_dedents(vscode: LanguageClient, project: Path) -> None:
+    """Lines that all start indented are dedented by IPython: linted so, shown and fixed where they are."""
+    editor = NotebookEditor(vscode)
+    text = (
+        "  import torch\n"
+        "  def collate(seqs, tokenizer):\n"
+        "      pad = tokenizer.pad_token_id or tokenizer.eos_token_id\n"
+        "      return torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=pad)\n"
+    )
+    path = project / "indented.ipynb"
+    (uri,) = await editor.open_notebook(path, [(types.NotebookCellKind.Code, "python", text)])
+    (falsy,) = (await editor.published(uri))[uri]
+    line = text.splitlines()[2]
+    assert falsy.range.start == types.Position(2, line.index("tokenizer.pad_token_id"))
+    (reported,) = check_json(path)
+    assert (reported["cell"], reported["location"]["column"] - 1) == (1, falsy.range.start.character)
+    offered = await editor.actions(uri, falsy.range)
+    fix = next(a for a in offered if a.title.startswith("padlint (PAD010)") and "Disable" not in a.title)
+    fixed = editor.apply(fix.edit)[uri].splitlines()
+    assert (
+        fixed[2]
+        == "      pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id"
+    )
+    assert fixed[:2] + fixed[3:] == text.splitlines()[:2] + text.splitlines()[3:]
+
+
 @in_module_loop
 async def test_notebook_document(vscode: LanguageClient, project: Path) -> None:
-    editor = Editor(vscode)
+    editor = NotebookEditor(vscode)
     path = project / "batching.ipynb"
-    _write_ipynb(path)
-    cell_uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(NOTEBOOK_CELLS))]
-    for uri in cell_uris:
-        vscode.diagnostics.pop(uri, None)
-    items = []
-    for uri, (_kind, language, text) in zip(cell_uris, NOTEBOOK_CELLS):
-        editor.texts[uri], editor.versions[uri] = text, 1
-        items.append(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
-    vscode.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=path.as_uri(),
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[
-                    types.NotebookCell(kind=kind, document=uri) for uri, (kind, _, _) in zip(cell_uris, NOTEBOOK_CELLS)
-                ],
-            ),
-            cell_text_documents=items,
-        )
-    )
+    cell_uris = await editor.open_notebook(path, NOTEBOOK_CELLS)
     published = await editor.published(*cell_uris)
     markdown, magic, collator, broken = (published[uri] for uri in cell_uris)
     assert markdown == [] and magic == []

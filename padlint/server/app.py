@@ -77,7 +77,7 @@ class PadlintServer(LanguageServer):
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         return notebook.uri if notebook is not None else uri
 
-    def document(self, key: str) -> Document | None:
+    def document(self, key: str, target_version: str | None = None) -> Document | None:
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
         path = to_fs_path(key)
         if notebook is not None:
@@ -86,7 +86,7 @@ class PadlintServer(LanguageServer):
                 text = self.workspace.get_text_document(cell.document)
                 is_code = cell.kind == types.NotebookCellKind.Code and text.language_id in (None, "python")
                 cells.append((Part(cell.document, text.source, text.version), is_code))
-            return NotebookDocument(key, path or "-", cells)
+            return NotebookDocument(key, path or "-", cells, target_version)
         text = self.workspace.text_documents.get(unquote(key))  # pygls keys them by the unquoted uri
         if text is None:
             return None
@@ -118,13 +118,15 @@ class PadlintServer(LanguageServer):
 
     def lint_now(self, key: str) -> Snapshot | None:
         self.cancel(key)
-        document = self.document(key)
+        try:
+            settings = linting.settings_for(to_fs_path(key), self.fallback_root())
+        except ConfigError as exc:
+            settings, error = None, str(exc)
+        document = self.document(key, settings.target_version if settings is not None else None)
         if document is None:
             return None
-        try:
-            settings = linting.settings_for(None if document.path == "-" else document.path, self.fallback_root())
-        except ConfigError as exc:
-            self.config_error(key, str(exc))
+        if settings is None:
+            self.config_error(key, error)
             snapshot = Snapshot(document, None)
         else:
             self.config_ok(key)
@@ -139,7 +141,7 @@ class PadlintServer(LanguageServer):
     def current(self, key: str) -> Snapshot | None:
         """The snapshot of the document as the editor has it now (linted again if it changed)."""
         snapshot = self.snapshots.get(key)
-        document = self.document(key)
+        document = self.document(key, snapshot.settings.target_version if snapshot and snapshot.settings else None)
         if document is None:
             return None
         if snapshot is None or key in self.pending or snapshot.versions() != versions_of(document):

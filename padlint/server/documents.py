@@ -58,8 +58,9 @@ class PythonDocument:
 class NotebookDocument:
     """An open notebook: its cells in order, the code cells linted as one virtual module."""
 
-    def __init__(self, uri: str, path: str, cells: list[tuple[Part, bool]]):
-        """`cells`: every cell of the notebook in order, with whether it is Python code."""
+    def __init__(self, uri: str, path: str, cells: list[tuple[Part, bool]], target_version: str | None = None):
+        """`cells`: every cell of the notebook in order, with whether it is Python code;
+        `target_version`: the Python the project's code is for (which cells parse)."""
         from padlint.files.notebook import CellMap, Notebook
 
         self.uri = uri
@@ -71,7 +72,7 @@ class NotebookDocument:
             "nbformat": 4,
             "nbformat_minor": 5,
         }
-        self.notebook = Notebook(json.dumps(document, indent=1).encode("utf-8"))
+        self.notebook = Notebook(json.dumps(document, indent=1).encode("utf-8"), target_version)
         self.engine_text = self.notebook.virtual_text()
         self._cells = CellMap(self.engine_text)
 
@@ -79,7 +80,9 @@ class NotebookDocument:
         return self.parts[cell - 1] if cell is not None and 0 < cell <= len(self.parts) else None
 
     def place(self, found: Diagnostic) -> Finding | None:
-        shown = self._cells.to_cell(found)
+        # A cell IPython dedents is linted dedented: its findings go back to where its code is.
+        (at_columns,) = self.notebook.original_columns([found], self.engine_text)
+        shown = self._cells.to_cell(at_columns)
         part = self._part(shown.cell)
         return Finding(part, shown, found) if part is not None else None
 
