@@ -33,8 +33,9 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.semantics import table as T
 
-TOKENIZER_METHODS = {"encode", "encode_plus", "batch_encode_plus", "pad", "__call__"}
+TOKENIZER_METHODS = T.names("tokenizer", on="method")
 FORMAT_METHODS = {"set_format", "with_format"}
 
 

@@ -28,15 +28,10 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.semantics import table as T
 
 ARANGE = {"torch.arange", "numpy.arange"}
-LOSSES = {
-    "torch.nn.CrossEntropyLoss",
-    "torch.nn.functional.cross_entropy",
-    "torch.nn.NLLLoss",
-    "torch.nn.functional.nll_loss",
-    "torch.nn.modules.loss.CrossEntropyLoss",
-}
+LOSSES = T.names("loss")
 
 
 class ExpressionEvaluator:

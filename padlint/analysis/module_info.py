@@ -9,6 +9,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
+from padlint.semantics import table as T
 
 
 @dataclass
@@ -106,8 +107,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     ):
         info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
-    if qualified and qualified.endswith(".DataCollatorForLanguageModeling"):
-        name = "DataCollatorForLanguageModeling"  # `from transformers import ... as LMCollator`
+    row = T.class_row(qualified) if qualified else None
+    rebuilds_labels = row is not None and row.kind == "masks_labels"  # transformers' LM collator, not trl's
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
         batched = P.keyword(call, "batched")
         info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
@@ -116,8 +117,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
         facts.map_calls.append(("<lambda>", facts.current_owner))
-    if name == "DataCollatorForLanguageModeling":
-        mlm = P.keyword(call, "mlm")
+    if rebuilds_labels:
+        mlm = P.keyword(call, row.roles["mlm"][0])
         if mlm is not None and P.int_value(mlm.value) == 0:
             facts.lm_collator_rebuilds_labels = True
             facts.lm_collators.append((call, facts.current_owner))

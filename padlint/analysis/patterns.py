@@ -11,70 +11,25 @@ import re
 
 import libcst as cst
 
-IGNORE_VALUE = -100
+from padlint.semantics import table as T
 
+# What libraries do is data (padlint/semantics/table.py); these are the names the recognisers test.
+IGNORE_VALUE = T.default("torch.nn.CrossEntropyLoss", "ignore_index")  # -100: what the standard losses skip
 # Calls that pad a batch, by qualified name.
-PAD_SEQUENCE = {"torch.nn.utils.rnn.pad_sequence"}
-FUNCTIONAL_PAD = {"torch.nn.functional.pad", "numpy.pad"}
-KERAS_PAD = {
-    "keras.preprocessing.sequence.pad_sequences",
-    "keras.utils.pad_sequences",
-    "tensorflow.keras.preprocessing.sequence.pad_sequences",
-    "tensorflow.keras.utils.pad_sequences",
-}
-FULL = {"torch.full", "numpy.full"}
-FULL_LIKE = {"torch.full_like", "numpy.full_like"}
-ONES = {"torch.ones", "numpy.ones"}
-ONES_LIKE = {"torch.ones_like", "numpy.ones_like"}
+PAD_SEQUENCE = T.names("source", style="sequences")
+FUNCTIONAL_PAD = T.names("source", style="widths")
+KERAS_PAD = T.names("source", style="keras")
+FULL = T.names("fills", style="full")
+FULL_LIKE = T.names("fills", style="full_like")
+ONES = T.names("fills", style="ones")
+ONES_LIKE = T.names("fills", style="ones_like")
 WHERE = {"torch.where", "numpy.where"}
 # Calls whose result holds the same tokens as their (first) argument.
-SAME_VALUE_CALLS = {
-    "torch.tensor",
-    "torch.as_tensor",
-    "torch.LongTensor",
-    "torch.IntTensor",
-    "torch.stack",
-    "torch.vstack",
-    "torch.cat",
-    "torch.concat",
-    "torch.from_numpy",
-    "numpy.array",
-    "numpy.asarray",
-    "numpy.stack",
-    "numpy.vstack",
-    "numpy.concatenate",
-    "tuple",
-}
-COPY_CALLS = {"copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"}
+SAME_VALUE_CALLS = T.names("keeps")
+COPY_CALLS = T.names("copies")
 # Methods that return the same tokens (a view, a dtype or device change).
-SAME_VALUE_METHODS = {
-    "to",
-    "long",
-    "int",
-    "bool",
-    "float",
-    "half",
-    "bfloat16",
-    "cuda",
-    "cpu",
-    "squeeze",
-    "unsqueeze",
-    "contiguous",
-    "view",
-    "reshape",
-    "detach",
-    "numpy",
-    "tolist",
-    "astype",
-    "type",
-    "flatten",
-    "view_as",
-    "reshape_as",
-    "pin_memory",
-    "expand",
-    "expand_as",
-}
-COPY_METHODS = {"clone", "copy", "deepcopy"}
+SAME_VALUE_METHODS = T.names("keeps", on="method")
+COPY_METHODS = T.names("copies", on="method")
 SHAPE_METHODS = {"size", "numel"}
 
 TOKENIZER_NAME = re.compile(r"(^|_)(tok|tokenizer|tokeniser|tknzr|processor)(_|$)|tokenizer", re.I)
@@ -93,16 +48,8 @@ LOSS_MASK_KEYS = frozenset({"loss_mask", "label_mask", "labels_mask"})  # a mask
 CLIP_CONTEXT = 77  # tokens: CLIP's text context, which Stable Diffusion and open_clip prompts are padded to
 FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
-# Collators that pad the features they are given again (first_look.REPADDING_COLLATORS spells the
-# same names without importing libcst).
-REPADDING_COLLATORS = frozenset(
-    {
-        "DataCollatorWithPadding",
-        "DataCollatorForLanguageModeling",
-        "DataCollatorForSeq2Seq",
-        "DataCollatorForTokenClassification",
-    }
-)
+# Collators that pad the features they are given again (by their bare class name).
+REPADDING_COLLATORS = T.short_names(repads=True)
 PAD_ID_ATTR = {"pad_token_id", "pad_id", "pad_idx", "pad_index", "padding_idx", "pad_token_idx"}
 MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 # Feature keys that hold an attention mask: `attention_mask`, and the prefixed ones of preference

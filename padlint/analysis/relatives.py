@@ -33,8 +33,8 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.semantics import table as T
 
-SEQ2SEQ_COLLATORS = {"DataCollatorForSeq2Seq", "DataCollatorForTokenClassification"}
 PADDING_MASK_NAME = re.compile(
     r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
@@ -183,17 +183,21 @@ class RelativesMixin:
 
     def collator_call(self, call: cst.Call, name: str) -> None:
         """Collators configured with a label pad value, or that pad features again."""
-        short = name.rsplit(".", 1)[-1]
-        if short in P.REPADDING_COLLATORS:
+        row = T.class_row(name)
+        if row is None:
+            return
+        if row.repads:
             self.facts.repadding_collator = True
-        if short in SEQ2SEQ_COLLATORS:
-            arg = P.keyword(call, "label_pad_token_id")
+        if "label_pad" in row.roles:
+            keyword = row.roles["label_pad"][0]
+            arg = P.keyword(call, keyword)
             if arg is not None:
                 self.note_label_value(call, arg.value)
                 if not self.is_ignore(arg.value) and self.is_token_value(arg.value):
                     self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(call, "collator", arg))
             else:
-                self.facts.label_values.append(LabelPadValue(call, P.IGNORE_VALUE, str(P.IGNORE_VALUE)))
+                pad = row.defaults[keyword]
+                self.facts.label_values.append(LabelPadValue(call, pad, str(pad)))
 
     def is_token_value(self, expr: cst.BaseExpression) -> bool:
         """Is this label pad value known to be a token id (the pad id, 0, -1...), not -100 or a value
@@ -212,7 +216,8 @@ class RelativesMixin:
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
             self.label_pads_reaching(self.evaluate(target.value))
         arg = P.keyword(call, "ignore_index")
-        value = self.resolve_int(arg.value) if arg is not None else P.IGNORE_VALUE
+        qualified = self.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+        value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
         self.facts.loss_ignores.append(LossIgnoreIndex(call, arg, value))
 
     # ---- masked means, labels aliasing the ids -------------------------------------------------------

@@ -34,6 +34,7 @@ from padlint.look.text_scan import (
     parenthesised_before,
     triple_quote_checker,
 )
+from padlint.semantics import table as T
 
 # ---- what the text can contain --------------------------------------------------------------------
 # Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
@@ -50,14 +51,8 @@ PAD_WORD = re.compile(
     r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
 )
 LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
-# The collators that pad features again (analysis.patterns has the same set; importing it here
-# would import libcst into every worker that only takes the look).
-REPADDING_COLLATORS = (
-    "DataCollatorWithPadding",
-    "DataCollatorForLanguageModeling",
-    "DataCollatorForSeq2Seq",
-    "DataCollatorForTokenClassification",
-)
+# The collators that pad features again, by bare name (the library table imports no libcst).
+REPADDING_COLLATORS = tuple(sorted(T.short_names(repads=True)))
 FULL_CALL = re.compile(r"full\s*\(")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it

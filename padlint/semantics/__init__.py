@@ -1,0 +1,1 @@
+"""What libraries do, as data (table.py), and nothing else: the analysis reads it."""

@@ -1,0 +1,368 @@
+"""What libraries do to padded batches, as data: one row per fact, each checked against a named source.
+
+The analysis reads these rows through the small queries at the end of this module; rules never spell a
+library name. A new library fact is a new row here (and a fixture), not new code. Each row says what a
+callable does to the values padlint follows (token ids, attention masks, labels), the arguments that
+matter, their defaults, and `checked`: the library version, file and function it was read from.
+
+Matching: `match` holds qualified names (`torch.nn.utils.rnn.pad_sequence`, resolved through the
+scanned module's imports) for functions and classes, or bare method names for `on="method"` rows.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal[
+    "source",  # pads: its result is a padded batch (or pads features it is handed)
+    "keeps",  # the result holds the same tokens as its first argument (a view, dtype or device change)
+    "copies",  # the result is a copy of its first argument
+    "removes",  # the result holds only the positions a mask selects: padding is gone
+    "fills",  # builds a constant tensor or array (all ones, a fill value)
+    "masks_labels",  # sets label positions to the ignore value (how: `by`)
+    "pads_labels",  # pads the labels it is given with a label pad value
+    "builds_mask",  # makes the attention mask itself when none is passed (when: `condition`)
+    "consumer",  # a model that reads ids and a mask (how it attends: `attends`)
+    "loss",  # grades labels, skipping one ignore value
+    "tokenizer",  # a tokenizer method that can pad (`padding=`) and returns a mask beside the ids
+]
+On = Literal["function", "class", "method"]
+Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
+
+
+@dataclass(frozen=True)
+class Row:
+    match: tuple[str, ...]
+    kind: Kind
+    checked: str  # library version, file, function: where this row was verified
+    on: On = "function"
+    # Argument roles: role -> keyword name (and its position, when it can be passed positionally).
+    roles: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    defaults: dict[str, object] = field(default_factory=dict)  # argument -> default value in that version
+    condition: str = ""  # when the row applies, in words (mirrored by the analysis that reads it)
+    attends: Attends = ""
+    style: str = ""  # which shape of arguments the analysis reads (for sources: "sequences", "widths", "keras")
+    repads: bool = False  # a collator that pads the features it is handed again (through tokenizer.pad)
+    # The row meant when the class is named without any import (a notebook fragment copying the
+    # transformers examples): one row per bare name at most.
+    bare: bool = False
+
+
+TORCH = "torch 2.13.0"
+TRANSFORMERS = "transformers 5.24.0"
+TRANSFORMERS_4 = "transformers 4.46.3"
+TRL = "trl 1.16.0"
+NUMPY = "numpy 2.4.6"
+KERAS = "keras 3.15.1"
+DATASETS = "datasets 5.2.0"
+
+ROWS: tuple[Row, ...] = (
+    # ---- sources: calls that pad ----------------------------------------------------------------
+    Row(
+        ("torch.nn.utils.rnn.pad_sequence",),
+        "source",
+        f"{TORCH}, torch/nn/utils/rnn.py pad_sequence",
+        roles={"data": ("sequences", 0), "batch_first": ("batch_first", 1), "value": ("padding_value", 2)},
+        defaults={"padding_value": 0, "batch_first": False, "padding_side": "right"},
+        style="sequences",
+    ),
+    Row(
+        ("torch.nn.functional.pad",),
+        "source",
+        f"{TORCH}, torch/nn/functional.py pad (constant mode fills with `value`, 0 when None)",
+        roles={"data": ("input", 0), "widths": ("pad", 1), "value": ("value", 3)},
+        defaults={"value": 0},
+        style="widths",
+    ),
+    Row(
+        ("numpy.pad",),
+        "source",
+        f"{NUMPY}, numpy/lib/_arraypad_impl.py pad (mode='constant', constant_values=0)",
+        roles={"data": ("array", 0), "widths": ("pad_width", 1), "value": ("constant_values", None)},
+        defaults={"constant_values": 0},
+        style="widths",
+    ),
+    Row(
+        (
+            "keras.preprocessing.sequence.pad_sequences",
+            "keras.utils.pad_sequences",
+            "tensorflow.keras.preprocessing.sequence.pad_sequences",
+            "tensorflow.keras.utils.pad_sequences",
+        ),
+        "source",
+        f"{KERAS}, keras/src/utils/sequence_utils.py pad_sequences (padding='pre', value=0.0)",
+        roles={"side": ("padding", None), "value": ("value", None)},
+        defaults={"padding": "pre", "value": 0},
+        style="keras",
+    ),
+    Row(
+        ("__call__", "encode", "encode_plus", "batch_encode_plus", "pad"),
+        "tokenizer",
+        f"{TRANSFORMERS}, tokenization_utils_base.py PreTrainedTokenizerBase.__call__/encode/pad "
+        "(encode_plus and batch_encode_plus: transformers 4.46.3)",
+        on="method",
+        defaults={"padding_side": "right", "return_attention_mask": True},
+        condition="pads with `padding=True|'longest'|'max_length'`; `pad` always pads; `encode` returns ids only",
+    ),
+    # Collators that pad the features they are handed again, through tokenizer.pad: a feature without
+    # `attention_mask` gets `[1] * len(ids)` before padding (PreTrainedTokenizerBase._pad).
+    Row(
+        ("transformers.DataCollatorWithPadding", "transformers.data.data_collator.DataCollatorWithPadding"),
+        "source",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorWithPadding.__call__ -> tokenization_utils_base._pad",
+        on="class",
+        condition="repads features; a feature without attention_mask gets ones over its (pre-padded) ids",
+        repads=True,
+        bare=True,
+    ),
+    Row(
+        (
+            "transformers.DataCollatorForSeq2Seq",
+            "transformers.data.data_collator.DataCollatorForSeq2Seq",
+            "transformers.DataCollatorForTokenClassification",
+            "transformers.data.data_collator.DataCollatorForTokenClassification",
+        ),
+        "pads_labels",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForSeq2Seq / DataCollatorForTokenClassification "
+        "(label_pad_token_id: int = -100)",
+        on="class",
+        roles={"label_pad": ("label_pad_token_id", None)},
+        defaults={"label_pad_token_id": -100},
+        condition="repads features with tokenizer.pad and pads `labels` with label_pad_token_id",
+        repads=True,
+        bare=True,
+    ),
+    Row(
+        (
+            "transformers.DataCollatorForLanguageModeling",
+            "transformers.data.data_collator.DataCollatorForLanguageModeling",
+        ),
+        "masks_labels",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForLanguageModeling.torch_call "
+        "(mlm=False: labels = input_ids.clone(); labels[labels == pad_token_id] = -100)",
+        on="class",
+        roles={"mlm": ("mlm", None)},
+        defaults={"mlm": True},
+        condition="mlm=False: repads, then rebuilds labels from input_ids and masks them by the pad id",
+        repads=True,
+        bare=True,
+    ),
+    Row(
+        ("trl.DataCollatorForLanguageModeling", "trl.trainer.sft_trainer.DataCollatorForLanguageModeling"),
+        "pads_labels",
+        f"{TRL}, trl/trainer/sft_trainer.py DataCollatorForLanguageModeling.torch_call "
+        "(keeps the given labels, pads them with -100, mask from per-example ones padded with 0)",
+        on="class",
+        defaults={"label_pad_token_id": -100},
+        condition="keeps labels a map function built; never masks by the pad id",
+        repads=True,
+    ),
+    # ---- losses --------------------------------------------------------------------------------
+    Row(
+        (
+            "torch.nn.CrossEntropyLoss",
+            "torch.nn.modules.loss.CrossEntropyLoss",
+            "torch.nn.functional.cross_entropy",
+            "torch.nn.NLLLoss",
+            "torch.nn.modules.loss.NLLLoss",
+            "torch.nn.functional.nll_loss",
+        ),
+        "loss",
+        f"{TORCH}, torch/nn/modules/loss.py CrossEntropyLoss/NLLLoss.__init__, torch/nn/functional.py "
+        "cross_entropy/nll_loss (ignore_index: int = -100)",
+        roles={"target": ("target", 1), "ignore_index": ("ignore_index", None)},
+        defaults={"ignore_index": -100},
+    ),
+    Row(
+        ("labels",),
+        "loss",
+        f"{TRANSFORMERS}, loss/loss_utils.py ForCausalLMLoss / fixed_cross_entropy (ignore_index: int = -100)",
+        on="method",
+        defaults={"ignore_index": -100},
+        condition="a transformers model called with `labels=` computes its own loss, ignoring -100",
+    ),
+    # ---- consumers that build the mask themselves --------------------------------------------------
+    Row(
+        ("generate",),
+        "builds_mask",
+        f"{TRANSFORMERS}, generation/utils.py GenerationMixin.generate -> _prepare_attention_mask_for_generation; "
+        f"{TRANSFORMERS_4}, generation/utils.py (requires_attention_mask: also encoder-decoders)",
+        on="method",
+        roles={"pad_id": ("pad_token_id", None)},
+        condition="no mask passed, the generation config has a pad id, the ids hold it and it differs from EOS: "
+        "mask = ids.ne(pad); 5.x only for decoder-only models, 4.x for every model",
+    ),
+    Row(
+        (
+            "transformers.DPRQuestionEncoder",
+            "transformers.DPRContextEncoder",
+            "transformers.models.dpr.modeling_dpr.DPRQuestionEncoder",
+            "transformers.models.dpr.modeling_dpr.DPRContextEncoder",
+        ),
+        "builds_mask",
+        f"{TRANSFORMERS}, models/dpr/modeling_dpr.py DPRQuestionEncoder.forward / DPRContextEncoder.forward "
+        "(attention_mask = input_ids != config.pad_token_id when None)",
+        on="class",
+        condition="no mask passed: the encoder masks its config's pad id",
+        attends="bidirectional",
+    ),
+    # ---- what keeps or removes padding -----------------------------------------------------------
+    Row(
+        (
+            "torch.tensor",
+            "torch.as_tensor",
+            "torch.LongTensor",
+            "torch.IntTensor",
+            "torch.stack",
+            "torch.vstack",
+            "torch.cat",
+            "torch.concat",
+            "torch.from_numpy",
+            "numpy.array",
+            "numpy.asarray",
+            "numpy.stack",
+            "numpy.vstack",
+            "numpy.concatenate",
+            "tuple",
+        ),
+        "keeps",
+        f"{TORCH}, torch/_torch_docs.py (tensor, stack, cat...); {NUMPY}, numpy/_core (array, stack...)",
+    ),
+    Row(
+        (
+            "to",
+            "long",
+            "int",
+            "bool",
+            "float",
+            "half",
+            "bfloat16",
+            "cuda",
+            "cpu",
+            "squeeze",
+            "unsqueeze",
+            "contiguous",
+            "view",
+            "reshape",
+            "detach",
+            "numpy",
+            "tolist",
+            "astype",
+            "type",
+            "flatten",
+            "view_as",
+            "reshape_as",
+            "pin_memory",
+            "expand",
+            "expand_as",
+        ),
+        "keeps",
+        f"{TORCH}, torch/_tensor_docs.py Tensor methods; {NUMPY} ndarray.astype/tolist",
+        on="method",
+    ),
+    Row(
+        ("copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"),
+        "copies",
+        f"{TORCH}, torch/_torch_docs.py clone; {NUMPY}, numpy copy; CPython 3.11 copy.py",
+    ),
+    Row(("clone", "copy", "deepcopy"), "copies", f"{TORCH}, torch/_tensor_docs.py Tensor.clone", on="method"),
+    Row(
+        ("torch.masked_select",),
+        "removes",
+        f"{TORCH}, torch/_torch_docs.py masked_select (a 1-D tensor of the selected elements)",
+        roles={"data": ("input", 0), "mask": ("mask", 1)},
+    ),
+    Row(
+        ("masked_select",),
+        "removes",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.masked_select",
+        on="method",
+        roles={"mask": ("mask", 0)},
+    ),
+    # ---- constant builders ----------------------------------------------------------------------
+    Row(
+        ("torch.ones", "numpy.ones"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py ones; {NUMPY} ones",
+        defaults={"fill": 1},
+        style="ones",
+    ),
+    Row(
+        ("torch.ones_like", "numpy.ones_like"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py ones_like; {NUMPY} ones_like",
+        defaults={"fill": 1},
+        style="ones_like",
+    ),
+    Row(
+        ("torch.full", "numpy.full"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py full; {NUMPY} full",
+        roles={"fill": ("fill_value", 1)},
+        style="full",
+    ),
+    Row(
+        ("torch.full_like", "numpy.full_like"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py full_like; {NUMPY} full_like",
+        roles={"fill": ("fill_value", 1)},
+        style="full_like",
+    ),
+)
+
+
+# ---- queries the analysis makes ------------------------------------------------------------------
+@functools.cache
+def names(kind: Kind, on: On = "function", style: str | None = None) -> frozenset[str]:
+    """Every name matched by rows of this kind (and style)."""
+    return frozenset(
+        name
+        for row in ROWS
+        if row.kind == kind and row.on == on and (style is None or row.style == style)
+        for name in row.match
+    )
+
+
+@functools.cache
+def short_names(kind: Kind | None = None, repads: bool | None = None) -> frozenset[str]:
+    """The last part of every class name of this kind (`DataCollatorForSeq2Seq`), for code that sees
+    a class by its bare name (text before parsing)."""
+    return frozenset(
+        name.rsplit(".", 1)[-1]
+        for row in ROWS
+        if row.on == "class" and (kind is None or row.kind == kind) and (repads is None or row.repads == repads)
+        for name in row.match
+    )
+
+
+@functools.cache
+def class_row(qualified: str) -> Row | None:
+    """The row of a class by its qualified name; a bare name (no import seen) takes the row marked `bare`."""
+    row = row_for(qualified, "class")
+    if row is not None or "." in qualified:
+        return row
+    for candidate in ROWS:
+        if (
+            candidate.on == "class"
+            and candidate.bare
+            and any(n.rsplit(".", 1)[-1] == qualified for n in candidate.match)
+        ):
+            return candidate
+    return None
+
+
+@functools.cache
+def row_for(name: str, on: On = "function") -> Row | None:
+    """The row matching a qualified name (or a method name), if any."""
+    for row in ROWS:
+        if row.on == on and name in row.match:
+            return row
+    return None
+
+
+def default(name: str, argument: str, on: On = "function") -> object:
+    """The default of `argument` for the callable `name` in the checked version (None if unknown)."""
+    row = row_for(name, on)
+    return row.defaults.get(argument) if row is not None else None

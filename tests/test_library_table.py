@@ -1,0 +1,50 @@
+"""The library table (padlint/semantics/table.py): every row is data that cites where it was checked,
+and the analysis reads its names from it (no second spelling of a library fact elsewhere)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from padlint.analysis import patterns as P
+from padlint.look import first_look
+from padlint.semantics import table as T
+
+# "<library> <version>, <file>.py <function>" (several sources are separated by "; ").
+CITATION = re.compile(r"^(torch|transformers|trl|numpy|keras|datasets) \d+\.\d+\.\d+, [\w/.]+\.py\b")
+
+
+def test_every_row_names_the_version_and_file_it_was_checked_against():
+    for row in T.ROWS:
+        first_source = row.checked.split(";")[0]
+        assert CITATION.match(first_source), row.checked
+        assert ".py" in row.checked, row.checked
+
+
+def test_a_name_belongs_to_one_row_of_its_kind_of_callee():
+    seen = Counter((row.on, name) for row in T.ROWS for name in row.match)
+    assert [key for key, n in seen.items() if n > 1] == []
+
+
+def test_a_bare_class_name_means_at_most_one_row():
+    bare = Counter(name.rsplit(".", 1)[-1] for row in T.ROWS if row.bare for name in {*map(str, row.match)})
+    for short in bare:
+        rows = {id(r) for r in T.ROWS if r.bare and any(n.rsplit(".", 1)[-1] == short for n in r.match)}
+        assert len(rows) == 1, short
+
+
+def test_the_two_lm_collators_are_told_apart_by_qualified_name():
+    transformers = T.class_row("transformers.DataCollatorForLanguageModeling")
+    trl = T.class_row("trl.DataCollatorForLanguageModeling")
+    assert transformers is not None and transformers.kind == "masks_labels"
+    assert trl is not None and trl.kind == "pads_labels"
+    # Named without an import, the transformers collator is meant (notebook fragments).
+    assert T.class_row("DataCollatorForLanguageModeling") is transformers
+    assert T.class_row("some_lib.DataCollatorForLanguageModeling") is None
+
+
+def test_the_analysis_reads_its_library_names_from_the_table():
+    assert P.PAD_SEQUENCE == T.names("source", style="sequences")
+    assert P.SAME_VALUE_METHODS == T.names("keeps", on="method")
+    assert P.IGNORE_VALUE == T.default("torch.nn.functional.cross_entropy", "ignore_index") == -100
+    assert set(first_look.REPADDING_COLLATORS) == set(P.REPADDING_COLLATORS) == T.short_names(repads=True)
