@@ -73,7 +73,11 @@ class CallEvaluator:
         if method == "ne" and call.args:
             return self.pad_comparison(call, receiver, call.args[0].value)
         if method == "mean":
-            self.masked_mean(call, receiver, dims=bool(call.args))
+            return self.masked_mean(call, receiver, dims=bool(call.args))
+        if method in ("backward", "manual_backward"):
+            # `loss.backward()`, `accelerator.backward(loss)`, `self.manual_backward(loss)`
+            self.is_loss(recv | frozenset().union(*args), by_name=False)
+            return EMPTY
         if method in ("append", "extend"):
             self.grow(call, method, receiver, args)
             return EMPTY
@@ -141,6 +145,8 @@ class CallEvaluator:
         mask_arg = P.keyword(call, "return_attention_mask")
         dropped = mask_arg is not None and P.int_value(mask_arg.value) == 0
         text = P.positional(call, 0) or P.keyword(call, "text")
+        if method != "pad" and (text is not None or P.keyword(call, "text_target") is not None):
+            self.facts.text_tokenized = True
         single = self.is_single_text(text.value) if text is not None else None
         rows = None if single is None else not single
         # Tokenizing or padding `labels` / `targets`: label ids by design (their padding value is a fact of its own).

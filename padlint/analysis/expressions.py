@@ -11,6 +11,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.padding import for_clauses
+from padlint.analysis.relatives import LOSS_NAME
 from padlint.analysis.values import (
     Arange,
     Copy,
@@ -18,9 +19,11 @@ from padlint.analysis.values import (
     Gap,
     GoodMask,
     Masked,
+    MeanValue,
     Ones,
     Padded,
     PadId,
+    PadIdMask,
     ShapeOf,
     Tokenizer,
     TupleOf,
@@ -97,6 +100,9 @@ class ExpressionEvaluator:
             return self.encoding_field(base, name, expr)
         # A row, a column slice or a shape entry of a value keeps what the value is.
         kept = frozenset(t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
+        if self.selects_by_mask(expr):
+            # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
+            return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))
         padded = tags_of(base, Padded)
         if not padded:
             return kept
@@ -105,6 +111,25 @@ class ExpressionEvaluator:
         if _is_full_slice(expr):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
+
+    def selects_by_mask(self, expr: cst.Subscript) -> bool:
+        """Is `x[index]` a selection by a mask: a mask value or a place named as one, a `!=`/`==`
+        comparison, `where(m)` with one argument, `m.nonzero()`?"""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return False
+        index = expr.slice[0].slice.value
+        if isinstance(index, cst.Call):
+            name = P.last_name(index.func)
+            if name == "nonzero" or name == "where" and len(index.args) == 1:
+                return True
+        if isinstance(index, cst.Comparison):
+            return True
+        stripped = index
+        while isinstance(stripped, cst.Call) and isinstance(stripped.func, cst.Attribute):
+            stripped = stripped.func.value  # `mask.bool()`, `mask.to(torch.bool)`
+        value = self.evaluate(index)
+        named = "mask" in (place_key(stripped) or "").lower()
+        return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
 
     def evaluate_base(self, base: cst.BaseExpression, partial: bool) -> Value:
         """Evaluate `x` of `x["k"]`: reading one key is not reading the whole of `x`."""
@@ -165,6 +190,8 @@ class ExpressionEvaluator:
             key = P.string_value(element.key)
             if key is not None:
                 entries[key] = (value, element.value)
+                if LOSS_NAME.search(key):
+                    self.is_loss(value)  # `return {"loss": loss, ...}`
         self.check_feature_dict(expr, entries, splat, "dict")
         self.last_dict = (expr, entries)
         return EMPTY
@@ -199,6 +226,10 @@ class ExpressionEvaluator:
             if fill is not None:
                 return frozenset({fill, fill.ones} if fill.ones else {fill})
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
+        means = frozenset(t for t in left | right if isinstance(t, MeanValue))  # `mean * t ** 2`, `ce + kl`
+        return self.arithmetic(expr, op, left, right) | means
+
+    def arithmetic(self, expr: cst.BinaryOperation, op, left: Value, right: Value) -> Value:
         if isinstance(op, cst.Subtract):
             # `max_length - len(ids)`: the padding gap towards max_length.
             if _is_len_call(expr.right):
@@ -307,7 +338,10 @@ class ExpressionEvaluator:
             self.collator_call(call, name)
             return EMPTY
         if name in ("torch.mean", "numpy.mean") and call.args:
-            self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
+            mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
+            if mean:
+                self.evaluate_args(call)
+                return mean
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)
         if name in P.FUNCTIONAL_PAD:

@@ -119,6 +119,7 @@ class MaskedMean(Fact):
     product: cst.BinaryOperation
     mask: cst.BaseExpression
     dims: bool  # the mean is over given dimensions
+    loss: bool = False  # it is a loss: reaches a backward pass, or a function, class or place named as one
 
 
 @dataclass
@@ -172,6 +173,10 @@ class ModuleFacts:
     positions: Mapping[cst.CSTNode, CodeRange]
     imports: Imports
     pad_is_eos: bool = False
+    # The module puts an EOS into the data (`text + tok.eos_token`, `ids + [eos_id]`, a chat template,
+    # `add_eos_token=True`): only then can masking by a pad id equal to EOS cost a real EOS its label.
+    eos_in_data: cst.CSTNode | None = None
+    text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
@@ -188,7 +193,11 @@ class ModuleFacts:
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
     fix_memo: dict[str, Any] = field(default_factory=dict, repr=False)  # what fixes work out once per module
-    pad_eos: list[tuple[cst.CSTNode, OwnerOrScript]] = field(default_factory=list)  # where pad is set to EOS
+    # where pad is set to EOS: (node, owner, the tokenizer's code when known)
+    pad_eos: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
+    # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
+    # starts with its checkpoint's own pad token.
+    tokenizer_loads: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
     current_owner: OwnerOrScript = None  # the top-level def/class being gathered or walked
     # What the flow pass saw, in the order it was seen (one entry per node and kind of fact).
     labels_masked_where_pad_id: list[LabelsMaskedWherePadId] = field(default_factory=list)
@@ -215,17 +224,39 @@ class ModuleFacts:
             fact.owner = self.current_owner
             found.append(fact)
 
-    def note_pad_eos(self, node: cst.CSTNode) -> None:
-        """The module makes the pad token the EOS token here."""
+    def note_pad_eos(self, node: cst.CSTNode, tokenizer: str | None = None) -> None:
+        """The module makes the pad token of `tokenizer` (its code, when known) the EOS token here."""
         self.pad_is_eos = True
-        self.pad_eos.append((node, self.current_owner))
+        self.pad_eos.append((node, self.current_owner, tokenizer))
 
-    def pad_eos_for(self, owner: OwnerOrScript) -> cst.CSTNode | None:
-        """Where pad is set to EOS in a way that reaches code owned by `owner`, if anywhere."""
-        same = [node for node, where in self.pad_eos if where == owner]
-        linked = [node for node, where in self.pad_eos if self.connected(where, owner)]
+    def pad_eos_for(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> cst.CSTNode | None:
+        """Where pad is set to EOS in a way that reaches code owned by `owner` (at node `at`), if anywhere.
+
+        Pad = EOS is a fact about one tokenizer from one point on: script code (a notebook's cells)
+        runs in order, so for an event in script code a setting further down has not happened yet,
+        and a tokenizer loaded again under the same name no longer has it."""
+        reaching = [(node, where) for node, where, tok in self.pad_eos if self.reaches(node, where, tok, owner, at)]
+        same = [node for node, where in reaching if where == owner]
+        linked = [node for node, where in reaching if self.connected(where, owner)]
         candidates = same or linked
         return min(candidates, key=self.line) if candidates else None
+
+    def reaches(
+        self,
+        node: cst.CSTNode,
+        where: OwnerOrScript,
+        tokenizer: str | None,
+        owner: OwnerOrScript,
+        at: cst.CSTNode | None,
+    ) -> bool:
+        if at is None or where is not None or owner is not None:
+            return True  # functions run when called: order in the file says nothing
+        set_line, use_line = self.line(node), self.line(at)
+        if set_line > use_line:
+            return False
+        return not any(
+            name == tokenizer and set_line < self.line(load) < use_line for name, load in self.tokenizer_loads
+        )
 
     @staticmethod
     def connected(a: OwnerOrScript, b: OwnerOrScript) -> bool:

@@ -18,7 +18,7 @@ from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.module_info import ModuleInfo, gather_module_info, owner_of
 from padlint.analysis.padding import PaddingSteps
-from padlint.analysis.relatives import RelativesMixin
+from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
 from padlint.analysis.values import (
@@ -73,6 +73,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.last_dict = None
         self.walked: set = set()
         self.summary_memo: dict = {}  # (helper, what it is called with, from where) -> what it returned
+        # place -> the label and mask events its last store in this walk raised: a later store into
+        # the same place replaces the value the consumer receives, so those events are withdrawn.
+        self.store_events: dict[str, tuple[list, list]] = {}
 
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)
@@ -118,7 +121,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         self.env = Env(parent)
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
-        self.pending_alias_writes, self.guards = {}, []
+        self.pending_alias_writes, self.guards, self.store_events = {}, [], {}
         self.function_name, self.current_fn = fn.name.value, fn
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in P.parameters(fn.params):
@@ -167,6 +170,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.function_name,
             self.current_fn,
             self.guards,
+            self.store_events,
         )
 
     def _restore(self, saved: tuple) -> None:
@@ -184,6 +188,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.function_name,
             self.current_fn,
             self.guards,
+            self.store_events,
         ) = saved
 
     # ---- local helpers ---------------------------------------------------------------------------
@@ -276,6 +281,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         elif isinstance(small, cst.Return) and small.value is not None:
             value = self.evaluate(small.value)
             self.returns.append(value)
+            if self.returns_a_loss():
+                self.is_loss(value)
             self.returned_by_stores(small.value)  # a feature dict built by stores, as a literal would be
             if self.function_name in self.module_info.called:
                 # A helper hands its value back to its caller, whose walk follows it on (a later
@@ -308,6 +315,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         if isinstance(stmt.operator, (cst.MultiplyAssign, cst.BitAndAssign)) and tags_of(current, Ones):
             self.facts.corrected_ones.update(tags_of(current, Ones))  # `mask *= (ids != pad)`
         elif isinstance(stmt.operator, cst.AddAssign) and key is not None:
+            if LOSS_NAME.search(key):
+                self.is_loss(added)  # `loss += (x * mask).mean()`
             fake = cst.BinaryOperation(stmt.target, cst.Add(), stmt.value)
             self.env.set(key, self.concatenate(fake, current, added) | (current if not added else EMPTY))
 
@@ -334,6 +343,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         leaf = key.rsplit(".", 1)[-1]
         subscript_key = key_of_subscript(target) if isinstance(target, cst.Subscript) else None
         field_name = subscript_key or leaf
+        if LOSS_NAME.search(field_name):
+            self.is_loss(value)  # `loss = (x * mask).mean()`, `out["loss"] = ...`
         if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
             padded = [t for t in value if isinstance(t, Padded)]
             if any(p.node is value_node for p in padded):
@@ -344,6 +355,8 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | {self.make_copy(value_node, value, self.code(value_node))}
+        self.withdraw_store_events(key)
+        labels_before, masks_before = len(self.facts.labels_at_sink), len(self.facts.ones_at_mask)
         if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
             subscript_key is None and P.MASK_NAME.search(leaf)
         ):
@@ -354,6 +367,11 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.facts.label_store_places[target] = (self.current_fn, place_key(target.value))
             self.label_sink(value, value_node, target, "store")
             self.labels_replaced.update(tags_of(self.evaluate(target.value), Encoding))
+        if subscript_key is not None:
+            self.store_events[key] = (
+                self.facts.labels_at_sink[labels_before:],
+                self.facts.ones_at_mask[masks_before:],
+            )
         self.env.set(key, value)
         self.store_nodes[key] = target
         self.value_nodes[key] = value_node
@@ -367,6 +385,17 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
         if self.last_dict is not None and self.last_dict[0] is value_node:
             for name, (entry, _) in self.last_dict[1].items():
                 self.env.put(f"{key}[{name!r}]", entry)
+
+    def withdraw_store_events(self, key: str) -> None:
+        """`out["labels"] = ids.copy()` then `out["labels"] = [... -100 ...]`: the consumer receives the
+        second value; what the first store raised is judged no more. (A store in one branch replaces
+        the value on that path only; precision first, it withdraws as a later masking step would.)"""
+        earlier = self.store_events.pop(key, None)
+        if earlier is None:
+            return
+        labels, masks = earlier
+        self.facts.labels_at_sink[:] = [e for e in self.facts.labels_at_sink if all(e is not x for x in labels)]
+        self.facts.ones_at_mask[:] = [e for e in self.facts.ones_at_mask if all(e is not x for x in masks)]
 
     def note_text_kind(self, name: str, value_node: cst.BaseExpression) -> None:
         single = self.is_single_text(value_node) if not isinstance(value_node, cst.Name) else None

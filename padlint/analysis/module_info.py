@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from padlint.analysis import pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -24,6 +25,9 @@ class ModuleInfo:
     clip_context_names: set = field(default_factory=set)  # parameters defaulting to CLIP's 77 tokens
     called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
     diffusion: bool = False  # the module imports diffusers: its prompts feed a frozen text encoder
+    # `tok.pad_token = tok.eos_token` under `if tok.pad_token is None:` after the pad token was set
+    # to something else: the assignment never runs.
+    unreachable_pad_eos: set = field(default_factory=set)
     imports: P.Imports | None = None
     filename: str = "-"
 
@@ -51,6 +55,7 @@ class ModuleInfo:
 
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
+    info.unreachable_pad_eos = pad_guards.unreachable_pad_eos(module)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
             info.functions[stmt.name.value] = stmt
@@ -91,6 +96,11 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
             _note_call(node, info, facts)
         elif kind is cst.Assign:
             _note_assign(node, info, facts)
+        elif kind is cst.BinaryOperation and type(node.operator) is cst.Add:
+            if facts.eos_in_data is None and (P.mentions_eos(node.left) or P.mentions_eos(node.right)):
+                facts.eos_in_data = node  # `text + tok.eos_token`, `ids + [tok.eos_token_id]`
+        elif kind is cst.FormattedStringExpression and facts.eos_in_data is None and P.mentions_eos(node.expression):
+            facts.eos_in_data = node  # f"{prompt}{answer}{tok.eos_token}"
         elif kind is cst.BooleanOperation and type(node.operator) is cst.Or:
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
                 facts.note_pad_eos(node)
@@ -98,8 +108,14 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
             info.clip_context_names.add(node.name.value)  # open_clip's `context_length=77`
 
 
+# Calls that put their arguments into the text or ids: an EOS among them reaches the data.
+DATA_BUILDERS = {"append", "extend", "insert", "format", "join", "cat", "concatenate", "hstack"}
+
+
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
+    if facts.eos_in_data is None and _puts_eos_in_data(call, name):
+        facts.eos_in_data = call
     if isinstance(call.func, cst.Name) or (
         isinstance(call.func, cst.Attribute)
         and isinstance(call.func.value, cst.Name)
@@ -133,6 +149,17 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             facts.mask_rebuilt_from_pad_id = True
 
 
+def _puts_eos_in_data(call: cst.Call, name: str) -> bool:
+    """`ids.append(eos_id)`, `"".join([text, tok.eos_token])`, `tok(text, add_eos_token=True)`,
+    `tok.apply_chat_template(...)` (chat templates close each turn with the model's end token)."""
+    if name == "apply_chat_template":
+        return True
+    flag = P.keyword(call, "add_eos_token")
+    if flag is not None and P.int_value(flag.value) == 1:
+        return True
+    return name in DATA_BUILDERS and any(a.keyword is None and P.mentions_eos(a.value) for a in call.args)
+
+
 def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
     """`ids.ne(pad_id)` or `ids != pad_id` somewhere in the expression."""
     stack: list[cst.CSTNode] = [expr]
@@ -158,8 +185,16 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             isinstance(t, cst.Attribute)
             and t.attr.value in ("pad_token", "pad_token_id")
             and P.mentions_eos(node.value)
+            and node not in info.unreachable_pad_eos
         ):
-            facts.note_pad_eos(node)
+            facts.note_pad_eos(node, P.dotted(t.value) or None)
+        if (
+            facts.current_owner is None
+            and isinstance(t, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and P.TOKENIZER_FACTORIES.search(P.dotted(node.value.func))
+        ):
+            facts.tokenizer_loads.append((t.value, node))
         if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
             info.padding_side = "left"
         if (

@@ -25,6 +25,7 @@ from padlint.analysis.values import (
     Copy,
     GoodMask,
     Masked,
+    MeanValue,
     Ones,
     Padded,
     PadId,
@@ -40,6 +41,8 @@ PADDING_MASK_NAME = re.compile(
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
     re.I,
 )
+# What names a training objective: a value, function or class so named is a loss.
+LOSS_NAME = re.compile(r"loss|criterion|objective|penalty|nll|training_step", re.I)
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
 
 
@@ -221,15 +224,39 @@ class RelativesMixin:
         self.facts.loss_ignores.append(LossIgnoreIndex(call, arg, value))
 
     # ---- masked means, labels aliasing the ids -------------------------------------------------------
-    def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> None:
+    def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
         if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
-            return
+            return EMPTY
         for mask, _other in ((product.right, product.left), (product.left, product.right)):
             value = self.evaluate(mask)
             named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
             if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
                 self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
-                return
+                recorded = next(f for f in self.facts.masked_means if f.node is call)
+                return frozenset({MeanValue(recorded)})
+        return EMPTY
+
+    def is_loss(self, value: Value, by_name: bool = True) -> None:
+        """The masked means in `value` are losses: they reach a backward pass, or (`by_name`) a
+        function, class or place that names them a loss. In test code a name is not enough: a mean
+        that only reaches an assert is compared, not trained on."""
+        if by_name and self.in_test_code():
+            return
+        for mean in tags_of(value, MeanValue):
+            mean.fact.loss = True
+
+    def in_test_code(self) -> bool:
+        name = self.function_name or ""
+        cls = self.class_envs[-1][0].name.value if self.class_envs else ""
+        return name.startswith("test") or cls.startswith("Test")
+
+    def returns_a_loss(self) -> bool:
+        """Is the function being walked a loss: named as one (`masked_lm_loss`, `compute_loss`), a
+        training step, or `forward`/`__call__` of a class named as one (`Seq2SeqCriterion`)?"""
+        if LOSS_NAME.search(self.function_name or ""):
+            return True
+        cls = self.class_envs[-1][0].name.value if self.class_envs else ""
+        return self.function_name in ("forward", "__call__") and bool(LOSS_NAME.search(cls))
 
     def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:
         """`labels = input_ids`: no copy; an in-place write into labels would reach the ids."""

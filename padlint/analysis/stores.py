@@ -33,6 +33,11 @@ class StoresMixin:
         written = labels and (ignore or P.int_value(value_node) is not None)
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
         at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
+        if ignore and labels and not at_pads and not _known_positions(target) and not self.tested_positions(target):
+            # The ignore value written where the analysis cannot tell which positions (`labels[row,
+            # idx[1:, 0]] = ignore_index` with idx from `nonzero(labels == pad_id)`): it may be the
+            # pads, so it counts as masking. Unknown code is never evidence of a bug.
+            at_pads = True
         if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
             ignore = True
@@ -41,6 +46,15 @@ class StoresMixin:
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+
+    def tested_positions(self, target: cst.Subscript) -> bool:
+        """Is `labels[i] = ...` inside an `if` that tests the value at `i` (`if labels[i] == IMAGE_TOKEN:`)?
+        Then the analysis has read which positions are written: those the test selects."""
+        index = single_index(target)
+        if index is None:
+            return False
+        read = f"{self.code(target.value)}[{self.code(index)}]"
+        return any(read in self.code(test) for test in self.guards)
 
     def note_row_fill(self, target: cst.Subscript, base: Value) -> None:
         """`ids[i, :len(s)] = s` in `for i, s in enumerate(seqs)`: the rows' lengths are `len(s)` of `seqs`."""
@@ -111,6 +125,20 @@ class StoresMixin:
             self.loop_aliases[target.value] = place_key(iterable)
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
+
+
+def _known_positions(target: cst.Subscript) -> bool:
+    """Does `x[...]` name positions that are not the padding whatever the values: a constant position
+    (`labels[0]`, `labels[:, -1]`) or a prefix (`labels[:n]`, `labels[i, :len(prompt)]`)? The first
+    index of several selects rows."""
+    elements = [e.slice for e in target.slice]
+    for position in elements[1:] if len(elements) > 1 else elements:
+        if isinstance(position, cst.Slice):
+            if position.lower is not None or position.step is not None:
+                return False
+        elif P.int_value(position.value) is None:
+            return False
+    return True
 
 
 def _whole_row(target: cst.Subscript) -> bool:

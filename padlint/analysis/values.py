@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -192,6 +193,13 @@ class TupleOf:
     """A tuple literal's element values, so `a, b = helper()` can unpack a returned tuple."""
 
     items: tuple
+
+
+@dataclass(eq=False)
+class MeanValue:
+    """The value of `(x * mask).mean()`: where it goes tells whether its fact (facts.MaskedMean) is a loss."""
+
+    fact: Any  # facts.MaskedMean (facts imports this module)
 
 
 @dataclass(eq=False)

@@ -47,6 +47,8 @@ def token_loss(per_token, attention_mask):
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.masked_means:
+            if not event.loss:
+                continue  # a mean that is not a loss (a metric, a value a test compares): not judged
             mask = event.mask
             message = (
                 f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "

@@ -58,7 +58,7 @@ def collate(rows, tok):
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.pad_id_masks_at_sink:
-            eos = facts.pad_eos_for(event.owner)
+            eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None:
                 continue
             mask = event.at_sink

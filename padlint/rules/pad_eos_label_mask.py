@@ -59,8 +59,13 @@ def collate(tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return
+        if facts.text_tokenized and facts.eos_in_data is None:
+            # The module makes its token ids from text and never puts an EOS in (texts ended by `###`,
+            # `add_special_tokens=False`, tokenizers that append none): no real EOS reaches the
+            # labels, so masking the pad id costs nothing. Ids made out of view may hold one.
+            return
         for event in facts.labels_masked_where_pad_id:
-            eos = facts.pad_eos_for(event.owner)
+            eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None:
                 continue
             message = (
@@ -75,7 +80,7 @@ def collate(tokenizer, texts):
                 )
             yield Finding(event.node, message, fix)
         for call, owner in facts.lm_collators:
-            eos = facts.pad_eos_for(owner)
+            eos = facts.pad_eos_for(owner, call)
             if eos is not None:
                 suggestion = FixProposal(
                     Applicability.DISPLAY_ONLY,

@@ -281,6 +281,14 @@ ROWS: tuple[Row, ...] = (
         on="method",
         roles={"mask": ("mask", 0)},
     ),
+    Row(
+        ("__getitem__",),
+        "removes",
+        f"{TORCH}, torch/_tensor.py Tensor.__getitem__ with a boolean mask or `torch.where(mask)` / "
+        f"`nonzero()` indices (the selected elements only, as {NUMPY} boolean indexing)",
+        on="method",
+        condition="the index is a mask (a boolean tensor, `where(mask)` with one argument, `mask.nonzero()`)",
+    ),
     # ---- constant builders ----------------------------------------------------------------------
     Row(
         ("torch.ones", "numpy.ones"),
