@@ -47,12 +47,12 @@ PAD011_CASES = {
         ''',
     ),
     "torch_mean_pad_mask": (
-        "masked_regression",
+        "masked_regression_loss",
         """
         import torch
 
 
-        def masked_regression(squared_error, pad_mask):
+        def masked_regression_loss(squared_error, pad_mask):
             return torch.mean(squared_error * pad_mask)
         """,
     ),

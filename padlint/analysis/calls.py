@@ -25,7 +25,9 @@ from padlint.analysis.values import (
     MappedDataset,
     Masked,
     Ones,
+    OneText,
     Padded,
+    PadId,
     PadIdMask,
     ShapeOf,
     Tokenizer,
@@ -37,6 +39,7 @@ from padlint.semantics import table as T
 
 TOKENIZER_METHODS = T.names("tokenizer", on="method")
 FORMAT_METHODS = {"set_format", "with_format"}
+STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
 
 class CallEvaluator:
@@ -86,6 +89,16 @@ class CallEvaluator:
         if method in FORMAT_METHODS or method == "remove_columns":
             self.check_columns(call, method, recv)
             return recv if method != "set_format" else EMPTY
+        if (
+            method in STRING_METHODS
+            and tags_of(recv, OneText)
+            or method == "join"
+            and isinstance(receiver, cst.SimpleString)
+        ):
+            return frozenset({OneText(call)})
+        tokenize = P.keyword(call, "tokenize") if method == "apply_chat_template" else None
+        if tokenize is not None and P.int_value(tokenize.value) == 0:
+            return frozenset({OneText(call)})  # one conversation rendered to text (is_single_text's reading)
         if method in ("rename_column", "filter", "shuffle", "select", "with_transform"):
             return recv
         return EMPTY
@@ -170,7 +183,10 @@ class CallEvaluator:
                 }
             )
         padding = P.padding_requested(call, self.constants)
-        padded = padding == "max_length" or (padding == "longest" and single is not True)
+        # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
+        pair = P.positional(call, 1) or P.keyword(call, "text_pair")
+        identical = text is not None and pair is None and _repeats_one_text(text.value)
+        padded = padding == "max_length" or (padding == "longest" and single is not True and not identical)
         width = P.keyword(call, "max_length")
         if padding == "max_length" and width is not None:
             # `[1] * max_length` later is a mask over this padded batch.
@@ -250,6 +266,8 @@ class CallEvaluator:
                 return False
         if isinstance(expr, cst.Subscript) and self.map_batched is not None:
             return not self.map_batched
+        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and tags_of(self.evaluate(expr), OneText):
+            return True  # a helper that returns one string (`prompt = render(conversation)`)
         return None
 
     def dataset_map(self, call: cst.Call, recv: Value) -> Value:
@@ -472,6 +490,7 @@ class CallEvaluator:
             "attention_mask" in keywords
             or P.has_star_kwargs(call)
             or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
+            or self.consumer_builds_mask(call, keywords)
         )
         if "input_ids" in keywords:
             self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
@@ -479,6 +498,25 @@ class CallEvaluator:
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
+        """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`
+        does when it is told a pad id that is not the EOS (`pad_token_id=tok.pad_token_id`), or when the
+        model's config carries a dedicated one (an encoder-decoder consumer row)."""
+        if not isinstance(call.func, cst.Attribute) or T.row_for(call.func.attr.value, "method") is None:
+            return False
+        if T.row_for(call.func.attr.value, "method").kind != "builds_mask":
+            return False
+        if self.facts.pad_eos_for(self.facts.current_owner, call) is not None:
+            return False  # pad = EOS: generate cannot tell pads from real EOS and builds all ones
+        pad = keywords.get(T.row_for(call.func.attr.value, "method").roles["pad_id"][0])
+        if pad is not None:
+            origins = tags_of(self.evaluate(pad.value), PadId)
+            told = bool(origins) or P.is_pad_id_expression(pad.value)
+            return told and not P.mentions_eos(pad.value) and not any(p.eos_fallback for p in origins)
+        model = self.module_info.model_classes.get(P.dotted(call.func.value))
+        row = T.class_row(model) if model else None
+        return row is not None and row.kind == "consumer" and row.attends == "encoder_decoder"
 
     def check_columns(self, call: cst.Call, method: str, recv: Value) -> None:
         mapped = tags_of(recv, MappedDataset)
@@ -498,6 +536,13 @@ class CallEvaluator:
             lost = "input_ids" in names and "attention_mask" not in names
         if lost:
             self.facts.mask_lost.append(MaskLost(call, "columns", encoding=mapped[0].encoding, sink=call))
+
+
+def _repeats_one_text(expr: cst.BaseExpression) -> bool:
+    """`[prompt] * n` or `n * [prompt]`: a list of one element repeated."""
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
+        return False
+    return any(isinstance(side, cst.List) and len(side.elements) == 1 for side in (expr.left, expr.right))
 
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:

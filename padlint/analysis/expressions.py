@@ -21,6 +21,7 @@ from padlint.analysis.values import (
     Masked,
     MeanValue,
     Ones,
+    OneText,
     Padded,
     PadId,
     PadIdMask,
@@ -168,6 +169,17 @@ class ExpressionEvaluator:
     # ---- literals and operators ----------------------------------------------------------
     def eval_Integer(self, expr: cst.Integer) -> Value:
         return EMPTY
+
+    def eval_SimpleString(self, expr: cst.BaseExpression) -> Value:
+        return frozenset({OneText(expr)})
+
+    def eval_FormattedString(self, expr: cst.FormattedString) -> Value:
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.evaluate(part.expression)
+        return frozenset({OneText(expr)})
+
+    eval_ConcatenatedString = eval_SimpleString
 
     def eval_List(self, expr: cst.List) -> Value:
         return self.union(e.value for e in expr.elements)

@@ -22,6 +22,9 @@ class ModuleInfo:
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
     model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
+    # `model = T5ForConditionalGeneration.from_pretrained(...)`: the code of the place -> the class's
+    # qualified name, for the library table's consumer rows.
+    model_classes: dict = field(default_factory=dict)
     clip_context_names: set = field(default_factory=set)  # parameters defaulting to CLIP's 77 tokens
     called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
     diffusion: bool = False  # the module imports diffusers: its prompts feed a frozen text encoder
@@ -149,6 +152,15 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             facts.mask_rebuilt_from_pad_id = True
 
 
+def _loaded_class(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`Cls.from_pretrained(...)`, also followed by `.to(device)` / `.eval()` / `.cuda()`: `Cls`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value == "from_pretrained":
+            return value.func.value
+        value = value.func.value
+    return None
+
+
 def _puts_eos_in_data(call: cst.Call, name: str) -> bool:
     """`ids.append(eos_id)`, `"".join([text, tok.eos_token])`, `tok(text, add_eos_token=True)`,
     `tok.apply_chat_template(...)` (chat templates close each turn with the model's end token)."""
@@ -177,8 +189,15 @@ def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
 
 
 def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
+    loaded = _loaded_class(node.value)
     for target in node.targets:
         t = target.target
+        if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
+            facts.eos_in_data = facts.eos_in_data or node  # `tok.add_eos_token = True`: every text ends with EOS
+        if loaded is not None and isinstance(t, (cst.Name, cst.Attribute)):
+            qualified = facts.imports.qualify(loaded)
+            if qualified:
+                info.model_classes[P.dotted(t)] = qualified
         if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
             facts.mask_rebuilt_from_pad_id = True
         if (

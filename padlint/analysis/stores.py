@@ -9,6 +9,10 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
 from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, Value, tags_of
+from padlint.semantics import table as T
+
+# Builders of class-score targets (one-hot, multi-label): what is written into them is a class, not a token.
+SCORE_BUFFERS = {n.rsplit(".", 1)[-1] for n in T.names("fills", style="zeros") | T.names("fills", "method", "zeros")}
 
 
 class StoresMixin:
@@ -29,7 +33,9 @@ class StoresMixin:
         if self.selects_ignored(target):
             return  # `labels[labels == -100] = 0`: ignored positions made valid indices (a gather), not padding
         ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
-        labels = any(c.padded is not None for c in tags_of(base, Copy)) or self.is_label_code(target.value, strict=True)
+        labels = any(c.padded is not None for c in tags_of(base, Copy)) or (
+            self.is_label_code(target.value, strict=True) and not self.is_score_buffer(target.value)
+        )
         written = labels and (ignore or P.int_value(value_node) is not None)
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
         at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
@@ -46,6 +52,20 @@ class StoresMixin:
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+
+    def is_score_buffer(self, place: cst.BaseExpression) -> bool:
+        """Was `target` made as a zeros/empty buffer or a one-hot (`torch.zeros_like(logits)`,
+        `F.one_hot(...)`)? Then it holds class scores, not language-model token ids: writing 1 into
+        it sets a class, it does not pad or mask labels."""
+        key = place_key(place)
+        made = self.value_nodes.get(key) if key is not None else None
+        while (
+            isinstance(made, cst.Call)
+            and isinstance(made.func, cst.Attribute)
+            and made.func.attr.value in P.SAME_VALUE_METHODS
+        ):
+            made = made.func.value  # `torch.zeros(...).float()`
+        return isinstance(made, cst.Call) and P.last_name(made.func) in SCORE_BUFFERS
 
     def tested_positions(self, target: cst.Subscript) -> bool:
         """Is `labels[i] = ...` inside an `if` that tests the value at `i` (`if labels[i] == IMAGE_TOKEN:`)?

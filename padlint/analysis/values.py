@@ -196,6 +196,14 @@ class TupleOf:
 
 
 @dataclass(eq=False)
+class OneText:
+    """One string (a literal, an f-string, a chat template rendered to text): tokenized with
+    `padding=True` it pads nothing. A tag, so that a helper returning one string says so to its caller."""
+
+    node: cst.CSTNode
+
+
+@dataclass(eq=False)
 class MeanValue:
     """The value of `(x * mask).mean()`: where it goes tells whether its fact (facts.MaskedMean) is a loss."""
 

@@ -208,6 +208,30 @@ ROWS: tuple[Row, ...] = (
         condition="no mask passed: the encoder masks its config's pad id",
         attends="bidirectional",
     ),
+    Row(
+        (
+            "transformers.AutoModelForSeq2SeqLM",
+            "transformers.T5ForConditionalGeneration",
+            "transformers.MT5ForConditionalGeneration",
+            "transformers.BartForConditionalGeneration",
+            "transformers.MBartForConditionalGeneration",
+            "transformers.PegasusForConditionalGeneration",
+            "transformers.MarianMTModel",
+            "transformers.ProphetNetForConditionalGeneration",
+            "transformers.FSMTForConditionalGeneration",
+            "transformers.LEDForConditionalGeneration",
+            "transformers.M2M100ForConditionalGeneration",
+            "transformers.BlenderbotForConditionalGeneration",
+        ),
+        "consumer",
+        f"{TRANSFORMERS}, models/t5/configuration_t5.py T5Config (pad_token_id=0, eos_token_id=1, "
+        "is_encoder_decoder); the same read in configuration_{mt5,pegasus,blenderbot,prophetnet}.py (pad 0), "
+        "configuration_{bart,mbart,fsmt,led,m2m_100}.py (pad 1, eos 2), configuration_marian.py (pad 58100, eos 0)",
+        on="class",
+        attends="encoder_decoder",
+        condition="a dedicated pad id in the config: `generate` without a mask infers it from that pad id in "
+        "transformers 4.x (not in 5.x; the version is not in view)",
+    ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
         (
@@ -303,6 +327,33 @@ ROWS: tuple[Row, ...] = (
         f"{TORCH}, torch/_torch_docs.py ones_like; {NUMPY} ones_like",
         defaults={"fill": 1},
         style="ones_like",
+    ),
+    # Zero or uninitialised buffers, and one-hot codes: what is then written into them is a class score
+    # target (a detection head's one-hot), not language-model token ids.
+    Row(
+        (
+            "torch.zeros",
+            "torch.zeros_like",
+            "torch.empty",
+            "torch.empty_like",
+            "numpy.zeros",
+            "numpy.zeros_like",
+            "numpy.empty",
+            "torch.nn.functional.one_hot",
+        ),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py zeros/zeros_like/empty/empty_like, torch/nn/functional.py one_hot; "
+        f"{NUMPY} zeros/empty",
+        defaults={"fill": 0},
+        style="zeros",
+    ),
+    Row(
+        ("new_zeros", "new_empty"),
+        "fills",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.new_zeros/new_empty",
+        on="method",
+        defaults={"fill": 0},
+        style="zeros",
     ),
     Row(
         ("torch.full", "numpy.full"),
