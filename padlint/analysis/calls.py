@@ -503,20 +503,19 @@ class CallEvaluator:
         """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`
         does when it is told a pad id that is not the EOS (`pad_token_id=tok.pad_token_id`), or when the
         model's config carries a dedicated one (an encoder-decoder consumer row)."""
-        if not isinstance(call.func, cst.Attribute) or T.row_for(call.func.attr.value, "method") is None:
-            return False
-        if T.row_for(call.func.attr.value, "method").kind != "builds_mask":
+        row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
+        if row is None or row.kind != "builds_mask" or not isinstance(call.func, cst.Attribute):
             return False
         if self.facts.pad_eos_for(self.facts.current_owner, call) is not None:
             return False  # pad = EOS: generate cannot tell pads from real EOS and builds all ones
-        pad = keywords.get(T.row_for(call.func.attr.value, "method").roles["pad_id"][0])
+        pad = keywords.get(row.roles["pad_id"][0])
         if pad is not None:
             origins = tags_of(self.evaluate(pad.value), PadId)
             told = bool(origins) or P.is_pad_id_expression(pad.value)
             return told and not P.mentions_eos(pad.value) and not any(p.eos_fallback for p in origins)
         model = self.module_info.model_classes.get(P.dotted(call.func.value))
-        row = T.class_row(model) if model else None
-        return row is not None and row.kind == "consumer" and row.attends == "encoder_decoder"
+        loaded = T.class_row(model) if model else None
+        return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
 
     def check_columns(self, call: cst.Call, method: str, recv: Value) -> None:
         mapped = tags_of(recv, MappedDataset)

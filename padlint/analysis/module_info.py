@@ -4,6 +4,7 @@ calls, where the pad token is set to EOS, collators, and which function or metho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -99,11 +100,9 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
             _note_call(node, info, facts)
         elif kind is cst.Assign:
             _note_assign(node, info, facts)
-        elif kind is cst.BinaryOperation and type(node.operator) is cst.Add:
-            if facts.eos_in_data is None and (P.mentions_eos(node.left) or P.mentions_eos(node.right)):
-                facts.eos_in_data = node  # `text + tok.eos_token`, `ids + [tok.eos_token_id]`
-        elif kind is cst.FormattedStringExpression and facts.eos_in_data is None and P.mentions_eos(node.expression):
-            facts.eos_in_data = node  # f"{prompt}{answer}{tok.eos_token}"
+        elif (kind is cst.BinaryOperation or kind is cst.FormattedStringExpression) and facts.eos_in_data is None:
+            if _adds_eos(cast(cst.BinaryOperation | cst.FormattedStringExpression, node)):
+                facts.eos_in_data = node
         elif kind is cst.BooleanOperation and type(node.operator) is cst.Or:
             if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
                 facts.note_pad_eos(node)
@@ -127,7 +126,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
     row = T.class_row(qualified) if qualified else None
-    rebuilds_labels = row is not None and row.kind == "masks_labels"  # transformers' LM collator, not trl's
+    lm_collator = row if row is not None and row.kind == "masks_labels" else None  # transformers', not trl's
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
         batched = P.keyword(call, "batched")
         info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
@@ -136,8 +135,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
         facts.map_calls.append(("<lambda>", facts.current_owner))
-    if rebuilds_labels:
-        mlm = P.keyword(call, row.roles["mlm"][0])
+    if lm_collator is not None:
+        mlm = P.keyword(call, lm_collator.roles["mlm"][0])
         if mlm is not None and P.int_value(mlm.value) == 0:
             facts.lm_collator_rebuilds_labels = True
             facts.lm_collators.append((call, facts.current_owner))
@@ -150,6 +149,13 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             info.padding_side = "left"
         if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
             facts.mask_rebuilt_from_pad_id = True
+
+
+def _adds_eos(node: cst.BinaryOperation | cst.FormattedStringExpression) -> bool:
+    """`text + tok.eos_token`, `ids + [tok.eos_token_id]`, f"{prompt}{answer}{tok.eos_token}"."""
+    if isinstance(node, cst.FormattedStringExpression):
+        return P.mentions_eos(node.expression)
+    return isinstance(node.operator, cst.Add) and (P.mentions_eos(node.left) or P.mentions_eos(node.right))
 
 
 def _loaded_class(value: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -156,7 +156,7 @@ def _known_positions(target: cst.Subscript) -> bool:
         if isinstance(position, cst.Slice):
             if position.lower is not None or position.step is not None:
                 return False
-        elif P.int_value(position.value) is None:
+        elif not isinstance(position, cst.Index) or P.int_value(position.value) is None:
             return False
     return True
 

@@ -30,6 +30,7 @@ Kind = Literal[
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
+Default = int | str | None
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Row:
     on: On = "function"
     # Argument roles: role -> keyword name (and its position, when it can be passed positionally).
     roles: dict[str, tuple[str, int | None]] = field(default_factory=dict)
-    defaults: dict[str, object] = field(default_factory=dict)  # argument -> default value in that version
+    defaults: dict[str, Default] = field(default_factory=dict)  # argument -> default value in that version
     condition: str = ""  # when the row applies, in words (mirrored by the analysis that reads it)
     attends: Attends = ""
     style: str = ""  # which shape of arguments the analysis reads (for sources: "sequences", "widths", "keras")
@@ -421,7 +422,7 @@ def row_for(name: str, on: On = "function") -> Row | None:
     return None
 
 
-def default(name: str, argument: str, on: On = "function") -> object:
+def default(name: str, argument: str, on: On = "function") -> Default:
     """The default of `argument` for the callable `name` in the checked version (None if unknown)."""
     row = row_for(name, on)
     return row.defaults.get(argument) if row is not None else None
