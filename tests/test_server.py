@@ -633,3 +633,11 @@ def test_neovim_headless(project: Path) -> None:
     assert "left 0" in result
     assert "    fill = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id" in result
     assert path.read_text(encoding="utf-8") == FALLBACK  # the buffer changed, not the file
+
+
+def test_server_without_pygls_says_what_is_missing() -> None:
+    """An install without dependencies: one line naming the package, exit 2 (no traceback)."""
+    script = "import sys\nsys.modules['pygls'] = None\nfrom padlint.cli.main import main\nmain(['server'])\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_environment())
+    assert done.returncode == 2
+    assert done.stderr == "padlint: error: `padlint server` needs pygls: pip install 'pygls>=2,<3'\n"

@@ -86,8 +86,8 @@ class ActionBuilder:
                 )
         return actions
 
-    def fix_all(self, settings, kind: str) -> types.CodeAction | None:
-        edit = self.edit(linting.fix_all(self.document, settings))
+    def fix_all(self, new_engine_text: str | None, kind: str) -> types.CodeAction | None:
+        edit = self.edit(new_engine_text)
         if edit is None:
             return None
         return types.CodeAction(title="padlint: Fix all auto-fixable problems", kind=kind, edit=edit)

@@ -39,9 +39,22 @@ class Snapshot:
     document: Document
     settings: Settings | None  # None: the configuration could not be read (nothing was linted)
     findings: list[Finding] = field(default_factory=list)
+    _fixed: tuple[str | None] | None = None  # fix all's text, once worked out
 
     def versions(self) -> tuple:
         return versions_of(self.document)
+
+    def fixed_all(self) -> str | None:
+        """The engine text with every applicable fix applied (None: nothing to fix). Worked out once
+        per lint, and only if some finding has a fix to apply: clients ask for code actions on every
+        move of the cursor."""
+        if self._fixed is None:
+            from padlint.report import fix_is_applicable
+
+            unsafe = self.settings is not None and self.settings.unsafe_fixes
+            fixable = any(f.found is not None and fix_is_applicable(f.found, unsafe) for f in self.findings)
+            self._fixed = (linting.fix_all(self.document, self.settings) if fixable else None,)
+        return self._fixed[0]
 
 
 def versions_of(document: Document) -> tuple:
@@ -219,7 +232,7 @@ class PadlintServer(LanguageServer):
             found.extend(builder.quick_fixes(touching, self.lsp_diagnostic))
         for kind in (actions.FIX_ALL_KIND,):
             if actions.wanted(kind, only):
-                fix_all = builder.fix_all(snapshot.settings, kind)
+                fix_all = builder.fix_all(snapshot.fixed_all(), kind)
                 if fix_all is not None:
                     found.append(fix_all)
         return found or None
