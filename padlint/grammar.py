@@ -20,8 +20,8 @@ import re
 import sys
 import tokenize
 
-# ruff's `target-version` values; those libcst knows are accepted (libcst checks its config).
-_RUFF_TARGETS = ("py37", "py38", "py39", "py310", "py311", "py312", "py313", "py314", "py315")
+from padlint.config import TARGET_VERSIONS
+
 ERROR_AT = re.compile(r"error at (\d+):(\d+)")
 _NOT_TOKENS = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER})
 
@@ -37,11 +37,12 @@ def _key(target: str) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=1)
 def known_targets() -> tuple[str, ...]:
-    """The `target-version` values padlint accepts: ruff's names that libcst's parser knows."""
+    """The `target-version` values (ruff's names) whose grammar libcst says it knows: it refuses a
+    `PartialParserConfig` for any other."""
     from libcst import PartialParserConfig
 
     known = []
-    for target in _RUFF_TARGETS:
+    for target in TARGET_VERSIONS:
         try:
             PartialParserConfig(python_version=dotted(target))
         except ValueError:
