@@ -61,8 +61,8 @@ COLLATOR = textwrap.dedent(
         return {"input_ids": input_ids, "attention_mask": attention_mask}
 
 
-    def token_mean(per_token, mask):
-        return (per_token * mask).mean()
+    def masked_token_loss(token_losses, attention_mask):
+        return (token_losses * attention_mask).mean()
     """
 )
 UNSAFE = textwrap.dedent(
@@ -325,7 +325,7 @@ async def test_quick_fix_in_a_file_with_crlf_and_form_feeds(vscode: LanguageClie
     """Lines end at CR LF only: a form feed (a page break in older code) starts no line for LSP or Python."""
     editor = Editor(vscode)
     path = project / "pages.py"
-    text = COLLATOR.replace("\n\n\ndef token_mean", "\n\f\n\ndef token_mean").replace("\n", "\r\n")
+    text = COLLATOR.replace("\n\n\ndef masked_token_loss", "\n\f\n\ndef masked_token_loss").replace("\n", "\r\n")
     found = await editor.open(path, text)
     falsy = next(d for d in found if d.code == "PAD010")
     assert falsy.range.start == types.Position(4, 13)
@@ -382,6 +382,19 @@ async def test_noqa_comment_silences_the_finding(vscode: LanguageClient, project
     new_text = editor.apply(noqa.edit)[path.as_uri()]
     assert new_text.splitlines()[4].endswith("tokenizer.eos_token_id  # noqa: PAD010")
     assert codes(await editor.change(path.as_uri(), new_text)) == ["PAD011"]
+
+
+@in_module_loop
+async def test_unsaved_buffer_is_linted(vscode: LanguageClient) -> None:
+    """A new buffer that has no file yet (VS Code's untitled:) is linted too."""
+    uri = "untitled:Untitled-1"
+    vscode.diagnostics.pop(uri, None)
+    vscode.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=COLLATOR)
+        )
+    )
+    assert codes((await Editor(vscode).published(uri))[uri]) == ["PAD010", "PAD011"]
 
 
 @in_module_loop
