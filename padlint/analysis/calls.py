@@ -311,8 +311,11 @@ class CallEvaluator:
             self.imports.local_name_for("numpy"),
         )
 
-    def mask_sink(self, value: Value, sink: cst.CSTNode) -> None:
+    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False) -> None:
+        """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads."""
         for ones in tags_of(value, Ones):
+            if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_consumer():
+                continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
         for mask in tags_of(value, PadIdMask):
@@ -450,9 +453,12 @@ class CallEvaluator:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
         if P.LOSS_MASK_KEYS & entries.keys():
             self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
+        labels_masked = any(
+            tags_of(value, Masked) for key, (value, _) in entries.items() if key in ("labels", "label_ids")
+        )
         for key, (value, value_node) in entries.items():
             if P.MASK_KEY.match(key):
-                self.mask_sink(value, value_node)
+                self.mask_sink(value, value_node, labels_masked)
             elif key in ("labels", "label_ids"):
                 self.label_sink(value, value_node, node, kind)
         if "input_ids" in entries:
@@ -498,6 +504,12 @@ class CallEvaluator:
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def causal_consumer(self) -> bool:
+        """Are the models this module loads all causal decoders (library table: consumer rows)?"""
+        rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
+        consumers = [row for row in rows if row is not None and row.kind == "consumer"]
+        return bool(consumers) and all(row.attends == "causal" for row in consumers)
 
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
         """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`

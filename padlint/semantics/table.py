@@ -233,6 +233,27 @@ ROWS: tuple[Row, ...] = (
         condition="a dedicated pad id in the config: `generate` without a mask infers it from that pad id in "
         "transformers 4.x (not in 5.x; the version is not in view)",
     ),
+    Row(
+        (
+            "transformers.AutoModelForCausalLM",
+            "transformers.GPT2LMHeadModel",
+            "transformers.LlamaForCausalLM",
+            "transformers.MistralForCausalLM",
+            "transformers.Qwen2ForCausalLM",
+            "transformers.GPTNeoXForCausalLM",
+            "transformers.OPTForCausalLM",
+            "transformers.FalconForCausalLM",
+            "transformers.GemmaForCausalLM",
+            "transformers.PhiForCausalLM",
+        ),
+        "consumer",
+        f"{TRANSFORMERS}, masking_utils.py causal_mask_function (kv_idx <= q_idx: a token attends only to "
+        "itself and earlier positions); models/auto/modeling_auto.py MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+        on="class",
+        attends="causal",
+        condition="pads after the real tokens (right padding) are never attended to by a real token; with their "
+        "labels at -100 a missing or all-ones mask changes no output the loss reads",
+    ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
         (
