@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import os
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,10 +179,10 @@ def resolve_selection(settings: Settings, path: str | os.PathLike[str]) -> froze
 
 
 def _load_toml(path: Path) -> dict:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from padlint.analysis.patterns import child_nodes
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
@@ -130,9 +130,9 @@ class _LazyPositions:
 
     def __init__(self, module: cst.Module):
         self.module = module
-        self.resolved: dict | None = None
+        self.resolved: Mapping[cst.CSTNode, CodeRange] | None = None
 
-    def get(self, node: cst.CSTNode, default=None):
+    def get(self, node: cst.CSTNode, default: None = None) -> CodeRange | None:
         if self.resolved is None:
             self.resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self.resolved.get(node, default)
@@ -254,7 +254,10 @@ def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[D
     accepted: list[tuple[int, int, str]] = []
     applied = []
     for diagnostic in sorted(diagnostics, key=Diagnostic.sort_key):
-        spans = [(offset(e.location), offset(e.end_location), e.content) for e in diagnostic.fix.edits]
+        fix = diagnostic.fix
+        if fix is None:
+            continue
+        spans = [(offset(e.location), offset(e.end_location), e.content) for e in fix.edits]
         if any(
             _overlaps(s, e, ts, te) or _same_point(s, e, ts, te) and c != tc
             for s, e, c in spans

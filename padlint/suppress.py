@@ -11,6 +11,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from typing import Literal
 
 from padlint.types import Diagnostic
 
@@ -28,7 +29,7 @@ class _Directive:
         return self.codes is None or code.upper() in self.codes
 
 
-def parse_comment(comment: str) -> frozenset[str] | None | bool:
+def parse_comment(comment: str) -> frozenset[str] | None | Literal[False]:
     """The codes a comment suppresses: a frozenset, None for all codes, False for no directive."""
     found: set[str] = set()
     directive = False

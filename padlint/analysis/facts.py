@@ -9,9 +9,8 @@ anywhere later silences.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -162,6 +161,12 @@ class LossIgnoreIndex:
 FactT = TypeVar("FactT", bound=Fact)
 
 
+class Positions(Protocol):
+    """Where each node of the module is (libcst's PositionProvider, resolved when first asked)."""
+
+    def get(self, node: cst.CSTNode, default: None = None) -> CodeRange | None: ...
+
+
 # A store of the labels or the loss mask: (the function it is in, the place stored into).
 StorePlace = tuple[cst.FunctionDef | None, str | None]
 OwnerOrScript = Owner | None  # None: script code (the module body)
@@ -170,7 +175,7 @@ OwnerOrScript = Owner | None  # None: script code (the module body)
 @dataclass
 class ModuleFacts:
     module: cst.Module
-    positions: Mapping[cst.CSTNode, CodeRange]
+    positions: Positions
     imports: Imports
     pad_is_eos: bool = False
     # The module puts an EOS into the data (`text + tok.eos_token`, `ids + [eos_id]`, a chat template,
@@ -275,6 +280,13 @@ class ModuleFacts:
 
     def span(self, node: cst.CSTNode) -> CodeRange | None:
         return self.positions.get(node)
+
+    def range_of(self, node: cst.CSTNode) -> CodeRange:
+        """Where a node of this module is (every node of the module has a position)."""
+        span = self.positions.get(node)
+        if span is None:
+            raise LookupError(f"no position for {type(node).__name__}: not a node of this module")
+        return span
 
     def line(self, node: cst.CSTNode) -> int:
         span = self.positions.get(node)

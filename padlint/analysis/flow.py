@@ -15,7 +15,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import ModuleFacts, Positions
 from padlint.analysis.module_info import ModuleInfo, gather_module_info, owner_of
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
@@ -423,7 +423,7 @@ def _orelse_body(orelse) -> list:
     return list(orelse.body.body)
 
 
-def analyse(module: cst.Module, positions: dict, imports: P.Imports, filename: str = "-") -> ModuleFacts:
+def analyse(module: cst.Module, positions: Positions, imports: P.Imports, filename: str = "-") -> ModuleFacts:
     facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename)
     info = gather_module_info(module, facts)
     info.imports, info.filename, info.diffusion = imports, filename, imports.diffusion()

@@ -71,6 +71,8 @@ class Adoption:
         the exit code instead."""
         from padlint.adoption.baseline import BaselineError, apply_baseline, write_baseline
 
+        if self.baseline is None:
+            return None
         try:
             if self.write_baseline:
                 count = write_baseline(run.diagnostics, run.sources, self.baseline, self.checked)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -28,6 +29,9 @@ from padlint.run.runner import (  # the file loop lives in padlint.run.runner
 )
 from padlint.run.runner import RunResult as _Run
 from padlint.types import Diagnostic
+
+if TYPE_CHECKING:
+    from padlint.rules.base import Rule
 
 SUBCOMMANDS = ("check", "clean", "rule", "rules", "server")
 
@@ -381,7 +385,7 @@ def clean_command(path: str | None, config: str | None) -> None:
     )
 
 
-def _rule_page(rule: type) -> str:
+def _rule_page(rule: type[Rule]) -> str:
     """The shipped Markdown page for a rule (padlint/rules/docs/CODE.md), else its docstring page."""
     page = Path(__file__).parent.parent / "rules" / "docs" / f"{rule.code}.md"
     try:

@@ -51,7 +51,7 @@ def _git_root(directory: str) -> str | None:
 
 
 def _parents(directory: str) -> list[str]:
-    out = []
+    out: list[str] = []
     while True:
         parent = os.path.dirname(directory)
         if parent == directory:

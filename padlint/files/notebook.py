@@ -21,6 +21,7 @@ import difflib
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from padlint.files.notebook_magics import lines_of as _lines
@@ -65,7 +66,9 @@ class _Cell:
 
 
 def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
+    blanks = _WS.match(text, i)
+    assert blanks is not None  # `[ \t\n\r]*` always matches
+    return blanks.end()
 
 
 _DECODER = json.JSONDecoder()
@@ -80,7 +83,7 @@ def _walk_object(text: str, i: int, visit) -> int:
     while text[i : i + 1] != "}":
         if text[i : i + 1] != '"':
             raise NotebookError("expected a key")
-        key, i = json.decoder.scanstring(text, i + 1)
+        key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # public, not in typeshed
         i = _skip(text, i)
         if text[i : i + 1] != ":":
             raise NotebookError("expected ':'")
@@ -212,7 +215,7 @@ class Notebook:
         out = []
         for d in diagnostics:
             cell_index, _ = rows.locate(d.location.row)
-            cell = cells.get(cell_index) if d.cell is None else None
+            cell = cells.get(cell_index) if d.cell is None and cell_index is not None else None
             out.append(_shifted(d, cell, rows) if cell is not None else d)
         return out
 
@@ -416,7 +419,7 @@ def cell_text(virtual: str, cell: int) -> str:
     return split_cells(virtual).get(cell, "")
 
 
-def to_cells(diagnostics: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
+def to_cells(diagnostics: list[Diagnostic], sources: Mapping[str, str]) -> list[Diagnostic]:
     """Notebook diagnostics with cell-relative rows; others unchanged."""
     maps: dict[str, CellMap] = {}
     out = []

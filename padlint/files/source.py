@@ -16,6 +16,10 @@ import tempfile
 import tokenize
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from padlint.files.notebook import Notebook
 
 MAX_BYTES = 8 * 1024 * 1024  # larger files are generated or data, not batch code: refuse them
 NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs (plots, tables) along
@@ -54,7 +58,7 @@ class SourceFile:
     newline: str  # the first line ending in the file ("\n" if there is none)
     digest: str  # sha256 of the bytes read, to notice a file changed before we write it
     path: str | None = None
-    notebook: object | None = None  # a padlint.files.notebook.Notebook: `text` is its virtual module
+    notebook: Notebook | None = None  # `text` is the notebook's virtual module
 
 
 def _digest(data: bytes) -> str:

@@ -220,7 +220,9 @@ class Look(Reach):
         if m.group("call") is not None:
             head = text[max(0, pos - 80) : pos].rstrip()
             if head.endswith("."):
-                receiver = re.search(r"(\w*)\s*$", head[:-1]).group(1)
+                receiver_match = re.search(r"(\w*)\s*$", head[:-1])
+                assert receiver_match is not None  # both parts may be empty: it always matches
+                receiver = receiver_match.group(1)
                 if receiver in ("self", "cls"):
                     return False  # a local method: its own body holds the padding steps
                 return not tokenizer or receiver not in ARRAY_MODULES
@@ -310,8 +312,10 @@ class Look(Reach):
         pad id values come from."""
         lower, found = self.lower, []
         for p in self._literal("pad", lower=True):
-            start = IDENTIFIER_BEFORE.search(lower, max(0, p - 40), p).start()
-            end = IDENTIFIER_AFTER.match(lower, p).end()
+            before = IDENTIFIER_BEFORE.search(lower, max(0, p - 40), p)
+            after = IDENTIFIER_AFTER.match(lower, p)
+            assert before is not None and after is not None  # `\w*` always matches
+            start, end = before.start(), after.end()
             if PAD_ID_IDENTIFIER.fullmatch(lower, start, end):
                 found.append(start)
         return found

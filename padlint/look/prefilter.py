@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from padlint.config import SYNTAX_ERROR_CODE
 
+if TYPE_CHECKING:
+    from padlint.rules.base import Rule
 
-def _rule_classes(codes: Collection[str]) -> list[type]:
+
+def _rule_classes(codes: Collection[str]) -> list[type[Rule]]:
     from padlint.rules import RULES_BY_CODE
 
     return [RULES_BY_CODE[c] for c in sorted(codes) if c in RULES_BY_CODE]

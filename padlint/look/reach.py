@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Callable
 
 from padlint.look.text_scan import is_name_at
 
@@ -48,6 +49,27 @@ class _Unit:
 class Reach:
     """The defs of the text, what reaches what, and the spans a reach covers."""
 
+    # What first_look.Look provides (declared here so this part type-checks on its own).
+    text: str
+    _weak: set[int]
+    _triple: Callable[[int], bool]
+
+    @property
+    def lower(self) -> str:
+        raise NotImplementedError
+
+    def in_code(self, pos: int) -> bool:
+        raise NotImplementedError
+
+    def positions(self, name: str) -> list[int]:
+        raise NotImplementedError
+
+    def import_aliases(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _literal(self, word: str, lower: bool = False) -> list[int]:
+        raise NotImplementedError
+
     def init_reach(self) -> None:
         self._units: list[_Unit] | None = None
         self._starts: list[int] = []
@@ -65,7 +87,8 @@ class Reach:
         """The outermost defs (module functions and methods), in text order; the rest is script code."""
         if self._units is not None:
             return self._units
-        text, units = self.text, []
+        text = self.text
+        units: list[_Unit] = []
         open_def_end = -1
         class_stack: list[tuple[int, int, int]] = []  # (indent, end, class id)
         class_id = 0
@@ -244,16 +267,19 @@ class Reach:
             todo.extend(n for n in nxt if n not in seen and n[0] != i)
         return {i for i, _ in seen}
 
-    def _index(self) -> None:
+    def _index(self) -> dict[str, list[int]]:
+        """Index the defs (functions by name, methods by class and name) once; the functions."""
         if self._functions is not None:
-            return
-        self._functions = {}
+            return self._functions
+        functions: dict[str, list[int]] = {}
+        self._functions = functions
         for i, u in enumerate(self.units()):
             if u.kind == "func":
-                self._functions.setdefault(u.name, []).append(i)
+                functions.setdefault(u.name, []).append(i)
             else:
                 self._methods.setdefault((u.cls, u.name), []).append(i)
                 self._members.setdefault(u.cls, []).append(i)
+        return functions
 
     def _callees(self, i: int) -> list:
         """The defs scope i names: `fn(...)`, `ds.map(fn)`, `f = fn`, `self.m(...)`, `self(...)`."""
@@ -262,9 +288,10 @@ class Reach:
     def _find_callees(self, i: int) -> list:
         u = self.units()[i]
         body = self.text[u.start : u.end]
+        functions = self._index()
         found: list = []
-        for name in set(BARE_NAME.findall(body)) & self._functions.keys():
-            found += self._functions[name]
+        for name in set(BARE_NAME.findall(body)) & functions.keys():
+            found += functions[name]
         if u.kind == "method":
             for name in set(SELF_ATTR.findall(body)):
                 found += self._methods.get((u.cls, name), ())

@@ -50,7 +50,9 @@ def triple_quote_checker(text: str):
 
 def call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] | None:
     """The top-level argument texts of the call whose `(` ends at `open_paren`; None if unclear."""
-    depth, args, current = 1, [], []
+    depth = 1
+    args: list[str] = []
+    current: list[str] = []
     i = open_paren
     end = min(len(text), open_paren + limit)
     while i < end:

@@ -13,6 +13,7 @@ import os
 import re
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from padlint import __version__
@@ -21,12 +22,15 @@ from padlint.config import SYNTAX_ERROR_CODE
 from padlint.report import ReportContext
 from padlint.types import Diagnostic, Location
 
+if TYPE_CHECKING:
+    from padlint.rules.base import Rule
+
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/padlint/padlint"
 ROOT_ID = "%SRCROOT%"
 
 
-def _page(rule: type) -> str:
+def _page(rule: type[Rule]) -> str:
     path = Path(__file__).resolve().parents[1] / "rules" / "docs" / f"{rule.code}.md"
     try:
         return path.read_text(encoding="utf-8")
@@ -39,7 +43,7 @@ def _section(page: str, heading: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def _rule_descriptor(rule: type) -> dict:
+def _rule_descriptor(rule: type[Rule]) -> dict:
     page = _page(rule)
     full = _section(page, "What it does") or " ".join(textwrap.dedent(rule.__doc__ or rule.summary).split())
     return {
@@ -103,7 +107,7 @@ def _result(d: Diagnostic, index: dict[str, int], fingerprint: str) -> dict:
     properties: dict = {"name": d.name, "confidence": d.confidence}
     if d.cell is not None:
         properties["cell"] = d.cell  # rows are counted within this notebook cell
-    result = {
+    result: dict[str, object] = {
         "ruleId": d.code,
         "level": "error",
         "message": {"text": d.message},

@@ -74,7 +74,7 @@ def prepare(dataset, tokenizer):
             return None
         func = facts.code(call.func)
         new_func = func[: -len("DataCollatorForLanguageModeling")] + "DataCollatorForSeq2Seq"
-        imports = ()
+        imports: tuple[str, ...] = ()
         if "." not in func and "DataCollatorForSeq2Seq" not in facts.imports.aliases:
             imports = ("from transformers import DataCollatorForSeq2Seq",)
         code = f"{new_func}({facts.code(tokenizer.value)}, padding=True)"

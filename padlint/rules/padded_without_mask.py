@@ -88,12 +88,13 @@ def run(model, tokenizer, texts):
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         safe = Applicability.SAFE
         if event.how == "dropped":
-            call = event.padded.node if event.padded is not None else event.encoding.node
+            made = event.padded or event.encoding  # a dropped mask comes with one of them
+            call = made.node if made is not None else None
             if not isinstance(call, cst.Call):
                 return None
             edit = delete_item(facts, call, list(call.args), event.node)
             return FixProposal(safe, "Drop `return_attention_mask=False`", (edit,)) if edit else None
-        if event.how == "sink" and event.mask_code:
+        if event.how == "sink" and event.mask_code and event.sink is not None:
             edit = _insert_mask(facts, event.sink, event.mask_code)
             return FixProposal(safe, "Pass the tokenizer's attention mask along", (edit,)) if edit else None
         if event.how == "columns" and isinstance(event.sink, cst.Call):
@@ -114,7 +115,7 @@ def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple
         for element in sink.elements:
             if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
                 quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
-                end = facts.span(element).end
+                end = facts.range_of(element).end
                 return (end, end, f", {quote}attention_mask{quote}: {mask_code}")
         return None
     if isinstance(sink, cst.Call):
@@ -126,7 +127,7 @@ def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple
             return None
         if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
             anchor = positional[-1]
-        end = facts.span(anchor).end
+        end = facts.range_of(anchor).end
         return (end, end, f", attention_mask={mask_code}")
     return None
 
@@ -145,6 +146,6 @@ def _columns_with_mask(facts: ModuleFacts, call: cst.Call) -> tuple | None:
         if "input_ids" in names:
             element = elements[names.index("input_ids")]
             quote = element.value.value[0] if isinstance(element.value, cst.SimpleString) else '"'
-            end = facts.span(element.value).end
+            end = facts.range_of(element.value).end
             return (end, end, f", {quote}attention_mask{quote}")
     return None

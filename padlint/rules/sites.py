@@ -47,7 +47,7 @@ class Site:
         width = line_length(self.facts) - len(self.indent)
         lines = [line for statement in statements for line in wrap(statement, width)]
         text = "".join(line + "\n" + self.indent for line in lines)
-        start = self.facts.span(self.statement).start
+        start = self.facts.range_of(self.statement).start
         return (start, start, text)
 
     def fits(self, node: cst.CSTNode, code: str) -> bool:
@@ -102,7 +102,8 @@ def _path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
     target = facts.span(node)
     if target is None:
         return []
-    path, current = [], facts.module
+    path: list[cst.CSTNode] = []
+    current: cst.CSTNode = facts.module
     while current is not node:
         for child in current.children:
             if child is node:

@@ -135,7 +135,7 @@ class Cache:
             os.replace(tmp, path)
         except OSError:
             try:
-                os.unlink(tmp)  # type: ignore[possibly-undefined]
+                os.unlink(tmp)
             except (OSError, NameError):
                 pass
 
@@ -206,8 +206,8 @@ def _loc(loc: Location) -> list[int]:
     return [loc.row, loc.column]
 
 
-def _dump(d: Diagnostic) -> dict:
-    out = {
+def _dump(d: Diagnostic) -> dict[str, object]:
+    out: dict[str, object] = {
         "code": d.code,
         "name": d.name,
         "message": d.message,

@@ -17,9 +17,13 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings, project_line_length
 from padlint.types import Diagnostic, Location
+
+if TYPE_CHECKING:
+    from padlint.files.source import SourceFile
 
 Say = Callable[[str], None]
 
@@ -64,7 +68,7 @@ class RunResult:
 @dataclass
 class _Job:
     filename: str
-    source: object  # source.SourceFile
+    source: SourceFile
     select: frozenset[str]  # rule codes (PAD000 aside)
     report_invalid: bool
     key: str | None = None  # cache entry to fill
@@ -151,7 +155,7 @@ def analyse_in_process(task: tuple, timeout: float | None) -> tuple:
         raise Timeout()
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout or 0)  # use_alarm: timeout is set
     try:
         return analyse(task)
     finally:
@@ -199,6 +203,7 @@ class Runner:
         self.error = error
         self.result = RunResult(stats={"files": 0, "cached": 0, "skipped": 0, "parsed": 0})
         self.cache = None
+        self.stdout_bytes: bytes | None = None  # what a fix of stdin writes out
         self._selection: frozenset[str] | None = None  # the same for every file without per-file-ignores
         if options.cache and options.mode == "lint":
             from padlint.run.cache import Cache, cache_dir
@@ -279,7 +284,7 @@ class Runner:
                     job.select,
                     mode,
                     unsafe,
-                    job.look,  # type: ignore[attr-defined]
+                    job.look,
                     job.report_invalid,
                     job.line_length,
                 )
@@ -288,7 +293,8 @@ class Runner:
         if self.options.in_process or not pool.available():
             for index, task in enumerate(tasks()):
                 try:
-                    outcome, ok = analyse_in_process(task, timeout), True
+                    outcome: tuple | pool.Failure | str = analyse_in_process(task, timeout)
+                    ok = True
                 except Timeout:
                     outcome, ok = pool.Failure(f"timed out after {timeout:g} s", timed_out=True), False
                 except Exception as exc:  # a bug in a rule must not hide the other files' results
@@ -302,7 +308,7 @@ class Runner:
     def finish(self, job: _Job, outcome, ok: bool) -> None:
         from padlint.run import pool
 
-        text = job.source.text  # type: ignore[attr-defined]
+        text = job.source.text
         if not ok:
             if isinstance(outcome, pool.Failure) and not outcome.timed_out and too_deeply_nested(text):
                 outcome = ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
@@ -332,7 +338,7 @@ class Runner:
         found = self._cell_errors(job) + found
         if store:
             self._store(job, found)
-        self._found(job.filename, job.source.text, found, job.source)  # type: ignore[attr-defined]
+        self._found(job.filename, job.source.text, found, job.source)
 
     def _cell_errors(self, job: _Job) -> list[Diagnostic]:
         """PAD000 for the cells of a notebook that do not parse on their own (the rest is linted)."""
@@ -348,14 +354,14 @@ class Runner:
         from padlint.files.source import SourceWriteError, encode_source, write_source_atomic
 
         source = job.source
-        text = source.text  # type: ignore[attr-defined]
+        text = source.text
         mode = self.options.mode
         if new_text != text and mode == "fix":
             try:
                 if job.stdin:
-                    self.stdout_bytes = encode_source(new_text, source)  # type: ignore[arg-type]
+                    self.stdout_bytes = encode_source(new_text, source)
                 else:
-                    write_source_atomic(job.filename, new_text, source)  # type: ignore[arg-type]
+                    write_source_atomic(job.filename, new_text, source)
             except SourceWriteError as exc:
                 self.error(f"{job.filename}: not fixed: {exc}")
                 self.result.failed = True
@@ -403,8 +409,7 @@ def check_stdin(
     """One text from stdin named `filename`: the result and, in fix mode, the bytes to write out."""
     options = Options(**{**options.__dict__, "cache": False})
     runner = Runner(settings, options, warn, error)
-    runner.stdout_bytes = None  # type: ignore[attr-defined]
     job = runner.prepare(filename, data)
     if job is not None:
         runner.run([job])
-    return runner.result, runner.stdout_bytes  # type: ignore[attr-defined]
+    return runner.result, runner.stdout_bytes

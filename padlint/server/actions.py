@@ -8,7 +8,7 @@ out on the engine text (for a notebook, its virtual module) and handed back as e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from lsprotocol import types
 
@@ -22,7 +22,7 @@ FIX_ALL_KIND = "source.fixAll.padlint"
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]
 
 
-def wanted(kind: str, only: list[str] | None) -> bool:
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
     """Whether the client asked for actions of `kind` (`only` lists kinds or their parents)."""
     return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
 
@@ -63,7 +63,7 @@ class ActionBuilder:
             shown, found = finding.shown, finding.found
             if found is None:
                 continue
-            if offers_fix(found):
+            if offers_fix(found) and found.fix is not None:
                 fix = found.fix
                 unsafe = fix.applicability is Applicability.UNSAFE
                 title = f"{fix.message} (unsafe fix)" if unsafe else fix.message

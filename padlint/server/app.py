@@ -53,7 +53,8 @@ class Snapshot:
 
             unsafe = self.settings is not None and self.settings.unsafe_fixes
             fixable = any(f.found is not None and fix_is_applicable(f.found, unsafe) for f in self.findings)
-            self._fixed = (linting.fix_all(self.document, self.settings) if fixable else None,)
+            settings = self.settings
+            self._fixed = (linting.fix_all(self.document, settings) if fixable and settings is not None else None,)
         return self._fixed[0]
 
 
