@@ -7,7 +7,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
     LabelsAtSink,
     LabelsPaddedWithToken,
@@ -35,6 +35,7 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
 TOKENIZER_METHODS = T.names("tokenizer", on="method")
@@ -42,7 +43,7 @@ FORMAT_METHODS = {"set_format", "with_format"}
 STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
 
-class CallEvaluator:
+class CallEvaluator(WalkerState):
     """Mixed into the scope walker next to ExpressionEvaluator."""
 
     def method_call(self, call: cst.Call, method: str, receiver: cst.BaseExpression) -> Value:
@@ -152,7 +153,9 @@ class CallEvaluator:
     def tokenizer_call(self, call: cst.Call, method: str | None) -> Value:
         self.evaluate_args(call)
         tensors = P.keyword(call, "return_tensors")
-        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(P.string_value(tensors.value) if tensors else None, "list")
+        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(
+            (P.string_value(tensors.value) if tensors else None) or "", "list"
+        )
         if tensors is not None and kind == "list":
             kind = "?"
         mask_arg = P.keyword(call, "return_attention_mask")
@@ -290,7 +293,7 @@ class CallEvaluator:
     def current_mask_code(self, padded: Padded | None) -> str | None:
         """A place holding a correct attention mask right now (for label fixes)."""
         candidates = []
-        env = self.env
+        env: Env | None = self.env
         while env is not None:
             for key, value in env.vars.items():
                 for mask in tags_of(value, GoodMask):
@@ -355,7 +358,7 @@ class CallEvaluator:
     def places_with(self, padded: Padded, encodings: bool = False) -> list[str]:
         found = []
         kind = Encoding if encodings else Padded
-        env = self.env
+        env: Env | None = self.env
         while env is not None:
             for key, value in env.vars.items():
                 if any(isinstance(t, kind) and t.node is padded.node for t in value):
@@ -578,6 +581,8 @@ def _prompt_encoder_input(node: cst.CSTNode, info) -> bool:
         return False
     if width == "clip":
         return True
+    if not isinstance(node, cst.Call):
+        return False
     text = P.positional(node, 0) or P.keyword(node, "text")
     return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
 

@@ -44,7 +44,7 @@ def _candidates(directory: str, module: str, level: int) -> list[str]:
         for _ in range(MAX_UP):
             bases.append(base)
             base = os.path.dirname(base)
-    out = []
+    out: list[str] = []
     for base in bases:
         stem = os.path.join(base, *parts) if parts else base
         out.extend(p for p in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(p))

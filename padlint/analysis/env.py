@@ -43,6 +43,8 @@ def key_of_subscript(expr: cst.Subscript) -> str | None:
 class Env:
     """Values of places in one scope; reads fall back to the enclosing scope."""
 
+    returned: Value  # a function's env, once walked: what the function returns
+
     def __init__(self, parent: Env | None = None):
         self.vars: dict[str, Value] = {}
         self.versions: dict[str, int] = {}

@@ -32,13 +32,14 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
 ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = T.names("loss")
 
 
-class ExpressionEvaluator:
+class ExpressionEvaluator(WalkerState):
     """Mixed into the scope walker, which provides env, facts, code(), sinks and local calls."""
 
     # ---- entry -------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class ExpressionEvaluator:
             self.partial_read = saved
 
     def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value:
-        out = set()
+        out: set = set()  # the tags of the value read
         for enc in tags_of(base, Encoding):
             if name == "input_ids" and enc.padded:
                 direct = isinstance(_base_of(expr), cst.Call)
@@ -194,7 +195,7 @@ class ExpressionEvaluator:
         entries: dict[str, tuple[Value, cst.BaseExpression]] = {}
         splat = False
         for element in expr.elements:
-            if isinstance(element, cst.StarredDictElement):
+            if not isinstance(element, cst.DictElement):  # `**other`
                 splat = True
                 self.evaluate(element.value)
                 continue
@@ -403,7 +404,9 @@ class ExpressionEvaluator:
             return frozenset({Arange(call)})
         if name == "len":
             arg = P.positional(call, 0)
-            data = self.evaluate(arg.value) if arg else EMPTY
+            if arg is None:
+                return EMPTY
+            data = self.evaluate(arg.value)
             return frozenset(ShapeOf(p, self.code(arg.value)) for p in tags_of(data, Padded))
         if name.endswith(".from_pretrained") and P.TOKENIZER_FACTORIES.search(name):
             self.evaluate_args(call)

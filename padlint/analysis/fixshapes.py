@@ -149,9 +149,10 @@ def attention_mask(
 ) -> Shape | None:
     """An attention mask for the padded ids `ids`: 1 on real tokens, 0 on padding."""
     name = MASK if cast else None  # `(ids != pad).long()` keeps its cast around the new comparison
-    if padded.encoding_mask():
-        return Shape(padded.encoding_mask(), Applicability.SAFE, "Use the tokenizer's attention mask")
-    if padded.kind == "list" and padded.rows is False and gap_ok and data_ok:
+    encoding_mask = padded.encoding_mask()
+    if encoding_mask:
+        return Shape(encoding_mask, Applicability.SAFE, "Use the tokenizer's attention mask")
+    if padded.kind == "list" and padded.rows is False and gap_ok and data_ok and padded.data and padded.gap:
         return Shape(list_mask(padded.data, padded.gap, padded.side), Applicability.SAFE, FROM_GAP, name=name)
     if ids is None or not is_place(ids):
         return None  # the fix names the ids several times: only a plain name or subscript will do

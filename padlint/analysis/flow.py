@@ -16,7 +16,7 @@ from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
-from padlint.analysis.module_info import ModuleInfo, gather_module_info, owner_of
+from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
 from padlint.analysis.stores import StoresMixin
@@ -33,52 +33,9 @@ from padlint.analysis.values import (
     tags_of,
 )
 
-MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
-
 
 class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin, StoresMixin):
-    def __init__(self, facts: ModuleFacts, info: ModuleInfo):
-        self.facts = facts
-        self.imports = facts.imports
-        # The names a call to arange can end with here (mentions_call): `arange`, or what it was imported as.
-        self.arange_names = {"arange"} | {
-            local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"
-        }
-        self.module_info = info
-        self.constants = info.constants
-        self.module_env = Env()
-        self.env = self.module_env
-        self.comprehension_stack: list = []
-        self.padded_targets: list[Padded] = []
-        self.str_names: set[str] = set()
-        self.list_names: set[str] = set()
-        self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
-        self.unused_loss_calls: set = set()  # `model(..., labels=x).logits`: the loss is never read
-        self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
-        self.value_nodes: dict[str, cst.CSTNode] = {}  # place -> the expression last stored in it
-        self.label_aliases: dict[str, tuple] = {}  # `labels = input_ids` aliases, until written in place
-        self.pending_alias_writes: dict[str, tuple] = {}  # ids written through an alias, until read again
-        self.partial_read = False  # evaluating the base of `x["k"]`
-        self.function_name: str | None = None  # the function being walked (None: module code)
-        self.current_fn: cst.FunctionDef | None = None
-        self.labels_replaced: set = set()  # encodings whose "labels" were overwritten
-        self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
-        self.guards: list[cst.BaseExpression] = []  # tests of the `if`s whose body is being walked
-        self.map_batched: bool | None = None
-        self.in_target_context = False
-        self.returns: list[Value] = []
-        self.class_envs: list[tuple[cst.ClassDef, Env]] = []
-        self.active: set = set()
-        self.summaries_left = MAX_SUMMARIES
-        self.last_dict = None
-        self.walked: set = set()
-        self.summary_memo: dict = {}  # (helper, what it is called with, from where) -> what it returned
-        # place -> the label and mask events its last store in this walk raised: a later store into
-        # the same place replaces the value the consumer receives, so those events are withdrawn.
-        self.store_events: dict[str, tuple[list, list]] = {}
-
-    def code(self, node: cst.CSTNode) -> str:
-        return self.facts.code(node)
+    """The walk itself: statements in order, branches, functions, classes (the parts: walker_state.py)."""
 
     # ---- driving ------------------------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -291,7 +248,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.returned(value, small)
             parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
             for part in parts:
-                expr = getattr(part, "value", part)
+                expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
+                if not isinstance(expr, cst.BaseExpression):
+                    continue  # the text of a name or a number (`return labels`): no place
                 key = place_key(expr)
                 if key is not None and P.LABEL_NAME.search(key.rsplit(".", 1)[-1]):
                     self.label_sink(self.evaluate(expr), expr, small, "return")
@@ -299,8 +258,9 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
     def returned_by_stores(self, expr: cst.BaseExpression) -> None:
         """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
         key = place_key(expr)
-        if key is not None and self.env.get(f"{key}['labels']"):
-            self.labels_built_here(self.env.get(f"{key}['labels']"))  # `out["labels"].append(...)`
+        labels = self.env.get(f"{key}['labels']") if key is not None else None
+        if labels:
+            self.labels_built_here(labels)  # `out["labels"].append(...)`
         if key is None or f"{key}['input_ids']" not in self.store_nodes:
             return
         if self.env.get(f"{key}['attention_mask']") is not None or self.env.get(key):
@@ -361,12 +321,13 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             subscript_key is None and P.MASK_NAME.search(leaf)
         ):
             self.mask_sink(value, value_node)
-        if subscript_key in P.LOSS_MASK_KEYS:
-            self.facts.loss_masked.add((self.current_fn, place_key(target.value)))
-        if subscript_key in ("labels", "label_ids"):
-            self.facts.label_store_places[target] = (self.current_fn, place_key(target.value))
+        container = target.value if isinstance(target, cst.Subscript) else None  # `batch` of `batch[k]`
+        if subscript_key in P.LOSS_MASK_KEYS and container is not None:
+            self.facts.loss_masked.add((self.current_fn, place_key(container)))
+        if subscript_key in ("labels", "label_ids") and container is not None:
+            self.facts.label_store_places[target] = (self.current_fn, place_key(container))
             self.label_sink(value, value_node, target, "store")
-            self.labels_replaced.update(tags_of(self.evaluate(target.value), Encoding))
+            self.labels_replaced.update(tags_of(self.evaluate(container), Encoding))
         if subscript_key is not None:
             self.store_events[key] = (
                 self.facts.labels_at_sink[labels_before:],

@@ -73,9 +73,9 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
         # Facts are tied to the function or method they sit in: a pad=EOS in one test method
         # does not make another test's collator wrong (see ModuleFacts.connected).
         if isinstance(top, cst.ClassDef):
-            for stmt in top.body.body:
-                facts.current_owner = owner_of(stmt, top)
-                _gather(stmt, info, facts)
+            for member in top.body.body:
+                facts.current_owner = owner_of(member, top)
+                _gather(member, info, facts)
         else:
             facts.current_owner = owner_of(top, None)
             _gather(top, info, facts)
@@ -97,17 +97,20 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
         stack.extend(P.child_nodes(node))
         kind = type(node)  # `type() is`, not isinstance: libcst's ABC checks are slow on every node
         if kind is cst.Call:
-            _note_call(node, info, facts)
+            _note_call(cast(cst.Call, node), info, facts)
         elif kind is cst.Assign:
-            _note_assign(node, info, facts)
+            _note_assign(cast(cst.Assign, node), info, facts)
         elif (kind is cst.BinaryOperation or kind is cst.FormattedStringExpression) and facts.eos_in_data is None:
             if _adds_eos(cast(cst.BinaryOperation | cst.FormattedStringExpression, node)):
                 facts.eos_in_data = node
-        elif kind is cst.BooleanOperation and type(node.operator) is cst.Or:
-            if P.is_pad_id_expression(node.left) and P.mentions_eos(node.right):
-                facts.note_pad_eos(node)
-        elif kind is cst.Param and node.default is not None and P.int_value(node.default) == P.CLIP_CONTEXT:
-            info.clip_context_names.add(node.name.value)  # open_clip's `context_length=77`
+        elif kind is cst.BooleanOperation:
+            either = cast(cst.BooleanOperation, node)
+            if type(either.operator) is cst.Or and P.is_pad_id_expression(either.left) and P.mentions_eos(either.right):
+                facts.note_pad_eos(either)
+        elif kind is cst.Param:
+            param = cast(cst.Param, node)
+            if param.default is not None and P.int_value(param.default) == P.CLIP_CONTEXT:
+                info.clip_context_names.add(param.name.value)  # open_clip's `context_length=77`
 
 
 # Calls that put their arguments into the text or ids: an EOS among them reaches the data.

@@ -20,9 +20,10 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.analysis.walker_state import WalkerState
 
 
-class PaddingSteps:
+class PaddingSteps(WalkerState):
     """Mixed into the scope walker next to ExpressionEvaluator."""
 
     def repeat(self, expr: cst.BinaryOperation) -> Fill | None:
@@ -115,7 +116,8 @@ class PaddingSteps:
         """Inside `[pad(x) for x in xs]`: the lengths `[len(x) for x in xs]`, valid while `xs` is."""
         if not self.comprehension_stack or data_node is None:
             return None, ()
-        clauses = for_clauses(self.comprehension_stack[-1].for_in)
+        comprehension = self.comprehension_stack[-1]
+        clauses = for_clauses(comprehension.for_in)
         if len(clauses) != 1 or clauses[0].ifs:
             return None, ()
         clause = clauses[0]
@@ -222,7 +224,12 @@ class PaddingSteps:
             lengths_names=names,
             of_labels=data_arg is not None and self.is_label_code(data_arg.value),
         )
-        if padded.of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):
+        if (
+            padded.of_labels
+            and pad is not None
+            and data_arg is not None
+            and self.is_label_code(data_arg.value, strict=True)
+        ):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
 

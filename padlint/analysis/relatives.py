@@ -34,6 +34,7 @@ from padlint.analysis.values import (
     first,
     tags_of,
 )
+from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
 PADDING_MASK_NAME = re.compile(
@@ -46,7 +47,7 @@ LOSS_NAME = re.compile(r"loss|criterion|objective|penalty|nll|training_step", re
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
 
 
-class RelativesMixin:
+class RelativesMixin(WalkerState):
     """Mixed into the scope walker."""
 
     # ---- pad ids: masks made from them, `pad or eos` fallbacks -----------------------------------
@@ -159,11 +160,8 @@ class RelativesMixin:
                     left, right = right, left
                     if not self.is_pad_id(right):
                         continue
-                same_index = (
-                    isinstance(left, cst.Subscript)
-                    and single_index(left) is not None
-                    and self.code(single_index(left)) == index_code
-                )
+                left_index = single_index(left) if isinstance(left, cst.Subscript) else None
+                same_index = left_index is not None and self.code(left_index) == index_code
                 item = isinstance(left, cst.Name) and walked is not None and self.loop_aliases.get(left.value) == walked
                 if same_index or item:
                     self.masked_where_pad_id(target, right, labels, "loop", None)
@@ -280,7 +278,7 @@ class RelativesMixin:
     def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None:
         key = place_key(receiver)
         alias = self.label_aliases.get(key) if key else None
-        if alias is None or self.env.version(key) != alias[1]:
+        if alias is None or key is None or self.env.version(key) != alias[1]:
             return
         # It matters only if the ids are read again after the write (returned, passed to the model):
         # a tokenizer output used only for its labels may be written into freely.

@@ -9,13 +9,14 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
 from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, Value, tags_of
+from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
 # Builders of class-score targets (one-hot, multi-label): what is written into them is a class, not a token.
 SCORE_BUFFERS = {n.rsplit(".", 1)[-1] for n in T.names("fills", style="zeros") | T.names("fills", "method", "zeros")}
 
 
-class StoresMixin:
+class StoresMixin(WalkerState):
     """Mixed into the scope walker."""
 
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
@@ -47,8 +48,9 @@ class StoresMixin:
         if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
             ignore = True
-        if ignore and single_index(target) is not None:
-            self.masking_by_pad_id(target, single_index(target), base, "index")
+        index = single_index(target)
+        if ignore and index is not None:
+            self.masking_by_pad_id(target, index, base, "index")
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
@@ -90,7 +92,7 @@ class StoresMixin:
             return
         row = bound.args[0].value
         walked = self.loop_aliases.get(row.value) if isinstance(row, cst.Name) else None
-        if walked is None or not walked.isidentifier():
+        if walked is None or not walked.isidentifier() or not isinstance(row, cst.Name):
             return
         for padded in tags_of(base, Padded):
             if padded.lengths is None and padded.kind in ("pt", "np"):
@@ -106,7 +108,7 @@ class StoresMixin:
                 if s.lower is not None and s.upper is None:
                     return True  # `[n:]`: everything after the real tokens
                 continue
-            value = s.value
+            value = s.value if isinstance(s, cst.Index) else None
             if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
                 return True
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
@@ -127,22 +129,25 @@ class StoresMixin:
                 self.assign(target.elements[0].value, EMPTY, iterable)
                 self.assign(target.elements[1].value, sources[0], iterable)
                 item, walked = target.elements[1].value, iterable.args[0].value
-                if isinstance(item, cst.Name) and place_key(walked):
-                    self.loop_aliases[item.value] = place_key(walked)
+                walked_key = place_key(walked)
+                if isinstance(item, cst.Name) and walked_key:
+                    self.loop_aliases[item.value] = walked_key
                 return
             if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
                 for element, source, arg in zip(target.elements, sources, iterable.args):
                     self.assign(element.value, source, iterable)
-                    if isinstance(element.value, cst.Name) and place_key(arg.value):
-                        self.loop_aliases[element.value.value] = place_key(arg.value)
+                    arg_key = place_key(arg.value)
+                    if isinstance(element.value, cst.Name) and arg_key:
+                        self.loop_aliases[element.value.value] = arg_key
                 return
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self.assign(element.value, EMPTY, iterable)
             return
         self.assign(target, value, iterable)
-        if isinstance(target, cst.Name) and place_key(iterable):
-            self.loop_aliases[target.value] = place_key(iterable)
+        iterable_key = place_key(iterable)
+        if isinstance(target, cst.Name) and iterable_key:
+            self.loop_aliases[target.value] = iterable_key
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
 

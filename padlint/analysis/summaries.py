@@ -8,12 +8,13 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env
 from padlint.analysis.values import FunctionRef, Padded, ShapeOf, Value, tags_of
+from padlint.analysis.walker_state import WalkerState
 
 MAX_DEPTH = 3  # nested helper calls followed
 MEMO = True  # reuse a helper's summary for the same call (off only in the test that compares)
 
 
-class LocalCalls:
+class LocalCalls(WalkerState):
     """Mixed into the scope walker."""
 
     def local_call(self, call: cst.Call) -> Value | None:

@@ -1,0 +1,208 @@
+"""What every part of the scope walker shares: its state, and the methods one part calls on another.
+
+The walker (flow.ScopeWalker) is put together from parts, one module per concern: expressions,
+padding steps, calls, local-call summaries, pad ids and labels (relatives), stores. Each part is a
+subclass of WalkerState, so it reads the shared state and calls the other parts through the methods
+declared here; the part named in each group implements them. This is what lets each module be
+type-checked on its own, and mypy checks that each implementation matches its declaration.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import libcst as cst
+
+from padlint.analysis.env import Env
+from padlint.analysis.facts import AliasWrittenInPlace, LabelsAtSink, ModuleFacts, OnesAtMask
+from padlint.analysis.module_info import ModuleInfo
+from padlint.analysis.values import Copy, Encoding, Fill, Padded, Value
+
+MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
+
+
+class WalkerState:
+    def __init__(self, facts: ModuleFacts, info: ModuleInfo):
+        self.facts = facts
+        self.imports = facts.imports
+        # The names a call to arange can end with here (mentions_call): `arange`, or what it was imported as.
+        self.arange_names = {"arange"} | {
+            local for local, (_, _, name) in self.imports.from_imports.items() if name == "arange"
+        }
+        self.module_info = info
+        self.constants = info.constants
+        self.module_env = Env()
+        self.env = self.module_env
+        self.comprehension_stack: list[cst.BaseComp] = []  # the comprehensions whose element is being evaluated
+        self.padded_targets: list[Padded] = []
+        self.str_names: set[str] = set()
+        self.list_names: set[str] = set()
+        self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
+        self.unused_loss_calls: set[cst.CSTNode] = set()  # `model(..., labels=x).logits`: the loss is never read
+        self.store_nodes: dict[str, cst.CSTNode] = {}  # place -> the target it was last stored through
+        self.value_nodes: dict[str, cst.BaseExpression] = {}  # place -> the expression last stored in it
+        # `labels = input_ids` aliases, until written in place: (ids expression, version, kind, ids place)
+        self.label_aliases: dict[str, tuple[cst.BaseExpression, int, str, str]] = {}
+        # ids written through an alias, until read again: place -> (the write, the ids place)
+        self.pending_alias_writes: dict[str, tuple[AliasWrittenInPlace, str]] = {}
+        self.partial_read = False  # evaluating the base of `x["k"]`
+        self.function_name: str | None = None  # the function being walked (None: module code)
+        self.current_fn: cst.FunctionDef | None = None
+        self.labels_replaced: set[Encoding] = set()  # encodings whose "labels" were overwritten
+        self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
+        self.guards: list[cst.BaseExpression] = []  # tests of the `if`s whose body is being walked
+        self.map_batched: bool | None = None
+        self.in_target_context = False
+        self.returns: list[Value] = []
+        self.class_envs: list[tuple[cst.ClassDef, Env]] = []
+        self.active: set[cst.FunctionDef] = set()  # functions being walked (no recursion)
+        self.summaries_left = MAX_SUMMARIES
+        # The last dict literal evaluated, with its string keys: key -> (value, value expression)
+        self.last_dict: tuple[cst.Dict, dict[str, tuple[Value, cst.BaseExpression]]] | None = None
+        self.walked: set[cst.CSTNode] = set()
+        self.summary_memo: dict = {}  # (helper, what it is called with, from where) -> what it returned
+        # place -> the label and mask events its last store in this walk raised: a later store into
+        # the same place replaces the value the consumer receives, so those events are withdrawn.
+        self.store_events: dict[str, tuple[list[LabelsAtSink], list[OnesAtMask]]] = {}
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.facts.code(node)
+
+    # ---- expressions.py
+    @abstractmethod
+    def evaluate(self, expr: cst.BaseExpression | None) -> Value: ...
+
+    @abstractmethod
+    def evaluate_args(self, call: cst.Call) -> list[Value]: ...
+
+    @abstractmethod
+    def make_copy(self, node, data: Value, source_code: str) -> Copy: ...
+
+    @abstractmethod
+    def is_ignore(self, expr: cst.BaseExpression | None) -> bool: ...
+
+    @abstractmethod
+    def is_label_code(self, expr: cst.BaseExpression, strict: bool = False, hops: int = 0) -> bool: ...
+
+    @abstractmethod
+    def versions_of(self, expr: cst.CSTNode) -> tuple: ...
+
+    @abstractmethod
+    def still_valid(self, names: tuple) -> bool: ...
+
+    # ---- padding.py
+    @abstractmethod
+    def repeat(self, expr: cst.BinaryOperation) -> Fill | None: ...
+
+    @abstractmethod
+    def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value: ...
+
+    @abstractmethod
+    def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded: ...
+
+    @abstractmethod
+    def ones_or_full(self, call: cst.Call, is_full: bool, kind: str) -> Value: ...
+
+    @abstractmethod
+    def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]: ...
+
+    @abstractmethod
+    def pad_sequence(self, call: cst.Call) -> Value: ...
+
+    @abstractmethod
+    def functional_pad(self, call: cst.Call, kind: str) -> Value: ...
+
+    @abstractmethod
+    def keras_pad(self, call: cst.Call) -> Value: ...
+
+    # ---- calls.py
+    @abstractmethod
+    def method_call(self, call: cst.Call, method: str, receiver: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
+    def mark_place_masked(self, receiver) -> None: ...
+
+    @abstractmethod
+    def tokenizer_call(self, call: cst.Call, method: str | None) -> Value: ...
+
+    @abstractmethod
+    def current_mask_code(self, padded: Padded | None) -> str | None: ...
+
+    @abstractmethod
+    def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None: ...
+
+    @abstractmethod
+    def check_call_keywords(self, call: cst.Call) -> None: ...
+
+    # ---- summaries.py
+    @abstractmethod
+    def local_call(self, call: cst.Call) -> Value | None: ...
+
+    @abstractmethod
+    def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value: ...
+
+    # ---- relatives.py
+    @abstractmethod
+    def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
+    def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None: ...
+
+    @abstractmethod
+    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None: ...
+
+    @abstractmethod
+    def resolve_int(self, expr: cst.BaseExpression) -> int | str | None: ...
+
+    @abstractmethod
+    def label_padding(self, padded: Padded, pad: cst.BaseExpression | None, how: str) -> None: ...
+
+    @abstractmethod
+    def label_pads_reaching(self, value: Value) -> None: ...
+
+    @abstractmethod
+    def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None: ...
+
+    @abstractmethod
+    def selects_ignored(self, target: cst.Subscript) -> bool: ...
+
+    @abstractmethod
+    def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool: ...
+
+    @abstractmethod
+    def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None: ...
+
+    @abstractmethod
+    def collator_call(self, call: cst.Call, name: str) -> None: ...
+
+    @abstractmethod
+    def loss_call(self, call: cst.Call) -> None: ...
+
+    @abstractmethod
+    def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value: ...
+
+    @abstractmethod
+    def is_loss(self, value: Value, by_name: bool = True) -> None: ...
+
+    @abstractmethod
+    def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None: ...
+
+    @abstractmethod
+    def read_place(self, key: str, whole: bool) -> None: ...
+
+    @abstractmethod
+    def labels_built_here(self, value: Value) -> None: ...
+
+    # ---- stores.py
+    @abstractmethod
+    def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None: ...
+
+    # ---- flow.py
+    @abstractmethod
+    def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None: ...
+
+    @abstractmethod
+    def walk_lambda(self, expr: cst.Lambda, batched: bool | None = None) -> Value: ...
+
+    @abstractmethod
+    def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None: ...
