@@ -67,6 +67,39 @@ def test_content_is_part_of_the_key(project):
     assert _check("buggy.py").exit_code == 0
 
 
+_TRAIN_STEP = """\
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+from .consts import LABEL_PAD
+
+
+def loss_of(logits, targets):
+    labels = pad_sequence(targets, batch_first=True, padding_value=-100)
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=LABEL_PAD)
+"""
+
+
+def test_an_imported_constant_that_changes_invalidates_the_importers_entry(project):
+    # The findings of train.py depend on consts.py, which the analysis reads: its cached "clean"
+    # must not outlive a change there (the loss then ignores -1 while the labels are padded with -100).
+    package = project / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "consts.py").write_text("LABEL_PAD = -100\n")
+    (package / "train.py").write_text(_TRAIN_STEP)
+    assert _check("pkg/train.py").output == "All checks passed!\n"
+    assert _check("pkg/train.py").output == "All checks passed!\n"  # served from the cache
+    (package / "consts.py").write_text("LABEL_PAD = -1  # changed\n")
+    stale = _check("pkg/train.py")
+    assert "PAD007" in stale.output and stale.exit_code == 1
+    assert _check("pkg/train.py", "--no-cache").output == stale.output
+    (package / "consts.py").write_text("LABEL_PAD = -100\n")
+    assert _check("pkg/train.py").exit_code == 0
+    (package / "consts.py").unlink()  # a file that is gone no longer holds what was read
+    assert _check("pkg/train.py").output == _check("pkg/train.py", "--no-cache").output
+
+
 def test_a_corrupt_or_truncated_entry_is_a_miss(project):
     _check("buggy.py")
     entries = [

@@ -12,6 +12,7 @@ import ast
 import os
 from functools import lru_cache
 
+from padlint.analysis import reads
 from padlint.files.source import quiet_parser
 
 MAX_HOPS = 3  # `from .a import X` where a.py itself re-exports X from b.py, and so on
@@ -23,7 +24,9 @@ def imported_int(filename: str, module: str, level: int, name: str, hops: int = 
     if hops >= MAX_HOPS or not filename or filename in ("-", "<stdin>"):
         return None
     for path in _candidates(os.path.dirname(os.path.abspath(filename)), module, level):
-        found = _module_ints(path)
+        data_digest, found = _module_ints(path)
+        if data_digest is not None:
+            reads.note(path, data_digest)  # the result now depends on this file (run/cache.py)
         if name in found:
             value = found[name]
             if isinstance(value, tuple):  # re-exported: follow it
@@ -51,14 +54,29 @@ def _candidates(directory: str, module: str, level: int) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=256)
-def _module_ints(path: str) -> dict:
-    """Top-level `NAME = <int>` of a module, and names it re-exports with `from x import NAME`."""
+def _module_ints(path: str) -> tuple[str | None, dict]:
+    """The digest of a module's bytes (None: unreadable), and its top-level `NAME = <int>` and the
+    names it re-exports with `from x import NAME`. Read again when the file changes (a process that
+    lints twice, such as the tests or an editor, sees the new constants)."""
     try:
-        with open(path, "rb") as handle, quiet_parser():
-            tree = ast.parse(handle.read(200_000))
-    except (OSError, SyntaxError, ValueError):
-        return {}
+        st = os.stat(path)
+    except OSError:
+        return None, {}
+    return _read_module_ints(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=256)
+def _read_module_ints(path: str, mtime_ns: int, size: int) -> tuple[str | None, dict]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None, {}
+    try:
+        with quiet_parser():
+            tree = ast.parse(data[:200_000])
+    except (SyntaxError, ValueError):
+        return reads.digest(data), {}
     found: dict = {}
     for stmt in tree.body:
         targets, value = [], None
@@ -73,7 +91,7 @@ def _module_ints(path: str) -> dict:
         for target in targets:
             if isinstance(target, ast.Name) and number is not None:
                 found[target.id] = number
-    return found
+    return reads.digest(data), found
 
 
 def _int(node) -> int | None:

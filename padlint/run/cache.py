@@ -11,6 +11,11 @@ Entries are small JSON files under `.padlint_cache/` in the project root (or `PA
 written to a temporary file and renamed into place, so two concurrent runs never see half an
 entry; an entry that cannot be read or decoded is a miss. The filename is not part of an entry:
 the same bytes with the same configuration give the same findings wherever the file is.
+
+A file's findings may also depend on other files of the project that the analysis read (an imported
+constant, analysis/reads.py): the entry then lists them with their digests, and it is a miss as
+soon as one of them has changed or cannot be read. Such an entry depends on where the file is,
+which it does through those absolute paths.
 """
 
 from __future__ import annotations
@@ -115,15 +120,22 @@ class Cache:
         try:
             with open(self._path(key), encoding="utf-8") as fh:
                 raw = fh.read()
-            found = [_load(item, filename) for item in json.loads(raw)] if raw != "[]" else []
-        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            entry = json.loads(raw) if raw != "[]" else []
+            if isinstance(entry, dict):  # {"findings": [...], "reads": {path: sha256}}
+                if not _unchanged(entry["reads"]):
+                    self.misses += 1
+                    return None
+                entry = entry["findings"]
+            found = [_load(item, filename) for item in entry]
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             self.misses += 1
             return None
         self.hits += 1
         return found
 
-    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
-        """Store an entry atomically; a cache that cannot be written is silently not used."""
+    def put(self, key: str, diagnostics: list[Diagnostic], reads: dict[str, str] | None = None) -> None:
+        """Store an entry atomically; a cache that cannot be written is silently not used. `reads`:
+        the other files the findings depend on, {absolute path: sha256 of the bytes read}."""
         path = self._path(key)
         try:
             if not self._ready:
@@ -131,7 +143,9 @@ class Cache:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(json.dumps([_dump(d) for d in diagnostics], separators=(",", ":")))
+                findings = [_dump(d) for d in diagnostics]
+                entry = {"findings": findings, "reads": reads} if reads else findings
+                out.write(json.dumps(entry, separators=(",", ":")))
             os.replace(tmp, path)
         except OSError:
             try:
@@ -149,6 +163,13 @@ class Cache:
                     out.write(text)
                 os.replace(tmp, top / name)
         self._ready = True
+
+
+def _unchanged(reads: dict[str, str]) -> bool:
+    """Do the files an entry depends on still hold the bytes the analysis read?"""
+    from padlint.analysis.reads import current_digest
+
+    return all(current_digest(path) == digest for path, digest in reads.items())
 
 
 def clear(directory: str | os.PathLike[str]) -> int:

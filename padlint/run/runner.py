@@ -77,10 +77,21 @@ class _Job:
     line_length: int = 88  # the project's, for the code fixes write
 
 
-# ---- the worker side: pure, no I/O ------------------------------------------------------------
+# ---- the worker side: pure, no I/O but reading other modules of the project ---------------------
 def analyse(task: tuple) -> tuple:
     """(filename, text, select, mode, unsafe, look, report_invalid, line_length) -> ("ok", found, new_text, fixed,
-    fix_error, parsed) or ("invalid", message, row, column) for a source libcst cannot parse.
+    fix_error, parsed, reads) or ("invalid", message, row, column) for a source libcst cannot parse.
+    `reads`: the other files the analysis read, {absolute path: sha256} (analysis/reads.py), which
+    the cache keeps with the result."""
+    from padlint.analysis import reads
+
+    with reads.recording() as read:
+        outcome = _analyse(task)
+    return outcome + (dict(read),) if outcome[0] == "ok" else outcome
+
+
+def _analyse(task: tuple) -> tuple:
+    """analyse() without the record of files read: ("ok", found, new_text, fixed, fix_error, parsed).
 
     `look`: "full" analyses the file; "sharp" first takes the sharp look (first_look.py) and
     analyses only a file some rule may fire on; "syntax" only checks that the file parses (no rule
@@ -326,12 +337,12 @@ class Runner:
             self.result.stats["parsed"] += 1
             self._invalid(job, outcome[1], outcome[2], outcome[3])
             return
-        _, found, new_text, fixed, fix_error, parsed = outcome
+        _, found, new_text, fixed, fix_error, parsed, read = outcome
         found = self._cell_errors(job) + found
         self.result.stats["parsed" if parsed else "skipped"] += 1
         if fix_error:
             self.warn(f"{job.filename}: {fix_error}")
-        self.apply(job, found, new_text, fixed)
+        self.apply(job, found, new_text, fixed, read)
 
     def _invalid(self, job: _Job, message: str, row: int, column: int, store: bool = True) -> None:
         found = [invalid_file_diagnostic(job.filename, message, row, column)] if job.report_invalid else []
@@ -350,7 +361,9 @@ class Runner:
             for cell, message, row, column in notebook.cell_errors()
         ]
 
-    def apply(self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic]) -> None:
+    def apply(
+        self, job: _Job, found: list[Diagnostic], new_text: str, fixed: list[Diagnostic], read: dict | None = None
+    ) -> None:
         from padlint.files.source import SourceWriteError, encode_source, write_source_atomic
 
         source = job.source
@@ -378,7 +391,7 @@ class Runner:
             )
             self.result.diffs.append(unified_diff(job.filename, *shown))  # notebook cells as written
         if mode == "lint":
-            self._store(job, found)
+            self._store(job, found, read)
         self.result.fixed.extend(fixed)
         self._found(job.filename, new_text, found, source)
 
@@ -391,9 +404,9 @@ class Runner:
             # A notebook's report quotes its cells with their IPython lines, not the placeholders.
             self.result.sources[filename] = notebook.display_text(text) if notebook is not None else text
 
-    def _store(self, job: _Job, found: list[Diagnostic]) -> None:
+    def _store(self, job: _Job, found: list[Diagnostic], read: dict | None = None) -> None:
         if self.cache is not None and job.key is not None:
-            self.cache.put(job.key, found)
+            self.cache.put(job.key, found, read)
 
 
 def check_files(files: Iterable[str], settings: Settings, options: Options, warn: Say, error: Say) -> RunResult:

@@ -1,0 +1,54 @@
+"""The other files one analysis read, so that a result kept for a file is dropped when they change.
+
+The analysis of a file may read other modules of the scanned project (an imported constant such as
+`from .consts import LABEL_PAD`, a helper or base class in a sibling module). Its findings then
+depend on those files too, and the result cache (run/cache.py) must key them by every file read,
+not only by the linted file's bytes. Whatever reads another module calls `note(path, data)` with
+the bytes it read; the runner wraps each file's analysis in `recording()` and stores the digests
+with the result. A file that is looked for and not found is not recorded: creating it later does
+not invalidate a result (the resolver looks only at a module's own candidates, see constants.py).
+
+No libcst here: the runner imports this module in processes that never parse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_recording: dict[str, str] | None = None  # absolute path -> sha256 of the bytes read, while recording
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def note(path: str, data_digest: str) -> None:
+    """The analysis read `path`, whose bytes hash to `data_digest` (see `digest`)."""
+    if _recording is not None:
+        _recording[os.path.abspath(path)] = data_digest
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, str]]:
+    """Collect the files read inside the block: {absolute path: sha256} (an enclosing block gets them too)."""
+    global _recording
+    saved, _recording = _recording, {}
+    inner = _recording
+    try:
+        yield inner
+    finally:
+        _recording = saved
+        if saved is not None:
+            saved.update(inner)
+
+
+def current_digest(path: str) -> str | None:
+    """The sha256 of the file now (None: it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return digest(handle.read())
+    except OSError:
+        return None
