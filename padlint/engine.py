@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from padlint.analysis.patterns import child_nodes
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange  # a `from` import would load libcst (lazy_imports.py)
 
 MAX_FIX_ROUNDS = 10
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -134,6 +137,9 @@ class _LazyPositions:
 
     def get(self, node: cst.CSTNode, default: None = None) -> CodeRange | None:
         if self.resolved is None:
+            # Imported here: by now a module was parsed, so a deferred libcst (lazy_imports.py) is loaded.
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
             self.resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self.resolved.get(node, default)
 

@@ -10,13 +10,15 @@ anywhere later silences.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from padlint.analysis.patterns import Imports
 from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange  # a `from` import would load libcst (lazy_imports.py)
 
 
 @dataclass
@@ -182,6 +184,7 @@ class ModuleFacts:
     # `add_eos_token=True`): only then can masking by a pad id equal to EOS cost a real EOS its label.
     eos_in_data: cst.CSTNode | None = None
     text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
+    pads_with_eos: bool = False  # a padding step pads with the EOS id (`padding_value=tok.eos_token_id`)
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
@@ -229,10 +232,14 @@ class ModuleFacts:
             fact.owner = self.current_owner
             found.append(fact)
 
-    def note_pad_eos(self, node: cst.CSTNode, tokenizer: str | None = None) -> None:
-        """The module makes the pad token of `tokenizer` (its code, when known) the EOS token here."""
+    def note_pad_eos(self, node: cst.CSTNode, tokenizer: str | None = None, padding: bool = False) -> None:
+        """The module makes the pad token of `tokenizer` (its code, when known) the EOS token here;
+        `padding`: by padding with the EOS id (then comparisons with the EOS id are comparisons with
+        the pad id, see pads_with_eos)."""
         self.pad_is_eos = True
         self.pad_eos.append((node, self.current_owner, tokenizer))
+        if padding:
+            self.pads_with_eos = True
 
     def pad_eos_for(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> cst.CSTNode | None:
         """Where pad is set to EOS in a way that reaches code owned by `owner` (at node `at`), if anywhere.
