@@ -80,6 +80,8 @@ CASES = {
         "PAD001", ["PAD001"], "collate_lists", "features", checks=("mask",), lib="lists", safe_fix=False
     ),
     "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",), safe_fix=False),
+    # padded time-major, then transposed: the lengths still describe the rows
+    "p1_time_major_transpose_ones.py": _case("PAD001", ["PAD001"], "collate", "features", checks=("mask",)),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
@@ -88,6 +90,8 @@ CASES = {
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
     "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
+    # a zero buffer filled row by row (the padding holds 0 whatever the tokenizer's pad id)
+    "p2_zero_buffer_rows_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
     "p2_rowfill_without_mask.py": _case(
         "PAD002", ["PAD002"], "collate_ids", "features", checks=("labels",), safe_fix=False
     ),
@@ -112,6 +116,7 @@ CASES = {
     ),
     # PAD006: labels padded with the pad id; the fix pads them with -100
     "p6_pad_sequence_labels_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features"),
+    "p6_zero_buffer_tokenized_targets.py": _case("PAD006", ["PAD006"], "batch_texts", "texts"),
     "p6_seq2seq_label_pad_token_id.py": _case("PAD006", ["PAD006"], "CausalSFTCollator", "class", lib="transformers"),
     # PAD009: ids padded in a map function without their mask, then padded again by the tokenizer
     "p9_map_right_pad_tokenizer_pad.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",)),
@@ -124,6 +129,8 @@ CASES = {
     "p10_fallback_labels_eq_pad.py": _case("PAD010", ["PAD010", "PAD004"], "build_batch", "texts"),
     # PAD012: labels alias input_ids and are written in place (a task prefix set to -100 reaches the ids)
     "p12_prefix_mask_alias_class.py": _case("PAD012", ["PAD012"], "PrefixMaskingCollator", "class", checks=("mask",)),
+    # labels a slice of the ids: a view, so the -100 reaches the ids
+    "p12_slice_view_shift_write.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",)),
     "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",), lib="numpy"),
 }
 

@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
     LabelsAtSink,
@@ -30,6 +31,7 @@ from padlint.analysis.values import (
     PadId,
     PadIdMask,
     ShapeOf,
+    TokenIds,
     Tokenizer,
     Value,
     first,
@@ -53,6 +55,10 @@ class CallEvaluator(WalkerState):
         args = self.evaluate_args(call)
         if method in P.COPY_METHODS:
             return recv | {self.make_copy(call, recv, self.code(receiver))}
+        if method in shape_ops.METHODS:
+            return self.keep_padding(call, recv, shape_ops.METHODS[method], self.axes_of(call))
+        if method in P.SAME_VALUE_METHODS and (cast := self.cast_buffer(method, call, recv)) is not None:
+            return cast
         if method in P.SAME_VALUE_METHODS:
             if not any(isinstance(t, (Padded, GoodMask)) for t in recv):
                 return recv
@@ -64,6 +70,8 @@ class CallEvaluator(WalkerState):
             )
         if method in P.SHAPE_METHODS:
             return frozenset(ShapeOf(p, self.code(receiver)) for p in tags_of(recv, Padded))
+        if method == "new_zeros":
+            return self.zero_buffer(call, "pt", [a.value for a in call.args if a.keyword is None and not a.star])
         if method in ("new_ones", "new_full"):
             if method == "new_full":
                 fill = P.positional(call, 1) or P.keyword(call, "fill_value")
@@ -74,6 +82,8 @@ class CallEvaluator(WalkerState):
             return frozenset({Ones(call, over, code)})
         if method in ("masked_fill", "masked_fill_"):
             return self.masked_fill(call, method, receiver, recv)
+        if method in ("ne", "eq") and call.args and self.graded_labels(call, receiver, call.args[0].value):
+            return EMPTY
         if method == "ne" and call.args:
             return self.pad_comparison(call, receiver, call.args[0].value)
         if method == "mean":
@@ -209,7 +219,7 @@ class CallEvaluator(WalkerState):
         )
         if method == "encode":
             if not padded:
-                return EMPTY
+                return frozenset({TokenIds(call)})
             return frozenset(
                 {
                     Padded(

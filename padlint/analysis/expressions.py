@@ -9,12 +9,14 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.padding import for_clauses
 from padlint.analysis.relatives import LOSS_NAME
 from padlint.analysis.values import (
     Arange,
     Copy,
+    DictOf,
     Encoding,
     Gap,
     GoodMask,
@@ -26,6 +28,7 @@ from padlint.analysis.values import (
     PadId,
     PadIdMask,
     ShapeOf,
+    TokenIds,
     Tokenizer,
     TupleOf,
     Value,
@@ -85,8 +88,8 @@ class ExpressionEvaluator(WalkerState):
             return self.encoding_field(base, attr, expr)
         if attr == "shape":
             return frozenset(ShapeOf(p, self.code(expr.value)) for p in tags_of(base, Padded))
-        if attr == "T":
-            return base
+        if attr in shape_ops.METHODS:  # `ids.T`, `ids.mT`
+            return self.keep_padding(expr, base, shape_ops.METHODS[attr], [])
         return EMPTY
 
     def eval_Subscript(self, expr: cst.Subscript) -> Value:
@@ -101,7 +104,9 @@ class ExpressionEvaluator(WalkerState):
         if name is not None:
             return self.encoding_field(base, name, expr)
         # A row, a column slice or a shape entry of a value keeps what the value is.
-        kept = frozenset(t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange)))
+        kept = frozenset(
+            t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds))
+        )
         if self.selects_by_mask(expr):
             # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
             return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))
@@ -143,6 +148,8 @@ class ExpressionEvaluator(WalkerState):
 
     def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value:
         out: set = set()  # the tags of the value read
+        for held in tags_of(base, DictOf):
+            out |= held.entries.get(name, EMPTY)  # `b["mask"]` of a dict literal a helper returned
         for enc in tags_of(base, Encoding):
             if name == "input_ids" and enc.padded:
                 direct = isinstance(_base_of(expr), cst.Call)
@@ -162,6 +169,8 @@ class ExpressionEvaluator(WalkerState):
                         of_labels=enc.of_labels,
                     )
                 )
+            elif name == "input_ids":
+                out.add(TokenIds(expr))  # ids of one example, or a batch padded by nobody yet
             elif name == "attention_mask" and enc.mask_kept:
                 out.add(GoodMask(expr, kind=enc.kind))
                 self.facts.masks_read.add(enc.node)
@@ -207,7 +216,7 @@ class ExpressionEvaluator(WalkerState):
                     self.is_loss(value)  # `return {"loss": loss, ...}`
         self.check_feature_dict(expr, entries, splat, "dict")
         self.last_dict = (expr, entries)
-        return EMPTY
+        return frozenset({DictOf({k: v for k, (v, _) in entries.items()})}) if entries and not splat else EMPTY
 
     def eval_BooleanOperation(self, expr: cst.BooleanOperation) -> Value:
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
@@ -227,10 +236,23 @@ class ExpressionEvaluator(WalkerState):
         # `arange(L)[None, :] < lengths[:, None]`: a mask from lengths.
         if any(tags_of(v, Arange) for v in values) or self.mentions_call(expr, ARANGE):
             return frozenset({GoodMask(expr, kind="np" if self.mentions_call(expr, {"numpy.arange"}) else "pt")})
+        pair = P.comparison_operand(expr, (cst.NotEqual, cst.Equal))
+        if pair is not None and self.graded_labels(expr, *pair):
+            return EMPTY
         pair = P.comparison_operand(expr, (cst.NotEqual,))
         if pair is not None:
             return self.pad_comparison(expr, *pair)
         return EMPTY
+
+    def graded_labels(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
+        """`labels != -100`, `labels.ne(IGNORE_INDEX)`: the code grades the positions whose label is not
+        the ignore value (a hand-written loss, sequence log-probs), so the labels reach a consumer that
+        needs -100 at the pads, as a loss's target does."""
+        for labels, other in ((left, right), (right, left)):
+            if self.is_ignore(other) and not self.is_ignore(labels):
+                self.label_sink(self.evaluate(labels), labels, node, "compare")
+                return True
+        return False
 
     def eval_BinaryOperation(self, expr: cst.BinaryOperation) -> Value:
         op = expr.operator
@@ -370,6 +392,11 @@ class ExpressionEvaluator(WalkerState):
                 return frozenset({Masked(call)}) if fill is not None and self.is_ignore(fill.value) else EMPTY
             padded = first(data, Padded)
             return frozenset({Ones(call, padded, self.code(source.value) if padded and source else None)})
+        if name in P.ZEROS or name in P.FULL and _fills_zero(call):
+            self.evaluate_args(call)
+            dims = [a.value for a in call.args if a.keyword is None and not a.star]
+            kind = "np" if name.startswith("numpy") else "pt"
+            return self.zero_buffer(call, kind, dims[:1] if name in P.FULL else dims)
         if name in P.ONES or name in P.FULL:
             return self.ones_or_full(call, name in P.FULL, "np" if name.startswith("numpy") else "pt")
         if name in P.WHERE:
@@ -377,6 +404,13 @@ class ExpressionEvaluator(WalkerState):
             if any(self.is_ignore(a.value) or tags_of(v, Masked) for a, v in zip(call.args[1:], values[1:])):
                 return frozenset({Masked(call)})
             return EMPTY
+        if name in shape_ops.FUNCTIONS:
+            values = self.evaluate_args(call)
+            data = values[0] if values and P.positional(call, 0) is not None else EMPTY
+            kind = "np" if name.startswith("numpy") else "pt"
+            return self.keep_padding(call, data, shape_ops.FUNCTIONS[name], self.axes_of(call, skip=1), kind)
+        if name in shape_ops.NESTED_TO_PADDED:
+            return self.nested_to_padded(call, *shape_ops.NESTED_TO_PADDED[name])
         if name in P.COPY_CALLS:
             arg = P.positional(call, 0)
             data = self.evaluate(arg.value) if arg else EMPTY
@@ -388,6 +422,12 @@ class ExpressionEvaluator(WalkerState):
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
             if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
                 return data
+            if isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1:
+                # `torch.cat([bos, ids], 1)`, `torch.stack([chosen, rejected], 1)`: the padding is there,
+                # at positions that no earlier mask or lengths describe.
+                return frozenset(
+                    t.moved(kind) if isinstance(t, Padded) else t for t in data if not isinstance(t, GoodMask)
+                )
             text, inner = self.code(call), self.code(arg.value)
             start = text.find(inner, len(self.code(call.func)))
             before, after = text[:start], text[start + len(inner) :]
@@ -491,6 +531,11 @@ class ExpressionEvaluator(WalkerState):
         return all(
             id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names
         )
+
+
+def _fills_zero(call: cst.Call) -> bool:
+    fill = P.positional(call, 1) or P.keyword(call, "fill_value")
+    return fill is not None and P.int_value(fill.value) == 0
 
 
 def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:

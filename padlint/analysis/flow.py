@@ -19,6 +19,7 @@ from padlint.analysis.facts import ModuleFacts, Positions
 from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
+from padlint.analysis.shape_flow import ShapeFlow
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
 from padlint.analysis.values import (
@@ -32,9 +33,12 @@ from padlint.analysis.values import (
     Value,
     tags_of,
 )
+from padlint.analysis.zero_padding import ZeroPadding
 
 
-class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin, StoresMixin):
+class ScopeWalker(
+    ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin, StoresMixin, ShapeFlow, ZeroPadding
+):
     """The walk itself: statements in order, branches, functions, classes (the parts: walker_state.py)."""
 
     # ---- driving ------------------------------------------------------------------------------
@@ -263,7 +267,7 @@ class ScopeWalker(ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, 
             self.labels_built_here(labels)  # `out["labels"].append(...)`
         if key is None or f"{key}['input_ids']" not in self.store_nodes:
             return
-        if self.env.get(f"{key}['attention_mask']") is not None or self.env.get(key):
+        if self.env.get(f"{key}['attention_mask']") is not None or tags_of(self.env.get(key) or EMPTY, Encoding):
             return  # the mask is stored too, or `batch` is an encoding that carries it
         ids = self.env.get(f"{key}['input_ids']") or EMPTY
         self.ids_sink(ids, self.store_nodes[f"{key}['input_ids']"], False)

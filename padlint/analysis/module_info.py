@@ -111,6 +111,10 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
             param = cast(cst.Param, node)
             if param.default is not None and P.int_value(param.default) == P.CLIP_CONTEXT:
                 info.clip_context_names.add(param.name.value)  # open_clip's `context_length=77`
+        elif kind is cst.BinaryOperation:
+            product = cast(cst.BinaryOperation, node)
+            if type(product.operator) is cst.Multiply and _repeats_eos(product):
+                facts.note_pad_eos(product, padding=True)  # `ids + [tok.eos_token_id] * gap`
 
 
 # Calls that put their arguments into the text or ids: an EOS among them reaches the data.
@@ -148,6 +152,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             continue
         if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
             facts.note_pad_eos(arg)
+        if arg.keyword.value in PAD_VALUE_KEYWORDS and name in PADDING_CALLS and P.is_eos_expression(arg.value):
+            facts.note_pad_eos(arg, padding=True)  # `pad_sequence(..., padding_value=tok.eos_token_id)`
         if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
             info.padding_side = "left"
         if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
@@ -179,6 +185,20 @@ def _puts_eos_in_data(call: cst.Call, name: str) -> bool:
     if flag is not None and P.int_value(flag.value) == 1:
         return True
     return name in DATA_BUILDERS and any(a.keyword is None and P.mentions_eos(a.value) for a in call.args)
+
+
+# Padding calls (by their last name) and the keywords that give their pad value: padding with the EOS id
+# makes the pad the EOS token, with no `pad_token = eos_token` anywhere.
+PADDING_CALLS = {"pad", "pad_sequence", "pad_sequences", "full", "new_full", "full_like", "to_padded_tensor"}
+PAD_VALUE_KEYWORDS = {"padding_value", "value", "constant_values", "fill_value", "padding"}
+
+
+def _repeats_eos(node: cst.BinaryOperation) -> bool:
+    """`[eos_id] * n` or `n * [eos_id]`: a run of EOS ids, which pads."""
+    for seq in (node.left, node.right):
+        if isinstance(seq, cst.List) and len(seq.elements) == 1 and P.is_eos_expression(seq.elements[0].value):
+            return True
+    return False
 
 
 def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:

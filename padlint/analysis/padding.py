@@ -39,8 +39,8 @@ class PaddingSteps(WalkerState):
                 if self.is_ignore(item):
                     self.note_label_value(expr, item)
                     return Fill("ignore", count)
-                if tags_of(self.evaluate(item), PadId):
-                    return Fill("pad", count, pad=item)
+                if tags_of(self.evaluate(item), PadId) or P.is_eos_expression(item):
+                    return Fill("pad", count, pad=item)  # the pad id, or EOS used as the pad
                 if number == 0:
                     return Fill("zero", count, pad=item)
                 if number is not None:
@@ -76,6 +76,8 @@ class PaddingSteps(WalkerState):
                 return frozenset({Masked(expr)})
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})
+            if fill.what == "zero" and self.holds_token_ids(data, data_node):
+                return frozenset({self.list_padded(expr, data, data_node, fill, side)})  # pad id 0 (zero_padding.py)
             if fill.what == "value" and not tags_of(data, Fill):
                 # Padding with a sentinel such as -1: labels padded wrongly if they reach a labels place.
                 # (A list padded with 0 is left alone: 0 is a real "no" label in TAPAS-style binary labels.)
@@ -110,6 +112,8 @@ class PaddingSteps(WalkerState):
         )
         if padded.of_labels and self.is_label_code(data_node, strict=True):
             self.label_padding(padded, fill.pad, "list")
+        if target is not None and padded not in self.padded_targets:
+            self.padded_targets.append(padded)  # `[1] * width` later is a mask over these rows
         return padded
 
     def comprehension_lengths(self, data_node) -> tuple[str | None, tuple]:
@@ -161,7 +165,7 @@ class PaddingSteps(WalkerState):
             for shape in tags_of(self.evaluate(element), ShapeOf):
                 return shape.padded, shape.code
             code = self.code(element)
-            for padded in self.padded_targets:
+            for padded in reversed(self.padded_targets):  # the latest padding to that width
                 if padded.target == code:
                     return padded, None
         return None, None
@@ -230,6 +234,24 @@ class PaddingSteps(WalkerState):
             and data_arg is not None
             and self.is_label_code(data_arg.value, strict=True)
         ):
+            self.label_padding(padded, pad, "padding_value")
+        return frozenset({padded})
+
+    def nested_to_padded(self, call: cst.Call, index: int, keyword: str) -> Value:
+        """`torch.nested.to_padded_tensor(nt, pad)`: the rows of a nested tensor padded with `pad`."""
+        data_arg = P.positional(call, 0)
+        data = self.evaluate(data_arg.value) if data_arg else EMPTY
+        self.evaluate_args(call)
+        value_arg = P.keyword(call, keyword) or P.positional(call, index)
+        pad = value_arg.value if value_arg else None
+        if pad is not None and self.is_ignore(pad):
+            self.note_label_value(call, pad)
+            return frozenset({Masked(call)})
+        if tags_of(data, Ones):
+            return frozenset({GoodMask(call, kind="pt")}) if pad is None or P.int_value(pad) == 0 else EMPTY
+        of_labels = data_arg is not None and self.is_label_code(data_arg.value)
+        padded = self.padded(call, kind="pt", pad=pad, side="right", of_labels=of_labels)
+        if of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
 

@@ -23,6 +23,7 @@ FULL = T.names("fills", style="full")
 FULL_LIKE = T.names("fills", style="full_like")
 ONES = T.names("fills", style="ones")
 ONES_LIKE = T.names("fills", style="ones_like")
+ZEROS = frozenset(n for n in T.names("fills", style="zeros") if n.endswith(".zeros"))  # a zero buffer (zero_padding.py)
 WHERE = {"torch.where", "numpy.where"}
 # Calls whose result holds the same tokens as their (first) argument.
 SAME_VALUE_CALLS = T.names("keeps")
@@ -55,6 +56,15 @@ MASK_NAME = re.compile(r"attention_mask|attn_mask", re.I)
 # Feature keys that hold an attention mask: `attention_mask`, and the prefixed ones of preference
 # and prompt/completion batches (`chosen_attention_mask`, `prompt_attention_mask`).
 MASK_KEY = re.compile(r"^(\w+_)?(attention_mask|attn_mask)$")
+# Names of token ids (`input_ids`, `src_ids`, `tokens`), not of ids of another vocabulary (`token_type_ids`,
+# `position_ids`, `label_ids`): a run of zeros added to them is padding with pad id 0.
+TOKEN_IDS_NAME = re.compile(
+    r"^(?!.*(type|position|pos|segment|seg|word|lang|speaker|label|class|entity|tag)_ids$)"
+    r"(\w+_)?(input_ids|ids|token_ids|tokens)$",
+    re.I,
+)
+# dtypes of integer buffers: `torch.long`, `np.int64`, "int32", `int`.
+INTEGER_DTYPE = re.compile(r"(^|\.)(u?int\d*|long|short)$|^[\"']u?int\d*[\"']$")
 LABEL_NAME = re.compile(r"label|target|tgt", re.I)
 # Token-level labels (what a loss grades), as opposed to `label_map`, `target_sizes`, `labels_mask`.
 TOKEN_LABELS = re.compile(r"^(labels?|label_ids|lbls?|targets?|target_ids|tgts?|\w+_labels|\w+_targets)$", re.I)

@@ -54,7 +54,7 @@ class RelativesMixin(WalkerState):
     def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value:
         """`ids != pad_id` / `ids.ne(pad_id)`: a mask that hides every real token equal to the pad id."""
         pads = tags_of(self.evaluate(pad), PadId)
-        if not pads and not P.is_pad_id_expression(pad):
+        if not pads and not P.is_pad_id_expression(pad) and not self.is_eos_pad(pad):
             return EMPTY
         for fallback in (p for p in pads if p.eos_fallback):
             self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))
@@ -126,7 +126,7 @@ class RelativesMixin(WalkerState):
         """Labels set to -100 where they equal `pad`, if it is a pad id. `condition` is the tensor
         comparison a fix can rewrite; None for a write inside `if labels[i] == pad_id:`."""
         pads = tags_of(self.evaluate(pad), PadId)
-        if not (pads or P.is_pad_id_expression(pad)):
+        if not (pads or P.is_pad_id_expression(pad) or self.is_eos_pad(pad)):
             return
         for fallback in (p for p in pads if p.eos_fallback):
             self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))  # masked with `pad or eos`
@@ -168,9 +168,13 @@ class RelativesMixin(WalkerState):
                     return True
         return False
 
+    def is_eos_pad(self, expr: cst.BaseExpression) -> bool:
+        """The EOS id, where the module pads with it: comparing with it compares with the pad id."""
+        return self.facts.pads_with_eos and P.is_eos_expression(expr)
+
     def is_pad_id(self, expr: cst.BaseExpression) -> bool:
         """`tok.pad_token_id`, `pad_id`, or a name holding one (only names are evaluated again)."""
-        if P.is_pad_id_expression(expr):
+        if P.is_pad_id_expression(expr) or self.is_eos_pad(expr):
             return True
         return isinstance(expr, (cst.Name, cst.Attribute)) and bool(tags_of(self.evaluate(expr), PadId))
 
@@ -179,7 +183,9 @@ class RelativesMixin(WalkerState):
         if not isinstance(elt, cst.IfExp):
             return
         pair = P.comparison_operand(elt.test, (cst.NotEqual, cst.Equal))
-        if pair is not None and (P.is_pad_id_expression(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)):
+        if pair is not None and (
+            P.is_pad_id_expression(pair[1]) or self.is_eos_pad(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)
+        ):
             self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(expr, "comprehension"))
 
     def collator_call(self, call: cst.Call, name: str) -> None:
@@ -214,11 +220,14 @@ class RelativesMixin(WalkerState):
 
     def loss_call(self, call: cst.Call) -> None:
         target = P.keyword(call, "target") or P.positional(call, 1)
-        if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
-            self.label_pads_reaching(self.evaluate(target.value))
         arg = P.keyword(call, "ignore_index")
         qualified = self.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
         value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
+        if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
+            labels = self.evaluate(target.value)
+            self.label_pads_reaching(labels)
+            if value == P.IGNORE_VALUE:  # a loss that ignores the pad id itself needs no -100 (094)
+                self.label_sink(labels, target.value, call, "loss")
         self.facts.loss_ignores.append(LossIgnoreIndex(call, arg, value))
 
     # ---- masked means, labels aliasing the ids -------------------------------------------------------
@@ -258,7 +267,7 @@ class RelativesMixin(WalkerState):
 
     def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:
         """`labels = input_ids`: no copy; an in-place write into labels would reach the ids."""
-        source = place_key(value_node)
+        source = place_key(value_node) or self.view_of(value_node)
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
         # The value is evaluated (again) only for an alias: this runs for every name assigned.
@@ -274,6 +283,20 @@ class RelativesMixin(WalkerState):
             self.label_aliases[key] = (value_node, self.env.version(key), kind, source)
         else:
             self.label_aliases.pop(key, None)
+
+    def view_of(self, expr: cst.BaseExpression) -> str | None:
+        """`input_ids[:, 1:]`, `ids[..., :-1]`: a slice of a tensor or array is a view of it (a list's
+        slice is a copy): the place it views, if so. Indexing two axes at once is only for arrays."""
+        if not isinstance(expr, cst.Subscript) or not any(isinstance(e.slice, cst.Slice) for e in expr.slice):
+            return None
+        if any(isinstance(e.slice, cst.Index) and not _is_ellipsis(e.slice.value) for e in expr.slice):
+            return None  # `ids[i, 1:]`: one row (still a view, but not labels for the whole batch)
+        source = place_key(expr.value)
+        if source is None:
+            return None
+        if len(expr.slice) > 1 or self.kind_of(source) in ("pt", "np"):
+            return source
+        return None
 
     def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None:
         key = place_key(receiver)
@@ -332,6 +355,10 @@ class RelativesMixin(WalkerState):
         """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
         if tags_of(value, Masked):
             self.facts.labels_built.append((self.function_name, self.facts.current_owner))
+
+
+def _is_ellipsis(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Ellipsis)
 
 
 def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:

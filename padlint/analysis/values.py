@@ -40,8 +40,9 @@ class Padded:
     target: str | None = None  # code of the padding width (`max_length`)
     rows: bool | None = None  # True: a list of rows, False: one row, None: unknown
     batch_first: bool = True
-    # How the value was derived from the encoding's ids, with § for them: "torch.tensor(§).to(device)".
-    template: str = "§"
+    # How the value was derived from the encoding's ids, with § for them: "torch.tensor(§).to(device)";
+    # None once positions moved (a start token inserted, rows folded): the encoding's mask no longer fits.
+    template: str | None = "§"
     mask_kind: str | None = None  # kind of the encoding's own mask ("list" even when the ids became tensors)
 
     def but(self, **changes) -> Padded:
@@ -49,11 +50,28 @@ class Padded:
 
     def derived(self, before: str, after: str, kind: str | None = None) -> Padded:
         """The same padding, seen through `before§after` (a method, an index, a conversion)."""
-        return self.but(template=f"{before}{self.template}{after}", kind=kind or self.kind)
+        template = None if self.template is None else f"{before}{self.template}{after}"
+        return self.but(template=template, kind=kind or self.kind)
+
+    def moved(self, kind: str | None = None) -> Padded:
+        """The same padding at other positions (shape_ops.MOVED): neither the lengths, the gap nor
+        the encoding's mask describe it any more."""
+        return self.but(
+            template=None,
+            lengths=None,
+            lengths_names=(),
+            gap=None,
+            data=None,
+            kind=kind or self.kind,
+        )
+
+    def transposed(self, before: str, after: str) -> Padded:
+        """The batch and sequence axes swapped (shape_ops.TRANSPOSED): the lengths read along the other axis."""
+        return self.derived(before, after).but(batch_first=not self.batch_first)
 
     def encoding_mask(self) -> str | None:
         """The encoding's mask, derived the same way the ids were: `torch.tensor(enc["attention_mask"])`."""
-        if not self.encoding or self.lost_at is not None:
+        if not self.encoding or self.lost_at is not None or self.template is None:
             return None
         return self.template.replace("§", f'{self.encoding}["attention_mask"]')
 
@@ -189,6 +207,14 @@ class Arange:
 
 
 @dataclass(eq=False)
+class DictOf:
+    """A dict literal's values by constant key, so that `b = helper(); b["mask"]` reads what the
+    helper's returned `{"ids": ids, "mask": masks}` held under "mask" (a mask known by its role)."""
+
+    entries: dict
+
+
+@dataclass(eq=False)
 class TupleOf:
     """A tuple literal's element values, so `a, b = helper()` can unpack a returned tuple."""
 
@@ -217,3 +243,24 @@ class PadIdMask:
     node: cst.CSTNode
     padded: Padded | None
     ids_code: str | None
+
+
+@dataclass(eq=False)
+class TokenIds:
+    """Token ids from a tokenizer (its `input_ids`, `encode(...)`), before any padding: what tells a
+    run of zeros added to them, or a zero buffer filled with them, for padding with pad id 0."""
+
+    node: cst.CSTNode
+
+
+@dataclass(eq=False)
+class ZeroFilled:
+    """`torch.zeros(B, L)` / `np.zeros((B, L))`: a 2-D buffer that rows written into it pad with 0.
+
+    `integer`: of an integer dtype (`.long()`, `dtype=torch.long`): a buffer for ids, not features.
+    `padded`: the padding step it became once a row of varying length was written into it."""
+
+    node: cst.Call
+    kind: str
+    integer: bool = False
+    padded: Padded | None = None

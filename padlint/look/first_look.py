@@ -54,9 +54,12 @@ LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [
 # The collators that pad features again, by bare name (the library table imports no libcst).
 REPADDING_COLLATORS = tuple(sorted(T.short_names(repads=True)))
 FULL_CALL = re.compile(r"full\s*\(")
+# `buf[i, :n] = ...`, `buf[i, -n:] = ...`: part of a row of a 2-D value written (a zero buffer filled row by row).
+ROW_PART_STORE = re.compile(r"\[[^\n\]]*,[^\n]*:[^\n]*\]\s*=(?!=)")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
-PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it
-    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?)$",
+PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it, or pads with it
+    r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?"
+    r"|(?:padding_value|value|constant_values|fill_value|padding)\s*=(?!=)\s*[\w.]{0,80}?|\[\s*[\w.]{0,80}?)$",
     re.I,
 )
 OR_BEFORE = re.compile(r"\bor\b[\s\\(]*[^\n,;]{0,200}?$", re.I)
@@ -86,7 +89,7 @@ IMPORT_WORD = re.compile(r"\bimport\b")
 # the value is a place (it starts with a name, never a string), in any layout.
 LABELS_ALIAS_AFTER = re.compile(
     r"\w*['\"]?\]?[ \t]*(?::[^=\n]*)?=(?!=)[\s\\(]*(?=[A-Za-z_])[\w.\[\]'\"\s\\=(]*?(?:ids|tokens)\b"
-    r"['\"\]\s\\)]*?(?:$|[;#)])",
+    r"['\"\]\s\\)]*?(?:\[[^\]\n]*\])?['\"\]\s\\)]*?(?:$|[;#)])",  # `input_ids[:, 1:]`: a view
     re.I | re.M,
 )
 
@@ -180,6 +183,8 @@ class Look(Reach):
     def _find_pad_step(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=False)]
         text = self.text
+        found += self._zero_padding()
+        found += self._literal("to_padded_tensor")  # torch.nested.to_padded_tensor(nt, pad): shape_ops.py
         for p, item in self._list_repeats():
             if not re.fullmatch(r"-?\d+", item):
                 self._weak.add(p)  # `[fill] * n` pads only if `fill` holds a pad id
@@ -195,6 +200,23 @@ class Look(Reach):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
         return sorted(found)
+
+    def _zero_padding(self) -> list[int]:
+        """Padding with zeros (analysis/zero_padding.py): `[0] * n` (ids + zeros), and a zero buffer
+        (`torch.zeros(B, L)`, `x.new_zeros(...)`, `full(shape, 0)`) in a file that writes part of a
+        row of a 2-D value (`buf[i, :n] = ...`)."""
+        found = [p for p, item in self._list_repeats(zeros=True) if item == "0"]
+        if ROW_PART_STORE.search(self.text) is None:
+            return found
+        text = self.text
+        for p in self._literal("zeros"):
+            if (p == 0 or not is_word_char(text[p - 1]) or text.endswith("new_", 0, p)) and text.startswith("(", p + 5):
+                found.append(p)
+        for p in self._literal("full"):
+            call = FULL_CALL.match(text, p)
+            if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_is_zero(call.end()):
+                found.append(p)
+        return found
 
     def _find_tokenizer_padding(self) -> list[int]:
         return [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
@@ -255,9 +277,9 @@ class Look(Reach):
     def _find_list_padding(self) -> list[int]:
         return [p for p, _ in self._list_repeats()]
 
-    def _list_repeats(self) -> list[tuple[int, str]]:
+    def _list_repeats(self, zeros: bool = False) -> list[tuple[int, str]]:
         """(position, item) of each `[item] * n` / `n * [item]` whose item can pad; the item is "?"
-        where it cannot be read here (it is then a fill that may hold a pad id)."""
+        where it cannot be read here (it is then a fill that may hold a pad id). `zeros`: `[0] * n` too."""
         text, found = self.text, []
         for m in LIST_REPEAT.finditer(text):
             if text[m.start()] == "]":  # `[item] * n`, or a subscript `x[i] * n`
@@ -275,7 +297,7 @@ class Look(Reach):
             item = item.strip() or "?"
             if has_top_level_comma(item):
                 continue  # `[a, b] * n`: not a run of one value
-            if item not in NOT_A_PAD_ITEM and not is_float(item):
+            if item not in NOT_A_PAD_ITEM and not is_float(item) or zeros and item == "0":
                 found.append((m.start(), item))
         return found
 
@@ -406,6 +428,15 @@ class Look(Reach):
         if value.count("(") + value.count("[") > value.count(")") + value.count("]") or value.rstrip().endswith("\\"):
             value = text[line_start + equals.end() : line_start + equals.end() + 2000]  # brackets go on
         return IDS_WORD.search(value) is not None
+
+    def _full_fill_is_zero(self, open_paren: int) -> bool:
+        args = call_arguments(self.text, open_paren)
+        if args is None:
+            return True
+        positional = [a for a in args if not re.match(r"\s*\w+\s*=(?!=)", a)]
+        fill = next((a.split("=", 1)[1] for a in args if re.match(r"\s*fill_value\s*=", a)), None)
+        fill = fill if fill is not None else positional[1] if len(positional) > 1 else None
+        return fill is not None and fill.strip() in ("0", "?")
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
         """`torch.full(shape, fill)`: False only for fills that cannot hold a pad id."""

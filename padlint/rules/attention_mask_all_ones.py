@@ -16,7 +16,7 @@ class AttentionMaskAllOnes(Rule):
     """An attention mask built as all ones over a batch that was already padded."""
 
     code = "PAD001"
-    REQUIRES = ("pad",)  # a padding step: pad_sequence, F.pad, tokenizer.pad, padding=, a pad id
+    REQUIRES = ("pad", "[0]", "zeros")  # a padding step: pad_sequence, F.pad, tokenizer.pad, padding=, a pad id
     name = "attention-mask-all-ones"
     summary = "Attention mask is all ones over a padded batch: the model attends to padding"
     fix_safety = "safe (mask from the tokenizer or from lengths); unsafe (mask from the pad id)"

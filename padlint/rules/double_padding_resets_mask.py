@@ -19,7 +19,7 @@ class DoublePaddingResetsMask(Rule):
     """Features padded by hand without an attention mask, then padded again by a collator that makes it all ones."""
 
     code = "PAD009"
-    REQUIRES = ("pad",)  # list padding, then a collator that pads again
+    REQUIRES = ("pad", "[0]", "zeros")  # list padding, then a collator that pads again
     name = "double-padding-resets-mask"
     summary = "Pre-padded features without attention_mask are re-padded by a collator that rebuilds the mask as ones"
     fix_safety = "safe (keep the mask in the features) when the padding length is in view; none otherwise"

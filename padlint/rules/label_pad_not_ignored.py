@@ -16,6 +16,7 @@ MESSAGES = {
     "padding_value": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
     "list": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
     "collator": "`label_pad_token_id={pad}` pads labels with a real token id instead of -100: the loss trains on the padding",
+    "zeros": "labels are a zero buffer filled row by row: the padding holds 0, not -100, and the loss trains on it",
     "text_target": "targets padded by the tokenizer keep the pad id as their label: set pad positions to -100 before training",
 }
 
@@ -24,7 +25,7 @@ class LabelPadNotIgnored(Rule):
     """Labels padded with the pad id (or 0, or -1) where the loss ignores only -100."""
 
     code = "PAD006"
-    REQUIRES = ("pad",)  # a label padding step or label_pad_token_id
+    REQUIRES = ("pad", "[0]", "zeros")  # a label padding step or label_pad_token_id
     name = "label-pad-not-ignored"
     summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
     fix_safety = "safe (pad labels with -100); none for text_target= targets"
@@ -84,6 +85,13 @@ def collate(batch, pad_id):
         if event.how == "padding_value" and isinstance(event.node, cst.Call):
             edit = add_keyword(facts, event.node, "padding_value", ignore)
             return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
+        if event.how == "zeros" and isinstance(event.node, cst.Call):
+            code = _filled_with(facts, event.node, ignore)
+            return (
+                FixProposal(Applicability.SAFE, "Start the labels from -100, not 0", ((event.node, code),))
+                if code
+                else None
+            )
         if event.how == "collator" and isinstance(event.node, cst.Call):
             edit = delete_item(facts, event.node, list(event.node.args), event.pad_arg)
             return (
@@ -92,3 +100,16 @@ def collate(batch, pad_id):
                 else None
             )
         return None
+
+
+def _filled_with(facts: ModuleFacts, call: cst.Call, value: str) -> str | None:
+    """`torch.zeros(B, L, dtype=d)` -> `torch.full((B, L), -100, dtype=d)`; `x.new_zeros(B, L)` -> `x.new_full(...)`."""
+    func = facts.code(call.func)
+    if not func.endswith("zeros"):
+        return None  # `torch.full(shape, 0)`: its fill is the one argument to change
+    dims = [a for a in call.args if a.keyword is None]
+    if not dims or any(a.star for a in dims):
+        return None
+    shape = facts.code(dims[0].value) if len(dims) == 1 else "(" + ", ".join(facts.code(a.value) for a in dims) + ")"
+    rest = "".join(f", {facts.code(a.keyword)}={facts.code(a.value)}" for a in call.args if a.keyword is not None)
+    return f"{func[: -len('zeros')]}full({shape}, {value}{rest})"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import libcst as cst
+
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
@@ -51,9 +53,11 @@ def add_labels(batch):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.aliases_written_in_place:
             source = facts.code(event.node)
+            viewed = facts.code(event.node.value) if isinstance(event.node, cst.Subscript) else None
+            what = f", a view of `{viewed}`," if viewed else " itself,"  # `input_ids[:, 1:]` shares its storage
             message = (
-                f"labels are `{source}` itself, not a copy, and are then written in place: "
-                f"the write changes `{source}` too (-100 in the input ids)"
+                f"labels are `{source}`{what} not a copy, and are then written in place: "
+                f"the write changes `{viewed or source}` too (-100 in the input ids)"
             )
             kind = event.kind
             if kind in COPIES:

@@ -13,7 +13,7 @@ class LabelsNotMasked(Rule):
     """Labels copied from padded input ids with no -100 at the pad positions."""
 
     code = "PAD002"
-    REQUIRES = ("pad",)  # a padding step
+    REQUIRES = ("pad", "[0]", "zeros")  # a padding step
     name = "labels-not-masked"
     summary = "Labels are the padded input ids with no -100 at pad positions: the loss trains on padding"
     fix_safety = "safe (labels masked from the attention mask or lengths); unsafe (masked by pad id)"
