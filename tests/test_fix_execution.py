@@ -81,6 +81,10 @@ CASES = {
     ),
     "p1_helper_tuple_unpack.py": _case("PAD001", ["PAD001"], "RowCollator", "class", checks=("mask",), safe_fix=False),
     # padded time-major, then transposed: the lengths still describe the rows
+    # a per-example mask padded with ones while its ids are padded with the pad id
+    "p1_mask_extended_with_ones.py": _case(
+        "PAD001", ["PAD001"], "encode_example", "example", checks=("mask",), lib="lists"
+    ),
     "p1_time_major_transpose_ones.py": _case("PAD001", ["PAD001"], "collate", "features", checks=("mask",)),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),

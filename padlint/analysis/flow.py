@@ -282,7 +282,13 @@ class ScopeWalker(
             if LOSS_NAME.search(key):
                 self.is_loss(added)  # `loss += (x * mask).mean()`
             fake = cst.BinaryOperation(stmt.target, cst.Add(), stmt.value)
-            self.env.set(key, self.concatenate(fake, current, added) | (current if not added else EMPTY))
+            value = self.concatenate(fake, current, added)
+            for padded in tags_of(value, Padded):
+                if padded.node is fake:
+                    padded.node = stmt  # messages and fixes point at `ids += [pad] * gap` itself
+            if fake in self.facts.pending_label_pads:
+                self.facts.pending_label_pads[stmt] = self.facts.pending_label_pads.pop(fake)
+            self.env.set(key, value | (current if not added else EMPTY))
 
     def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):

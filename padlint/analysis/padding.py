@@ -67,6 +67,11 @@ class PaddingSteps(WalkerState):
                 continue
             if fill.what == "pad":
                 return frozenset({self.list_padded(expr, data, data_node, fill, side)})
+            one_run = first(data, Fill) is not None and first(data, Fill).what == "one"
+            if fill.what == "one" and (tags_of(data, Ones) or tags_of(data, GoodMask) or one_run):
+                over = self.padded_by_gap(fill.count)
+                if over is not None:  # `mask += [1] * gap`: a mask padded with ones, as its ids with pads
+                    return frozenset({Ones(fill.ones.node if fill.ones else expr, over, None, pads_only=True)})
             if fill.what == "ignore":
                 # Labels padded with -100 on the padding side are masked; `[-100] * n + ids[n:]`
                 # on a right-padded row only hides the prompt.
@@ -115,6 +120,15 @@ class PaddingSteps(WalkerState):
         if target is not None and padded not in self.padded_targets:
             self.padded_targets.append(padded)  # `[1] * width` later is a mask over these rows
         return padded
+
+    def padded_by_gap(self, count: cst.BaseExpression) -> Padded | None:
+        """The ids padded by a run of `count` pads (`ids + [pad] * gap`, or to the same width), if seen."""
+        code = self.code(count)
+        targets = {g.target for g in tags_of(self.evaluate(count), Gap)}
+        for padded in reversed(self.padded_targets):
+            if padded.gap == code or padded.target in targets:
+                return padded
+        return None
 
     def comprehension_lengths(self, data_node) -> tuple[str | None, tuple]:
         """Inside `[pad(x) for x in xs]`: the lengths `[len(x) for x in xs]`, valid while `xs` is."""

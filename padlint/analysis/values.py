@@ -91,6 +91,7 @@ class Ones:
     node: cst.CSTNode
     over: Padded | None = None
     over_code: str | None = None  # code of the padded expression at the builder
+    pads_only: bool = False  # `mask += [1] * gap`: these ones cover only the padding of `over`
 
 
 @dataclass(eq=False)

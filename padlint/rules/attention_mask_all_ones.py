@@ -10,6 +10,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
+from padlint.types import Applicability
 
 
 class AttentionMaskAllOnes(Rule):
@@ -84,10 +85,22 @@ def forward(model, input_ids, attention_mask=None):
                 f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
                 f"{facts.line(padded.node)}: the model attends to padding"
             )
+            if ones.pads_only:
+                message = (
+                    f"attention mask is padded with ones where `{what}` is padded by `{facts.brief(padded.node)}` "
+                    f"on line {facts.line(padded.node)}: the model attends to padding"
+                )
             yield Finding(ones.node, message, self.fix(facts, event))
 
     def fix(self, facts: ModuleFacts, event: OnesAtMask) -> FixProposal | None:
         padded = event.padded
+        ones = event.ones
+        if ones.pads_only and isinstance(ones.node, cst.BinaryOperation):
+            # `mask += [1] * gap`: the run over the padding becomes zeros, whatever the rest is.
+            count = ones.node.right if isinstance(ones.node.left, cst.List) else ones.node.left
+            return FixProposal(
+                Applicability.SAFE, "Pad the mask with zeros", ((ones.node, f"[0] * {facts.code(count)}"),)
+            )
         shape = fixshapes.attention_mask(
             padded,
             event.padded_code,
