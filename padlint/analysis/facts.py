@@ -170,7 +170,7 @@ class Positions(Protocol):
 
 
 # A store of the labels or the loss mask: (the function it is in, the place stored into).
-StorePlace = tuple[cst.FunctionDef | None, str | None]
+StorePlace = tuple["cst.FunctionDef | None", str | None]  # a string: `cst.` is not read at import (lazy_imports)
 OwnerOrScript = Owner | None  # None: script code (the module body)
 
 

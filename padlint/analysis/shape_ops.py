@@ -100,11 +100,12 @@ NESTED_TO_PADDED = {"torch.nested.to_padded_tensor": (1, "padding")}
 def transposes(method: str, axes: list[int | None]) -> bool | None:
     """Do the batch and sequence axes of a 2-D value swap under `method(*axes)`? True: they swap;
     False: nothing moves; None: it cannot be told (a non-literal axis, a value of more dimensions)."""
-    if any(a is None for a in axes):
+    known = [a for a in axes if a is not None]
+    if len(known) != len(axes):
         return None
-    normal = [a + 2 if a is not None and a < 0 else a for a in axes]  # -1, -2 of a 2-D value: 1, 0
+    normal = [a + 2 if a < 0 else a for a in known]  # -1, -2 of a 2-D value: 1, 0
     if not axes:
         return True  # `.t()`, `.T`, `np.transpose(x)`: a 2-D value's axes reversed
     if method in ("permute", "transpose_axes"):  # the new order of the axes
-        return {(0, 1): False, (1, 0): True}.get(tuple(normal))
+        return {(0, 1): False, (1, 0): True}.get((normal[0], normal[1])) if len(normal) == 2 else None
     return True if sorted(normal) == [0, 1] else None  # `transpose(a, b)`, `swapaxes(a, b)`: a and b swap

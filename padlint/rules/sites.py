@@ -18,9 +18,10 @@ from padlint.rules.layout import wrap
 
 DEFAULT_LINE_LENGTH = 88  # black's and ruff's default, when the project sets none
 # A value computed here may not move out of these: a lambda's or comprehension's names are its own.
-_OWN_SCOPE = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# (Names, not classes: `cst.` is not read while padlint imports, see padlint/lazy_imports.py.)
+_OWN_SCOPE = frozenset({"Lambda", "ListComp", "SetComp", "DictComp", "GeneratorExp"})
 # Compound statements whose header runs once, before the body: a value it reads can be named before it.
-_ONCE_HEADERS = (cst.If, cst.For, cst.With)
+_ONCE_HEADERS = frozenset({"If", "For", "With"})
 
 
 @dataclass
@@ -70,11 +71,11 @@ def site_of(facts: ModuleFacts, node: cst.CSTNode) -> Site | None:
     for i, step in enumerate(path):
         if isinstance(step, cst.SimpleStatementLine):
             statement = i
-        elif isinstance(step, _ONCE_HEADERS) and not _in_body(path, i):
+        elif type(step).__name__ in _ONCE_HEADERS and not _in_body(path, i):
             statement = i
         elif isinstance(step, cst.BaseCompoundStatement):
             statement = None  # a header evaluated more than once (`while`), or a body below
-    if statement is None or any(isinstance(step, _OWN_SCOPE) for step in path[statement:]):
+    if statement is None or any(type(step).__name__ in _OWN_SCOPE for step in path[statement:]):
         return None
     stmt = path[statement]
     span = facts.span(stmt)
