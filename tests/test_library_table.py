@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from padlint.analysis import patterns as P
+from padlint.analysis import shape_ops
 from padlint.look import first_look
 from padlint.semantics import table as T
 
@@ -45,6 +46,9 @@ def test_the_two_lm_collators_are_told_apart_by_qualified_name():
 
 def test_the_analysis_reads_its_library_names_from_the_table():
     assert P.PAD_SEQUENCE == T.names("source", style="sequences")
-    assert P.SAME_VALUE_METHODS == T.names("keeps", on="method")
+    assert P.SAME_VALUE_METHODS == T.names("keeps", on="method", style="")  # same positions
+    # the shape operations that move them (`ids.t()`, `np.insert`) are read by analysis/shape_ops.py
+    assert set(shape_ops.METHODS) == set(T.names("keeps", on="method")) - P.SAME_VALUE_METHODS
+    assert set(shape_ops.FUNCTIONS) == set(T.names("keeps")) - P.SAME_VALUE_CALLS
     assert P.IGNORE_VALUE == T.default("torch.nn.functional.cross_entropy", "ignore_index") == -100
     assert set(first_look.REPADDING_COLLATORS) == set(P.REPADDING_COLLATORS) == T.short_names(repads=True)

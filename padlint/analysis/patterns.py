@@ -26,10 +26,10 @@ ONES_LIKE = T.names("fills", style="ones_like")
 ZEROS = frozenset(n for n in T.names("fills", style="zeros") if n.endswith(".zeros"))  # a zero buffer (zero_padding.py)
 WHERE = {"torch.where", "numpy.where"}
 # Calls whose result holds the same tokens as their (first) argument.
-SAME_VALUE_CALLS = T.names("keeps")
+SAME_VALUE_CALLS = T.names("keeps", style="")  # shape operations that move padding: shape_ops.py
 COPY_CALLS = T.names("copies")
 # Methods that return the same tokens (a view, a dtype or device change).
-SAME_VALUE_METHODS = T.names("keeps", on="method")
+SAME_VALUE_METHODS = T.names("keeps", on="method", style="")
 COPY_METHODS = T.names("copies", on="method")
 SHAPE_METHODS = {"size", "numel"}
 

@@ -10,91 +10,46 @@ first argument, and what happened to their positions, which decides what a fix m
   rows, `torch.cat`/`stack` of several padded values): padding is still there, but neither the old
   lengths nor the tokenizer's own mask describe it any more.
 
-The rows are data, each checked against the named version's documentation or source; the flow pass
-(calls.py, expressions.py) reads them. Kept apart so that the shared library table can fold them in.
+The rows are in the library table (semantics/table.py: kind "keeps", style "transposed" or "moved";
+kind "source", style "nested"), each checked against a named version; this module reads them for the
+flow pass (calls.py, expressions.py, shape_flow.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from padlint.semantics import table as T
+
 SAME, TRANSPOSED, MOVED = "same", "transposed", "moved"
 
 
 @dataclass(frozen=True)
 class KeepsPadding:
+    """One name of a "keeps" row of the library table whose positions move."""
+
     match: str  # a qualified function name, or ".name" for a method or attribute of a tensor / array
-    effect: str  # SAME, TRANSPOSED, MOVED; for a TRANSPOSED row only a swap of axes 0 and 1 transposes
-    checked: str  # the version and the page or source the row was checked against
+    effect: str  # TRANSPOSED or MOVED (the row's style); for TRANSPOSED only a swap of axes 0 and 1 transposes
 
 
-ROWS: tuple[KeepsPadding, ...] = (
-    KeepsPadding(
-        ".t",
-        TRANSPOSED,
-        "torch 2.13 Tensor.t: transposes dimensions 0 and 1 of a <= 2-D tensor",
-    ),
-    KeepsPadding(
-        ".T",
-        TRANSPOSED,
-        "torch 2.13 Tensor.T / numpy 2.4 ndarray.T: the axes reversed (2-D: a swap)",
-    ),
-    KeepsPadding(
-        ".mT",
-        TRANSPOSED,
-        "torch 2.13 Tensor.mT: the last two dimensions transposed (2-D: a swap)",
-    ),
-    KeepsPadding(
-        ".transpose",
-        TRANSPOSED,
-        "torch 2.13 Tensor.transpose(dim0, dim1); numpy 2.4 ndarray.transpose(*axes)",
-    ),
-    KeepsPadding(
-        ".swapaxes",
-        TRANSPOSED,
-        "torch 2.13 Tensor.swapaxes / numpy 2.4 ndarray.swapaxes(axis1, axis2)",
-    ),
-    KeepsPadding(
-        ".permute",
-        TRANSPOSED,
-        "torch 2.13 Tensor.permute(*dims): the dimensions reordered",
-    ),
-    KeepsPadding("torch.transpose", TRANSPOSED, "torch 2.13 torch.transpose(input, dim0, dim1)"),
-    KeepsPadding("torch.t", TRANSPOSED, "torch 2.13 torch.t(input)"),
-    KeepsPadding("numpy.transpose", TRANSPOSED, "numpy 2.4 numpy.transpose(a, axes=None)"),
-    KeepsPadding("numpy.swapaxes", TRANSPOSED, "numpy 2.4 numpy.swapaxes(a, axis1, axis2)"),
-    KeepsPadding(
-        "numpy.insert",
-        MOVED,
-        "numpy 2.4 numpy.insert(arr, obj, values, axis): values inserted before obj",
-    ),
-    KeepsPadding(
-        "numpy.append",
-        MOVED,
-        "numpy 2.4 numpy.append(arr, values, axis): values appended along axis",
-    ),
-    KeepsPadding(
-        "numpy.roll",
-        MOVED,
-        "numpy 2.4 numpy.roll(a, shift, axis): elements rolled along axis",
-    ),
-    KeepsPadding("torch.roll", MOVED, "torch 2.13 torch.roll(input, shifts, dims)"),
-    KeepsPadding(".roll", MOVED, "torch 2.13 Tensor.roll(shifts, dims)"),
-    KeepsPadding(
-        "torch.flip",
-        MOVED,
-        "torch 2.13 torch.flip(input, dims): reversed along dims (left <-> right)",
-    ),
-    KeepsPadding("numpy.flip", MOVED, "numpy 2.4 numpy.flip(m, axis)"),
-)
+def _rows() -> list[KeepsPadding]:
+    return [
+        KeepsPadding(f".{name}" if row.on == "method" else name, row.style)
+        for row in T.ROWS
+        if row.kind == "keeps" and row.style in (TRANSPOSED, MOVED)
+        for name in row.match
+    ]
 
-METHODS: dict[str, KeepsPadding] = {r.match[1:]: r for r in ROWS if r.match.startswith(".")}
-FUNCTIONS: dict[str, KeepsPadding] = {r.match: r for r in ROWS if not r.match.startswith(".")}
 
-# Functions that pad, by qualified name, with the positional index and keyword of their pad value.
-# torch 2.13 torch.nested.to_padded_tensor(input, padding, output_size=None): a nested tensor made
-# into a padded one, filled with `padding`.
-NESTED_TO_PADDED = {"torch.nested.to_padded_tensor": (1, "padding")}
+METHODS: dict[str, KeepsPadding] = {r.match[1:]: r for r in _rows() if r.match.startswith(".")}
+FUNCTIONS: dict[str, KeepsPadding] = {r.match: r for r in _rows() if not r.match.startswith(".")}
+# Functions that pad nested rows: name -> (position, keyword) of the pad value (`torch.nested.to_padded_tensor`).
+NESTED_TO_PADDED: dict[str, tuple[int, str]] = {
+    name: (row.roles["value"][1] or 1, row.roles["value"][0])
+    for row in T.ROWS
+    if row.kind == "source" and row.style == "nested"
+    for name in row.match
+}
 
 
 def transposes(method: str, axes: list[int | None]) -> bool | None:

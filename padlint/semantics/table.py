@@ -70,6 +70,14 @@ ROWS: tuple[Row, ...] = (
         style="sequences",
     ),
     Row(
+        ("torch.nested.to_padded_tensor",),
+        "source",
+        f"{TORCH}, torch/nested/__init__.py to_padded_tensor(input, padding, output_size=None): the rows of a "
+        "nested tensor, padded with `padding`",
+        roles={"data": ("input", 0), "value": ("padding", 1)},
+        style="nested",
+    ),
+    Row(
         ("torch.nn.functional.pad",),
         "source",
         f"{TORCH}, torch/nn/functional.py pad (constant mode fills with `value`, 0 when None)",
@@ -307,6 +315,32 @@ ROWS: tuple[Row, ...] = (
         "keeps",
         f"{TORCH}, torch/_tensor_docs.py Tensor methods; {NUMPY} ndarray.astype/tolist",
         on="method",
+    ),
+    # Shape operations that keep the padding at other places; `style` says what the positions do
+    # (analysis/shape_ops.py): "transposed", the batch and sequence axes swap (on a swap of axes 0 and
+    # 1; other axes: "moved"); "moved", positions shift or rows mix: lengths and the tokenizer's mask
+    # no longer describe them.
+    Row(
+        ("t", "T", "mT", "transpose", "swapaxes", "permute"),
+        "keeps",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.t (dims 0 and 1 of a <= 2-D tensor), .T/.mT, "
+        f"transpose(dim0, dim1), swapaxes, permute(*dims); {NUMPY} ndarray.T, transpose(*axes), swapaxes",
+        on="method",
+        style="transposed",
+    ),
+    Row(
+        ("torch.t", "torch.transpose", "numpy.transpose", "numpy.swapaxes"),
+        "keeps",
+        f"{TORCH}, torch/_torch_docs.py t, transpose(input, dim0, dim1); {NUMPY} transpose(a, axes), swapaxes",
+        style="transposed",
+    ),
+    Row(("roll",), "keeps", f"{TORCH}, torch/_tensor_docs.py Tensor.roll(shifts, dims)", on="method", style="moved"),
+    Row(
+        ("numpy.insert", "numpy.append", "numpy.roll", "torch.roll", "torch.flip", "numpy.flip"),
+        "keeps",
+        f"{NUMPY}, numpy/lib/_function_base_impl.py insert(arr, obj, values, axis) (values before obj), "
+        f"append, roll, flip; {TORCH}, torch/_torch_docs.py roll, flip",
+        style="moved",
     ),
     Row(
         ("copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"),
