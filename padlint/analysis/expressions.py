@@ -395,8 +395,9 @@ class ExpressionEvaluator(WalkerState):
         if name in P.ZEROS or name in P.FULL and _fills_zero(call):
             self.evaluate_args(call)
             dims = [a.value for a in call.args if a.keyword is None and not a.star]
-            kind = "np" if name.startswith("numpy") else "pt"
-            return self.zero_buffer(call, kind, dims[:1] if name in P.FULL else dims)
+            return self.zero_buffer(
+                call, "np" if name.startswith("numpy") else "pt", dims[:1] if name in P.FULL else dims
+            )
         if name in P.ONES or name in P.FULL:
             return self.ones_or_full(call, name in P.FULL, "np" if name.startswith("numpy") else "pt")
         if name in P.WHERE:
@@ -407,8 +408,8 @@ class ExpressionEvaluator(WalkerState):
         if name in shape_ops.FUNCTIONS:
             values = self.evaluate_args(call)
             data = values[0] if values and P.positional(call, 0) is not None else EMPTY
-            kind = "np" if name.startswith("numpy") else "pt"
-            return self.keep_padding(call, data, shape_ops.FUNCTIONS[name], self.axes_of(call, skip=1), kind)
+            made = "np" if name.startswith("numpy") else "pt"
+            return self.keep_padding(call, data, shape_ops.FUNCTIONS[name], self.axes_of(call, skip=1), made)
         if name in shape_ops.NESTED_TO_PADDED:
             return self.nested_to_padded(call, *shape_ops.NESTED_TO_PADDED[name])
         if name in P.COPY_CALLS:

@@ -269,7 +269,7 @@ class PaddingSteps(WalkerState):
             return frozenset({GoodMask(call, kind="pt")}) if pad is None or P.int_value(pad) == 0 else EMPTY
         of_labels = data_arg is not None and self.is_label_code(data_arg.value)
         padded = self.padded(call, kind="pt", pad=pad, side="right", of_labels=of_labels)
-        if of_labels and pad is not None and self.is_label_code(data_arg.value, strict=True):
+        if of_labels and pad is not None and data_arg is not None and self.is_label_code(data_arg.value, strict=True):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
 

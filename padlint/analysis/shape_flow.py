@@ -7,9 +7,10 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis import shape_ops
 from padlint.analysis.values import GoodMask, Padded, Value
+from padlint.analysis.walker_state import WalkerState
 
 
-class ShapeFlow:
+class ShapeFlow(WalkerState):
     """Mixed into the scope walker next to ExpressionEvaluator."""
 
     def keep_padding(
@@ -62,7 +63,7 @@ class ShapeFlow:
         if isinstance(node, cst.Attribute):
             return "", text[len(self.code(node.value)) :]
         arg = P.positional(node, 0) if isinstance(node, cst.Call) else None
-        if arg is None:
+        if arg is None or not isinstance(node, cst.Call):
             return "", ""
         inner = self.code(arg.value)
         start = text.find(inner, len(self.code(node.func)))

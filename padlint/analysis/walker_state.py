@@ -16,6 +16,7 @@ import libcst as cst
 from padlint.analysis.env import Env
 from padlint.analysis.facts import AliasWrittenInPlace, LabelsAtSink, ModuleFacts, OnesAtMask
 from padlint.analysis.module_info import ModuleInfo
+from padlint.analysis.shape_ops import KeepsPadding
 from padlint.analysis.values import Copy, Encoding, Fill, Padded, Value
 
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
@@ -82,6 +83,9 @@ class WalkerState:
     def is_ignore(self, expr: cst.BaseExpression | None) -> bool: ...
 
     @abstractmethod
+    def graded_labels(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression) -> bool: ...
+
+    @abstractmethod
     def is_label_code(self, expr: cst.BaseExpression, strict: bool = False, hops: int = 0) -> bool: ...
 
     @abstractmethod
@@ -115,7 +119,16 @@ class WalkerState:
     @abstractmethod
     def keras_pad(self, call: cst.Call) -> Value: ...
 
+    @abstractmethod
+    def nested_to_padded(self, call: cst.Call, index: int, keyword: str) -> Value: ...
+
+    @abstractmethod
+    def padded(self, node: cst.CSTNode, **fields) -> Padded: ...
+
     # ---- calls.py
+    @abstractmethod
+    def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None: ...
+
     @abstractmethod
     def method_call(self, call: cst.Call, method: str, receiver: cst.BaseExpression) -> Value: ...
 
@@ -192,6 +205,28 @@ class WalkerState:
 
     @abstractmethod
     def labels_built_here(self, value: Value) -> None: ...
+
+    # ---- shape_flow.py
+    @abstractmethod
+    def keep_padding(
+        self, node: cst.CSTNode, data: Value, row: KeepsPadding, axes: list, kind: str | None = None
+    ) -> Value: ...
+
+    @abstractmethod
+    def axes_of(self, call: cst.Call, skip: int = 0) -> list: ...
+
+    # ---- zero_padding.py
+    @abstractmethod
+    def zero_buffer(self, call: cst.Call, kind: str, shape_args: list[cst.BaseExpression]) -> Value: ...
+
+    @abstractmethod
+    def cast_buffer(self, method: str, call: cst.Call, recv: Value) -> Value | None: ...
+
+    @abstractmethod
+    def zero_row_fill(self, target: cst.Subscript, base: Value, value: Value, value_node) -> Value: ...
+
+    @abstractmethod
+    def holds_token_ids(self, value: Value, node: cst.BaseExpression | None) -> bool: ...
 
     # ---- stores.py
     @abstractmethod

@@ -22,12 +22,13 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.values import GoodMask, Ones, Padded, TokenIds, Value, ZeroFilled, first, tags_of
+from padlint.analysis.walker_state import WalkerState
 
 INTEGER_METHODS = {"long", "int", "short"}  # `.long()`: the buffer holds ids
 CASTS = {"to", "astype", "type"}  # `.to(torch.long)`, `.astype(np.int64)`
 
 
-class ZeroPadding:
+class ZeroPadding(WalkerState):
     """Mixed into the scope walker next to PaddingSteps."""
 
     def zero_buffer(self, call: cst.Call, kind: str, shape_args: list[cst.BaseExpression]) -> Value:

@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, OnesAtMask
+from padlint.analysis.values import Ones
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.types import Applicability
 
@@ -85,7 +86,7 @@ def forward(model, input_ids, attention_mask=None):
                 f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
                 f"{facts.line(padded.node)}: the model attends to padding"
             )
-            if ones.pads_only:
+            if isinstance(ones, Ones) and ones.pads_only:
                 message = (
                     f"attention mask is padded with ones where `{what}` is padded by `{facts.brief(padded.node)}` "
                     f"on line {facts.line(padded.node)}: the model attends to padding"
@@ -95,7 +96,7 @@ def forward(model, input_ids, attention_mask=None):
     def fix(self, facts: ModuleFacts, event: OnesAtMask) -> FixProposal | None:
         padded = event.padded
         ones = event.ones
-        if ones.pads_only and isinstance(ones.node, cst.BinaryOperation):
+        if isinstance(ones, Ones) and ones.pads_only and isinstance(ones.node, cst.BinaryOperation):
             # `mask += [1] * gap`: the run over the padding becomes zeros, whatever the rest is.
             count = ones.node.right if isinstance(ones.node.left, cst.List) else ones.node.left
             return FixProposal(
