@@ -10,7 +10,7 @@ anywhere later silences.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 
@@ -200,7 +200,9 @@ class ModuleFacts:
     mask_lost: list[MaskLost] = field(default_factory=list)
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
-    fix_memo: dict[str, Any] = field(default_factory=dict, repr=False)  # what fixes work out once per module
+    # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.
+    module_names: set[str] | None = field(default=None, repr=False)
+    quote: str | None = None
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)
     pad_eos: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again

@@ -128,11 +128,11 @@ def _contains(outer, inner) -> bool:
     ) >= (inner.end.line, inner.end.column)
 
 
-def module_names(facts: ModuleFacts) -> set:
+def module_names(facts: ModuleFacts) -> set[str]:
     """Every identifier of the module: a name a fix binds must not be one of them."""
-    names = facts.fix_memo.get("names")
+    names = facts.module_names
     if names is None:
-        names = facts.fix_memo["names"] = {n.value for n in _walk(facts.module) if isinstance(n, cst.Name)}
+        names = facts.module_names = {n.value for n in _walk(facts.module) if isinstance(n, cst.Name)}
     return names
 
 
@@ -150,7 +150,7 @@ def line_length(facts: ModuleFacts) -> int:
 
 def quote(facts: ModuleFacts) -> str:
     """The module's string quote: `'` when most of its plain string literals use it, else `"`."""
-    found = facts.fix_memo.get("quote")
+    found = facts.quote
     if found is None:
         single = double = 0
         for n in _walk(facts.module):
@@ -160,7 +160,7 @@ def quote(facts: ModuleFacts) -> str:
                     continue
                 single += body.startswith("'")
                 double += body.startswith('"')
-        found = facts.fix_memo["quote"] = "'" if single > double else '"'
+        found = facts.quote = "'" if single > double else '"'
     return found
 
 
