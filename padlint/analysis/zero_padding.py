@@ -11,7 +11,7 @@ added to. A run of zeros is taken as padding when what it pads is token ids:
   a buffer of ids, not of features) or the rows are a tokenizer's ids.
 
 The padding then holds 0 where the loss ignores only -100 and where the mask must be 0, whatever
-the tokenizer's pad id is. Labels padded this way are reported (PAD006) only when the rows are a
+the tokenizer's pad id is. Labels padded this way are recorded as padded with a token only when the rows are a
 tokenizer's ids: 0 is a real class in binary and tagging labels.
 """
 
