@@ -20,6 +20,7 @@ from padlint.analysis.values import (
     Encoding,
     Gap,
     GoodMask,
+    LossInstance,
     Masked,
     MeanValue,
     Ones,
@@ -192,11 +193,11 @@ class ExpressionEvaluator(WalkerState):
     eval_ConcatenatedString = eval_SimpleString
 
     def eval_List(self, expr: cst.List) -> Value:
-        return self.union(e.value for e in expr.elements)
+        return _many(self.union(e.value for e in expr.elements))
 
     def eval_Tuple(self, expr: cst.Tuple) -> Value:
         items = tuple(self.evaluate(e.value) for e in expr.elements)
-        return frozenset().union(*items) | {TupleOf(items)}
+        return _many(frozenset().union(*items)) | {TupleOf(items)}
 
     eval_Set = eval_List
 
@@ -295,7 +296,7 @@ class ExpressionEvaluator(WalkerState):
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
                 return frozenset({ones})
-            return frozenset(self.as_rows(t) for t in value)
+            return _many(frozenset(self.as_rows(t) for t in value))
         finally:
             self.env = saved
 
@@ -350,6 +351,13 @@ class ExpressionEvaluator(WalkerState):
         local = self.local_call(call)
         if local is not None:
             return local
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            key = place_key(func)
+            held = self.env.get(key) if key is not None else None
+            if held and tags_of(held, LossInstance):
+                self.evaluate_args(call)
+                self.loss_module_called(call, held)
+                return EMPTY
         if isinstance(func, cst.Attribute):
             if P.is_tokenizer_expression(func):  # `self.tokenizer(...)`
                 return self.tokenizer_call(call, None)
@@ -366,8 +374,7 @@ class ExpressionEvaluator(WalkerState):
     def known_function(self, call: cst.Call, name: str) -> Value | None:
         if name in LOSSES:
             self.evaluate_args(call)
-            self.loss_call(call)
-            return EMPTY
+            return self.loss_call(call)
         if name.rsplit(".", 1)[-1] in P.REPADDING_COLLATORS:
             self.evaluate_args(call)
             self.collator_call(call, name)
@@ -537,6 +544,11 @@ class ExpressionEvaluator(WalkerState):
 def _fills_zero(call: cst.Call) -> bool:
     fill = P.positional(call, 1) or P.keyword(call, "fill_value")
     return fill is not None and P.int_value(fill.value) == 0
+
+
+def _many(value: Value) -> Value:
+    """A list, tuple or comprehension of values: several texts are not one text."""
+    return frozenset(t for t in value if not isinstance(t, OneText))
 
 
 def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -158,6 +158,9 @@ class LossIgnoreIndex:
     call: cst.Call
     arg: cst.Arg | None  # the `ignore_index=` argument; None: the default
     value: int | str | None  # the value ignored (-100 by default; "pad" for a pad id; None: unread)
+    # Are the targets it grades token labels? None: not seen (a loss module whose calls are out of view);
+    # False: every target seen is something else (class indices `y_true`, a score).
+    labels_target: bool | None = None
 
 
 FactT = TypeVar("FactT", bound=Fact)

@@ -24,6 +24,7 @@ from padlint.analysis.facts import (
 from padlint.analysis.values import (
     Copy,
     GoodMask,
+    LossInstance,
     Masked,
     MeanValue,
     Ones,
@@ -218,17 +219,41 @@ class RelativesMixin(WalkerState):
             return number != P.IGNORE_VALUE
         return bool(tags_of(self.evaluate(expr), PadId))
 
-    def loss_call(self, call: cst.Call) -> None:
+    def loss_call(self, call: cst.Call) -> Value:
+        """A loss function called (`F.cross_entropy(logits, labels)`) or a loss module made; the module
+        is returned as a value, so that its calls tell what it grades."""
         target = P.keyword(call, "target") or P.positional(call, 1)
         arg = P.keyword(call, "ignore_index")
         qualified = self.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
         value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
+        fact = LossIgnoreIndex(call, arg, value)
+        self.facts.loss_ignores.append(fact)
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
             labels = self.evaluate(target.value)
             self.label_pads_reaching(labels)
             if value == P.IGNORE_VALUE:  # a loss that ignores the pad id itself needs no -100 (094)
                 self.label_sink(labels, target.value, call, "loss")
-        self.facts.loss_ignores.append(LossIgnoreIndex(call, arg, value))
+            fact.labels_target = self.is_token_labels(target.value)
+            return EMPTY
+        return frozenset({LossInstance(fact)})
+
+    def loss_module_called(self, call: cst.Call, callee: Value) -> None:
+        """`self.criterion(logits, y_true)`: what the loss module grades."""
+        target = P.keyword(call, "target") or P.positional(call, 1)
+        if target is None:
+            return
+        labels = self.is_token_labels(target.value)
+        for instance in tags_of(callee, LossInstance):
+            instance.fact.labels_target = bool(instance.fact.labels_target) or labels
+
+    def is_token_labels(self, target: cst.BaseExpression) -> bool:
+        """Is a loss target known as token labels: labels padded or masked here, a copy of ids, or a
+        place named as labels or targets (`labels.flatten()`, `tgt[:, 1:]`)? Class indices named
+        otherwise (`y_true`) give no evidence that the value is a language model's token ids."""
+        value = self.evaluate(target)
+        if any(isinstance(t, (Padded, Masked, Copy)) for t in value):
+            return True
+        return self.is_label_code(_strip_calls(target)) or _per_position(target)
 
     # ---- masked means, labels aliasing the ids -------------------------------------------------------
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
@@ -370,6 +395,23 @@ def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
             node = node.value
         else:
             return node
+
+
+def _per_position(target: cst.BaseExpression) -> bool:
+    """Is the target reshaped or sliced along a sequence axis (`y.flatten()`, `y.view(-1)`,
+    `y[:, 1:]`)? Then it holds one label per position: token labels, not one class per example."""
+    node = target
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ("flatten", "view", "reshape"):
+                return True
+            node = node.func.value
+        elif isinstance(node, cst.Subscript):
+            if len(node.slice) >= 2:
+                return True
+            node = node.value
+        else:
+            return False
 
 
 def _is_list_value(node) -> bool:

@@ -231,6 +231,13 @@ class OneText:
 
 
 @dataclass(eq=False)
+class LossInstance:
+    """A loss module (`nn.CrossEntropyLoss(...)`): its calls show what targets it grades."""
+
+    fact: Any  # facts.LossIgnoreIndex
+
+
+@dataclass(eq=False)
 class MeanValue:
     """The value of `(x * mask).mean()`: where it goes tells whether its fact (facts.MaskedMean) is a loss."""
 

@@ -83,8 +83,8 @@ def loss_fn(logits, labels):
         seen = set()
         for loss in facts.loss_ignores:
             call, arg, ignored = loss.call, loss.arg, loss.value
-            if ignored is None or ignored in values or call in seen:
-                continue
+            if ignored is None or ignored in values or call in seen or loss.labels_target is False:
+                continue  # (labels_target False: it grades class indices or scores, not token labels)
             seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
             used = ", ".join(sorted(str(v) for v in values))
