@@ -17,14 +17,19 @@ from padlint.analysis.facts import (
     PadIdMaskAtSink,
     UnmaskedListPadding,
 )
+from padlint.analysis.objects import MODEL_SELF_METHODS
 from padlint.analysis.values import (
     Context,
     Copy,
+    DatasetOf,
     Encoding,
     Fill,
     GoodMask,
+    Instance,
     MappedDataset,
     Masked,
+    Model,
+    NoneValue,
     Ones,
     OneText,
     Padded,
@@ -48,8 +53,13 @@ STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "repl
 class CallEvaluator(WalkerState):
     """Mixed into the scope walker next to ExpressionEvaluator."""
 
-    def method_call(self, call: cst.Call, method: str, receiver: cst.BaseExpression) -> Value:
-        recv = self.evaluate(receiver)
+    def method_call(
+        self, call: cst.Call, method: str, receiver: cst.BaseExpression, recv: Value | None = None
+    ) -> Value:
+        recv = self.evaluate(receiver) if recv is None else recv
+        if method in MODEL_SELF_METHODS and any(isinstance(t, (Model, Instance)) for t in recv):
+            self.evaluate_args(call)
+            return frozenset(t for t in recv if isinstance(t, (Model, Instance)))
         if method in TOKENIZER_METHODS and (tags_of(recv, Tokenizer) or P.is_tokenizer_expression(receiver)):
             return self.tokenizer_call(call, method)
         args = self.evaluate_args(call)
@@ -290,7 +300,9 @@ class CallEvaluator(WalkerState):
             return EMPTY
         returned = self.summary_of_callable(fn.value, call)
         encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
-        return frozenset(MappedDataset(e) for e in encodings)
+        # The rows a collate function or a loop reads from the mapped dataset (wiring.py).
+        rows = frozenset({DatasetOf(returned)}) if returned else EMPTY
+        return frozenset(MappedDataset(e) for e in encodings) | rows
 
     # ---- sinks ---------------------------------------------------------------------------------
     def context(self, padded: Padded | None = None) -> Context:
@@ -431,6 +443,10 @@ class CallEvaluator(WalkerState):
                 or _prompt_encoder_input(padded.node, self.module_info)
             ):
                 continue
+            if padded.crossed_at is not None and padded.lost_at is None and not carries_mask:
+                # Handed to a function of the project without their mask, and sent to a model there.
+                self.facts.mask_lost.append(MaskLost(padded.crossed_at, "call", padded=padded, sink=sink))
+                continue
             if padded.lost_at is not None:
                 if carries_mask:
                     # The mask was made again (`ids.ne(pad_id)`, from lengths) and goes along with the
@@ -502,11 +518,13 @@ class CallEvaluator(WalkerState):
         if "labels" in keywords and call not in self.unused_loss_calls:
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
-        model_like = ids is None and P.model_callee(P.last_name(call.func))
+        model_like = ids is None and (P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call))
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
+        mask = keywords.get("attention_mask")
         carries = (
-            "attention_mask" in keywords
+            mask is not None
+            and not _none_only(self.evaluate(mask.value))
             or P.has_star_kwargs(call)
             or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
             or self.consumer_builds_mask(call, keywords)
@@ -542,6 +560,15 @@ class CallEvaluator(WalkerState):
         loaded = T.class_row(model) if model else None
         return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
 
+    def model_by_provenance(self, call: cst.Call) -> bool:
+        """A call of a model whatever its name: a pretrained model, or an instance of a project
+        nn.Module (its forward, or the method called, takes a mask)."""
+        found = self.callees.get(call)
+        if found is None:
+            return False
+        value, method = found
+        return self.model_receiver(value, method)
+
     def check_columns(self, call: cst.Call, method: str, recv: Value) -> None:
         mapped = tags_of(recv, MappedDataset)
         if not mapped:
@@ -567,6 +594,11 @@ def _repeats_one_text(expr: cst.BaseExpression) -> bool:
     if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
         return False
     return any(isinstance(side, cst.List) and len(side.elements) == 1 for side in (expr.left, expr.right))
+
+
+def _none_only(value: Value) -> bool:
+    """`None` handed down from a caller or a default (`attention_mask=None` not passed on)."""
+    return bool(value) and all(isinstance(t, NoneValue) for t in value)
 
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:

@@ -15,19 +15,27 @@ from padlint.analysis.padding import for_clauses
 from padlint.analysis.relatives import LOSS_NAME
 from padlint.analysis.values import (
     Arange,
+    ClassRef,
+    Const,
     Copy,
     DictOf,
     Encoding,
+    Fields,
+    FunctionRef,
     Gap,
     GoodMask,
     LossInstance,
+    Instance,
     Masked,
     MeanValue,
+    Model,
+    NoneValue,
     Ones,
     OneText,
     Padded,
     PadId,
     PadIdMask,
+    Partial,
     ShapeOf,
     TokenIds,
     Tokenizer,
@@ -59,7 +67,12 @@ class ExpressionEvaluator(WalkerState):
     def eval_Name(self, expr: cst.Name) -> Value:
         self.read_place(expr.value, whole=not self.partial_read)
         held = self.env.get(expr.value)
+        if held is None and expr.value in self.imports.from_imports:
+            held = self.project_value(expr.value)  # a function or class of another module
         if held:
+            if all(isinstance(t, (Const, NoneValue)) for t in held) and P.is_pad_id_expression(expr):
+                # `pad_id` handed an int or left to its default: still named as the pad id.
+                return held | {PadId(expr, names=self.versions_of(expr))}
             return self.seen_as(expr, held)
         if P.is_pad_id_expression(expr):
             return frozenset({PadId(expr, names=self.versions_of(expr))})
@@ -71,7 +84,8 @@ class ExpressionEvaluator(WalkerState):
             return held
         here = (expr, self.versions_of(expr))
         return frozenset(
-            PadId(t.node, t.eos_fallback, t.names, (here, *t.aliases)) if isinstance(t, PadId) else t for t in held
+            PadId(t.node, t.eos_fallback, t.names, (here, *t.aliases), t.handed) if isinstance(t, PadId) else t
+            for t in held
         )
 
     def eval_Attribute(self, expr: cst.Attribute) -> Value:
@@ -345,6 +359,9 @@ class ExpressionEvaluator(WalkerState):
         func = call.func
         qualified = self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if qualified is not None:
+            wired = self.wiring_call(call, qualified)
+            if wired is not None:
+                return wired
             handled = self.known_function(call, qualified)
             if handled is not None:
                 return handled
@@ -358,11 +375,30 @@ class ExpressionEvaluator(WalkerState):
                 self.evaluate_args(call)
                 self.loss_module_called(call, held)
                 return EMPTY
+        inherited = self.super_call(call)
+        if inherited is not None:
+            return inherited
         if isinstance(func, cst.Attribute):
             if P.is_tokenizer_expression(func):  # `self.tokenizer(...)`
                 return self.tokenizer_call(call, None)
-            return self.method_call(call, func.attr.value, func.value)
-        callee = self.evaluate(func) if not isinstance(func, cst.Name) else self.env.get(func.value) or EMPTY
+            held = self.env.get(place_key(func) or "")
+            if held and any(isinstance(t, (Instance, FunctionRef, ClassRef, Partial)) for t in held):
+                self.callees[call] = (held, None)  # `self.collator(rows)`: an object stored on self
+                made = self.object_call(call, held)
+                if made is not None:
+                    return made
+            recv = self.evaluate(func.value)
+            self.callees[call] = (recv, func.attr.value)
+            if tags_of(recv, Instance):
+                found = self.method_of_instance(call, func.attr.value, recv)
+                if found is not None:
+                    return found
+            return self.method_call(call, func.attr.value, func.value, recv)
+        callee = self.callee_value(func) if isinstance(func, cst.Name) else self.evaluate(func)
+        self.callees[call] = (callee, None)
+        made = self.object_call(call, callee)
+        if made is not None:
+            return made
         if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
             return self.tokenizer_call(call, None)
         self.evaluate_args(call)
@@ -459,6 +495,9 @@ class ExpressionEvaluator(WalkerState):
         if name.endswith(".from_pretrained") and P.TOKENIZER_FACTORIES.search(name):
             self.evaluate_args(call)
             return frozenset({Tokenizer(call)})
+        if name.endswith(".from_pretrained") and self.pretrained_model(name):
+            self.evaluate_args(call)
+            return frozenset({Model(call)})
         return None
 
     def make_copy(self, node, data: Value, source_code: str) -> Copy:

@@ -206,6 +206,7 @@ class ModuleFacts:
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.
     module_names: set[str] | None = field(default=None, repr=False)
     quote: str | None = None
+    dependencies: set[str] = field(default_factory=set)  # other files of the project this analysis read
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)
     pad_eos: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
@@ -299,6 +300,11 @@ class ModuleFacts:
         if span is None:
             raise LookupError(f"no position for {type(node).__name__}: not a node of this module")
         return span
+
+    def at(self, node: cst.CSTNode) -> str:
+        """Where a node is, for messages: "on line 12", or in another module of the project."""
+        line = self.line(node)
+        return f"on line {line}" if line else "in another module of the project"
 
     def line(self, node: cst.CSTNode) -> int:
         span = self.positions.get(node)

@@ -16,28 +16,46 @@ from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
+from padlint.analysis.importers import Importers
 from padlint.analysis.module_info import gather_module_info, owner_of
+from padlint.analysis.objects import ObjectCalls
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
 from padlint.analysis.shape_flow import ShapeFlow
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
 from padlint.analysis.values import (
+    ClassRef,
     Copy,
     Encoding,
+    Fields,
     FunctionRef,
+    GoodMask,
+    Instance,
     Masked,
+    NoneValue,
     Ones,
     Padded,
     TupleOf,
     Value,
     tags_of,
 )
+from padlint.analysis.wiring import Wiring
 from padlint.analysis.zero_padding import ZeroPadding
 
 
 class ScopeWalker(
-    ExpressionEvaluator, PaddingSteps, CallEvaluator, LocalCalls, RelativesMixin, StoresMixin, ShapeFlow, ZeroPadding
+    ExpressionEvaluator,
+    PaddingSteps,
+    CallEvaluator,
+    LocalCalls,
+    ObjectCalls,
+    Wiring,
+    Importers,
+    RelativesMixin,
+    StoresMixin,
+    ShapeFlow,
+    ZeroPadding,
 ):
     """The walk itself: statements in order, branches, functions, classes (the parts: walker_state.py)."""
 
@@ -48,7 +66,9 @@ class ScopeWalker(
         for stmt in module.body:
             self.facts.current_owner = owner_of(stmt, stmt if isinstance(stmt, cst.ClassDef) else None)
             if isinstance(stmt, cst.FunctionDef):
-                self.walk_function(stmt, self.module_env)
+                env = self.walk_function(stmt, self.module_env)
+                if env is not None and exports_padding(env.returned):
+                    self.exported.add(stmt.name.value)  # an importer may take it to a model (importers.py)
             elif isinstance(stmt, cst.ClassDef):
                 self.walk_class(stmt, self.module_env)
         self.facts.current_owner = None
@@ -65,6 +85,8 @@ class ScopeWalker(
                 if top_level:
                     self.facts.current_owner = owner_of(method, cls)
                 env = self.walk_function(method, class_env)
+                if env is not None and top_level and exports_padding(env.returned):
+                    self.exported.add(cls.name.value)
                 if method.name.value == "__init__" and env is not None:
                     for key, value in env.vars.items():
                         if key.startswith("self."):
@@ -84,6 +106,7 @@ class ScopeWalker(
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
         self.pending_alias_writes, self.guards, self.store_events = {}, [], {}
         self.function_name, self.current_fn = fn.name.value, fn
+        self.return_nodes = []
         self.map_batched = self.module_info.map_batched.get(fn.name.value)
         for param in P.parameters(fn.params):
             annotation = param.annotation.annotation if param.annotation else None
@@ -97,18 +120,19 @@ class ScopeWalker(
             self.execute_block(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
             env = self.env
             env.returned = frozenset().union(*self.returns) if self.returns else EMPTY
+            env.return_nodes = tuple(self.return_nodes)
             return env
         finally:
             self.active.discard(fn)
             self._restore(saved)
 
-    def walk_lambda(self, expr: cst.Lambda, batched: bool | None = None) -> Value:
+    def walk_lambda(self, expr: cst.Lambda, batched: bool | None = None, args: dict | None = None) -> Value:
         saved = self._save()
         self.env = Env(self.env)
         self.map_batched = batched
         self.function_name = "<lambda>"
         for param in P.parameters(expr.params):
-            self.env.vars[param.name.value] = EMPTY
+            self.env.vars[param.name.value] = (args or {}).get(param.name.value, EMPTY)
         try:
             value = self.evaluate(expr.body)
             self.returned(value, expr)
@@ -159,6 +183,8 @@ class ScopeWalker(
             if module_level and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 if isinstance(stmt, cst.FunctionDef):
                     self.env.vars.setdefault(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
+                else:
+                    self.env.vars.setdefault(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
                 continue
             self.execute(stmt)
 
@@ -168,7 +194,13 @@ class ScopeWalker(
                 self.execute_small(small)
         elif isinstance(stmt, cst.If):
             self.evaluate(stmt.test)
-            self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)], guards=[stmt.test, None])
+            known = self.none_test(stmt.test)
+            if known is True:  # `if mask is None:` over a mask the caller passed: never runs
+                self.execute_block(_orelse_body(stmt.orelse))
+            elif known is False:
+                self.execute_block(stmt.body.body)
+            else:
+                self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)], guards=[stmt.test, None])
         elif isinstance(stmt, (cst.For, cst.While)):
             arm = self.env.branch()
             saved, self.env = self.env, arm
@@ -204,7 +236,30 @@ class ScopeWalker(
                 self.walked.add(stmt)
                 self.walk_function(stmt, self.env)
         elif isinstance(stmt, cst.ClassDef):
+            self.env.set(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
             self.walk_class(stmt, self.env)
+
+    def none_test(self, test: cst.BaseExpression) -> bool | None:
+        """False when `x is None` is known to be true, True when it is known to be false (and the
+        other way round for `is not None`); None when unknown. Known only for values handed to a
+        walked call: `None` itself, or a mask, padded ids or an encoding (never a pad id: a
+        tokenizer's pad token may be unset)."""
+        pair = P.comparison_operand(test, (cst.Is, cst.IsNot))
+        if pair is None or not (isinstance(pair[1], cst.Name) and pair[1].value == "None"):
+            return None
+        key = place_key(pair[0])
+        value = self.env.get(key) if key else None
+        if not value:
+            return None
+        if all(isinstance(t, NoneValue) for t in value):
+            is_none = True
+        elif all(isinstance(t, KNOWN_OBJECTS) for t in value):
+            is_none = False
+        else:
+            return None
+        negated = isinstance(test.comparisons[0].operator, cst.IsNot)
+        # True: the body never runs (the test is false).
+        return is_none == negated
 
     def run_branches(self, bodies: list, guards: list | None = None) -> None:
         arms = []
@@ -240,7 +295,8 @@ class ScopeWalker(
         elif isinstance(small, cst.Expr):
             self.evaluate(small.value)
         elif isinstance(small, cst.Return) and small.value is not None:
-            value = self.evaluate(small.value)
+            value = self.evaluate(small.value) | self.returned_fields(small.value)
+            self.return_nodes.append(small.value)
             self.returns.append(value)
             if self.returns_a_loss():
                 self.is_loss(value)
@@ -258,6 +314,20 @@ class ScopeWalker(
                 key = place_key(expr)
                 if key is not None and P.LABEL_NAME.search(key.rsplit(".", 1)[-1]):
                     self.label_sink(self.evaluate(expr), expr, small, "return")
+
+    def returned_fields(self, expr: cst.BaseExpression) -> Value:
+        """A returned dict's entries (a literal, or a place its keys were stored into), so that the
+        caller can read `batch["input_ids"]` of what a helper or a collate function hands back."""
+        if isinstance(expr, cst.Dict) and self.last_dict is not None and self.last_dict[0] is expr:
+            return frozenset({Fields({k: v for k, (v, _) in self.last_dict[1].items()})})
+        key = place_key(expr)
+        if key is None or not isinstance(expr, cst.Name):
+            return EMPTY
+        prefix = f"{key}['"
+        entries = {
+            k[len(prefix) : -2]: v for k, v in self.env.vars.items() if k.startswith(prefix) and k.endswith("']")
+        }
+        return frozenset({Fields(entries)}) if entries else EMPTY
 
     def returned_by_stores(self, expr: cst.BaseExpression) -> None:
         """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
@@ -378,6 +448,22 @@ class ScopeWalker(
             self.list_names.add(name)
 
 
+# Values that are never None: what only an object can be (a pad id can: a tokenizer without one).
+KNOWN_OBJECTS = (GoodMask, Padded, Encoding, Ones, Instance)
+
+
+def exports_padding(value: Value) -> bool:
+    """Does a def hand back padded ids or an encoding (in a tuple or dict too)?"""
+    for tag in value:
+        if isinstance(tag, (Padded, Encoding)):
+            return True
+        if isinstance(tag, TupleOf) and any(exports_padding(item) for item in tag.items):
+            return True
+        if isinstance(tag, Fields) and any(exports_padding(v) for v in tag.entries.values()):
+            return True
+    return False
+
+
 def _is_str_sequence(annotation) -> bool:
     """`Sequence[str]`, `List[str]`, `list[str]`, `Iterable[str]`, `tuple[str, ...]`."""
     if not isinstance(annotation, cst.Subscript) or not annotation.slice:
@@ -395,8 +481,19 @@ def _orelse_body(orelse) -> list:
 
 
 def analyse(module: cst.Module, positions: Positions, imports: P.Imports, filename: str = "-") -> ModuleFacts:
+    from padlint.analysis.project import ModuleContext, Project
+
     facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename)
     info = gather_module_info(module, facts)
     info.imports, info.filename, info.diffusion = imports, filename, imports.diffusion()
-    ScopeWalker(facts, info).run(module)
+    project = Project(filename) if filename not in ("-", "<stdin>", "") else None
+    context = ModuleContext(project.filename if project else "-", module, imports, info, home=True)
+    walker = ScopeWalker(facts, info, project, context)
+    context.env = walker.module_env
+    context.definitions = {s.name.value: s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    if project is not None:
+        project.home = context
+    walker.run(module)
+    if project is not None and walker.exported:
+        walker.walk_importers()
     return facts

@@ -22,6 +22,7 @@ from padlint.analysis.facts import (
     PadIdFallback,
 )
 from padlint.analysis.values import (
+    Const,
     Copy,
     GoodMask,
     LossInstance,
@@ -83,8 +84,12 @@ class RelativesMixin(WalkerState):
         number = P.int_value(expr)
         if number is not None:
             return number
-        if tags_of(self.evaluate(expr), PadId) or P.is_pad_id_expression(expr):
+        value = self.evaluate(expr)
+        if tags_of(value, PadId) or P.is_pad_id_expression(expr):
             return "pad"
+        handed = {t.value for t in value if isinstance(t, Const)}
+        if len(handed) == 1 and all(isinstance(t, Const) for t in value):
+            return handed.pop()  # an int handed to a parameter or stored from one (`ignore_index=0`)
         if isinstance(expr, cst.Name):
             constant = self.constants.get(expr.value)
             if constant is not None:
@@ -103,16 +108,25 @@ class RelativesMixin(WalkerState):
             return  # a value we cannot read (precision first), or -100 spelled another way
         # Reported once these labels reach a labels place (a batch key, `labels=`, a return):
         # SAM's point labels padded with -1 never do.
-        self.facts.pending_label_pads[padded.node] = (how, pad)
+        self.facts.pending_label_pads[padded.node] = (how, pad, self.pad_origin(pad))
+
+    def pad_origin(self, pad: cst.BaseExpression | None) -> cst.CSTNode | None:
+        """Where a label pad value not named as a pad id was handed in as one: the caller's
+        argument (`SummaryCollator(label_pad=tokenizer.pad_token_id)`) is where it goes wrong."""
+        if pad is None or P.is_pad_id_expression(pad):
+            return None
+        handed = [t for t in tags_of(self.evaluate(pad), PadId) if t.handed]
+        return handed[0].node if len(handed) == 1 else None
 
     def label_pads_reaching(self, value: Value) -> None:
         for padded in tags_of(value, Padded):
             pending = self.facts.pending_label_pads.get(padded.node)
             if pending is not None:
-                pad = pending[1]
+                pad, origin = pending[1], pending[2]
                 self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
+                where, written = (origin, origin) if origin is not None else (padded.node, pad)
                 self.facts.record(
-                    self.facts.labels_padded_with_token, LabelsPaddedWithToken(padded.node, pending[0], pad)
+                    self.facts.labels_padded_with_token, LabelsPaddedWithToken(where, pending[0], written)
                 )
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
-from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, Value, tags_of
+from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
@@ -121,10 +121,10 @@ class StoresMixin(WalkerState):
         return False
 
     def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        value = self.evaluate(iterable)
+        value = self.iterated(self.evaluate(iterable))  # a loader yields batches (wiring.py)
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
             name = iterable.func.value
-            sources = [self.evaluate(a.value) for a in iterable.args if a.keyword is None]
+            sources = [self.iterated(self.evaluate(a.value)) for a in iterable.args if a.keyword is None]
             if name == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and sources:
                 self.assign(target.elements[0].value, EMPTY, iterable)
                 self.assign(target.elements[1].value, sources[0], iterable)
@@ -141,6 +141,9 @@ class StoresMixin(WalkerState):
                         self.loop_aliases[element.value.value] = arg_key
                 return
         if isinstance(target, (cst.Tuple, cst.List)):
+            if any(isinstance(t, TupleOf) and len(t.items) == len(target.elements) for t in value):
+                self.assign(target, value, iterable)  # `for ids, labels in loader:` over tuple batches
+                return
             for element in target.elements:
                 self.assign(element.value, EMPTY, iterable)
             return

@@ -3,11 +3,27 @@ bounded, context-sensitive summary (a local `pad_rows()` pads, a local `hide_pad
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env
-from padlint.analysis.values import FunctionRef, Padded, ShapeOf, Value, tags_of
+from padlint.analysis.objects import mask_passed
+from padlint.analysis.values import (
+    Const,
+    Fields,
+    FunctionRef,
+    GoodMask,
+    Instance,
+    NoneValue,
+    Padded,
+    PadId,
+    ShapeOf,
+    TupleOf,
+    Value,
+    tags_of,
+)
 from padlint.analysis.walker_state import WalkerState
 
 MAX_DEPTH = 3  # nested helper calls followed
@@ -22,8 +38,7 @@ class LocalCalls(WalkerState):
         if resolved is None:
             return None
         fn, parent, bound = resolved
-        values = [(a, self.evaluate(a.value)) for a in call.args]
-        return self.summarise(fn, parent, values, bound)
+        return self.call_function(fn, parent, self.argument_values(call), bound, call)
 
     def resolve_local(self, func: cst.BaseExpression):
         if isinstance(func, cst.Name):
@@ -47,25 +62,18 @@ class LocalCalls(WalkerState):
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
                 return stmt, env, True
+        # Inherited: the base class's method, over this object's `self.*` (objects.py).
+        for base, defining in self.lineage(cls, env.parent)[1:]:
+            for stmt in base.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                    return stmt, self.bound_env(Instance(cls, env), defining), True
         return None
 
-    def summarise(self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, batched=None) -> Value:
+    def summarise(self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, batched=None, call=None) -> Value:
         if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0:
             return EMPTY
         self.summaries_left -= 1
-        params = list(P.parameters(fn.params))
-        if bound and params:
-            params = params[1:]
-        args: dict[str, Value] = {}
-        positional = [v for a, v in values if a.keyword is None and not a.star]
-        for param, value in zip(params, positional):
-            args[param.name.value] = value
-        for a, v in values:
-            if a.keyword is not None:
-                args[a.keyword.value] = v
-        # What an earlier walk of this very function padded, handed back to it (a returned shape
-        # passed in again), is not padding that happened before this call.
-        args = {k: frozenset(t for t in v if not _made_in(t, fn)) for k, v in args.items()}
+        args = self.bind_arguments(fn, values, bound, call)
         # A helper walked again with the same values, from the same place, over scopes that no
         # longer change, returns what it returned before: trainers call `self._helper(...)` dozens
         # of times with nothing padded. The budget is spent as if it were walked again.
@@ -81,9 +89,38 @@ class LocalCalls(WalkerState):
             if batched is not None:
                 self.module_info.map_batched[fn.name.value] = saved_batched
         returned = getattr(env, "returned", EMPTY) if env is not None else EMPTY
+        returned = handed_back(returned, call, getattr(env, "return_nodes", ()))
         if key is not None:
             self.summary_memo[key] = returned
         return returned
+
+    def bind_arguments(self, fn: cst.FunctionDef, values: list, bound: bool, call) -> dict[str, Value]:
+        """Parameter -> the value the caller hands it; a parameter left to its default holds
+        `None` or the int it defaults to (`attention_mask=None`, `ignore_index=0`)."""
+        params = list(P.parameters(fn.params))
+        if bound and params:
+            params = params[1:]
+        args: dict[str, Value] = {}
+        positional = [v for a, v in values if a.keyword is None and not a.star]
+        plain = [p for p in params if p.star not in ("*", "**")]
+        for param, value in zip(plain, positional):
+            args[param.name.value] = value
+        for a, v in values:
+            if a.keyword is not None:
+                args[a.keyword.value] = v
+        if not any(a.star for a, _ in values):
+            for param in plain:
+                if param.name.value not in args and param.default is not None:
+                    args[param.name.value] = _default_value(param.default)
+        # What an earlier walk of this very function padded, handed back to it (a returned shape
+        # passed in again), is not padding that happened before this call.
+        args = {k: frozenset(t for t in v if not _made_in(t, fn)) for k, v in args.items()}
+        if call is not None:
+            # Ids go in without their mask: if the callee hands them to a model, the mask was left
+            # behind here (ids_sink reports the call). A pad id handed in is the caller's choice.
+            passed = mask_passed(values)
+            args = {k: frozenset(_crossing(t, None if passed else call) for t in v) for k, v in args.items()}
+        return args
 
     def _memo_key(self, fn: cst.FunctionDef, parent: Env, args: dict, batched) -> tuple | None:
         if not MEMO:
@@ -115,6 +152,57 @@ class LocalCalls(WalkerState):
             return EMPTY
         fn, parent, bound = resolved
         return self.summarise(fn, parent, [], bound, batched)
+
+
+def _default_value(default: cst.BaseExpression) -> Value:
+    if isinstance(default, cst.Name) and default.value == "None":
+        return frozenset({NoneValue(default)})
+    number = P.int_value(default) if not isinstance(default, cst.Name) else None
+    return frozenset({Const(number)}) if number is not None else EMPTY
+
+
+def _crossing(tag, call):
+    if isinstance(tag, PadId) and not tag.handed:
+        return dataclasses.replace(tag, handed=True)
+    if call is not None and isinstance(tag, Padded) and tag.encoding and tag.lost_at is None and tag.crossed_at is None:
+        return tag.but(crossed_at=call)
+    return tag
+
+
+def handed_back(value: Value, call, return_nodes) -> Value:
+    """What a walked function hands back, as its caller sees it: a crossing of this call is over,
+    and ids read from an encoding of the callee leave its mask behind unless a mask goes back too
+    (the encoding's name means nothing in the caller)."""
+    if not value:
+        return value
+    mask_back = _holds(value, GoodMask)
+    where = return_nodes[0] if return_nodes else None
+
+    def convert(tag):
+        if isinstance(tag, Padded):
+            if tag.crossed_at is call and call is not None:
+                tag = tag.but(crossed_at=None)
+            if tag.encoding and tag.lost_at is None and tag.crossed_at is None:
+                tag = tag.but(encoding=None) if mask_back or where is None else tag.but(encoding=None, lost_at=where)
+            return tag
+        if isinstance(tag, TupleOf):
+            return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
+        if isinstance(tag, Fields):
+            return Fields({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()})
+        return tag
+
+    return frozenset(convert(t) for t in value)
+
+
+def _holds(value: Value, kind: type) -> bool:
+    for tag in value:
+        if isinstance(tag, kind):
+            return True
+        if isinstance(tag, TupleOf) and any(_holds(item, kind) for item in tag.items):
+            return True
+        if isinstance(tag, Fields) and any(_holds(v, kind) for v in tag.entries.values()):
+            return True
+    return False
 
 
 def _made_in(tag, fn: cst.FunctionDef) -> bool:

@@ -8,7 +8,7 @@ made through another.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -44,6 +44,7 @@ class Padded:
     # None once positions moved (a start token inserted, rows folded): the encoding's mask no longer fits.
     template: str | None = "§"
     mask_kind: str | None = None  # kind of the encoding's own mask ("list" even when the ids became tensors)
+    crossed_at: cst.CSTNode | None = None  # a call of project code the ids went into without their mask
 
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)
@@ -82,6 +83,7 @@ class PadId:
     eos_fallback: bool = False  # `pad or eos` / `pad if pad is not None else eos`
     names: tuple = ()  # bindings the node's code reads, where it was written
     aliases: tuple = ()  # (expression, bindings) of names it was read through, latest first
+    handed: bool = False  # handed to a walked call by its caller (a constructor argument, say)
 
 
 @dataclass(eq=False)
@@ -272,3 +274,69 @@ class ZeroFilled:
     kind: str
     integer: bool = False
     padded: Padded | None = None
+
+
+# ---- objects, wiring and the project's own code (objects.py, wiring.py, project.py) ----------------
+@dataclass(eq=False)
+class ClassRef:
+    """A class defined in the scanned project (its body can be read)."""
+
+    node: cst.ClassDef = field(repr=False)
+    env: object = field(repr=False)  # the Env it was defined in
+
+
+@dataclass(eq=False)
+class Instance:
+    """An instance of a project class: what its `__init__` stored on `self` for these arguments."""
+
+    cls: cst.ClassDef = field(repr=False)
+    env: object = field(repr=False)  # Env of `self.*` places; its parent is the class's module env
+    model: bool = False  # an nn.Module / PreTrainedModel subclass: calling it runs a model
+
+
+@dataclass(eq=False)
+class Model:
+    """A model by provenance: what `*.from_pretrained(...)` of a model class returns."""
+
+    node: cst.CSTNode = field(repr=False)
+
+
+@dataclass(eq=False)
+class Batches:
+    """Iterating this value (a DataLoader) yields `item` (one batch)."""
+
+    item: Value
+
+
+@dataclass(eq=False)
+class DatasetOf:
+    """A dataset whose items are `item` (what `__getitem__` or a map function returns)."""
+
+    item: Value
+
+
+# The entries of a dict handed back by a function, by key: a dict literal's (DictOf), or the keys
+# stored into a returned place (`batch["input_ids"] = ...; return batch`).
+Fields = DictOf
+
+
+@dataclass(eq=False)
+class Partial:
+    """`functools.partial(fn, *args, **kwargs)`: fn with some arguments bound."""
+
+    func: Value
+    args: tuple  # (keyword or None, Value) pairs, in call order
+
+
+@dataclass(eq=False)
+class Const:
+    """An int handed to a parameter (a literal argument or default): `ignore_index=0`."""
+
+    value: int
+
+
+@dataclass(eq=False)
+class NoneValue:
+    """`None`, handed to a parameter (`attention_mask=None` left to its default)."""
+
+    node: cst.CSTNode | None = field(default=None, repr=False)

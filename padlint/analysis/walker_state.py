@@ -10,6 +10,7 @@ type-checked on its own, and mypy checks that each implementation matches its de
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import Any
 
 import libcst as cst
 
@@ -20,10 +21,11 @@ from padlint.analysis.shape_ops import KeepsPadding
 from padlint.analysis.values import Copy, Encoding, Fill, Padded, Value
 
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
+INSTANCE_METHOD_WALKS = 40  # methods walked over constructed instances, per module
 
 
 class WalkerState:
-    def __init__(self, facts: ModuleFacts, info: ModuleInfo):
+    def __init__(self, facts: ModuleFacts, info: ModuleInfo, project: Any = None, context: Any = None):
         self.facts = facts
         self.imports = facts.imports
         # The names a call to arange can end with here (mentions_call): `arange`, or what it was imported as.
@@ -65,6 +67,19 @@ class WalkerState:
         # place -> the label and mask events its last store in this walk raised: a later store into
         # the same place replaces the value the consumer receives, so those events are withdrawn.
         self.store_events: dict[str, tuple[list[LabelsAtSink], list[OnesAtMask]]] = {}
+        self.return_nodes: list[cst.BaseExpression] = []  # the expressions the function being walked returns
+        # Objects and the project's other modules (objects.py, wiring.py, importers.py, project.py).
+        self.project = project  # project.Project, or None for a text without a file
+        self.module_context = context  # the module whose code is being walked (project.ModuleContext)
+        self.contexts: dict[int, Any] = {id(self.module_env): context}  # globals env -> its module
+        self.imported: dict[tuple, Value | None] = {}  # (module path, name) -> what an imported name is
+        self.instances: dict[tuple, Value] = {}  # (class, constructor values) -> the instance
+        self.bases: dict[int, list] = {}  # class -> its project base classes
+        self.bound_envs: dict[tuple[int, int], Env] = {}
+        self.instance_walks = INSTANCE_METHOD_WALKS
+        self.exported: set[str] = set()  # top-level defs and classes that hand back padded values
+        # call -> (what its callee or receiver holds, method name or None)
+        self.callees: dict[cst.Call, tuple[Value, str | None]] = {}
 
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)
@@ -244,3 +259,91 @@ class WalkerState:
 
     @abstractmethod
     def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None: ...
+
+    # ---- summaries.py
+    @abstractmethod
+    def summarise(
+        self,
+        fn: cst.FunctionDef,
+        parent: Env,
+        values: list,
+        bound: bool,
+        batched: bool | None = None,
+        call: cst.Call | None = None,
+    ) -> Value: ...
+
+    @abstractmethod
+    def bind_arguments(
+        self, fn: cst.FunctionDef, values: list, bound: bool, call: cst.Call | None
+    ) -> dict[str, Value]: ...
+
+    # ---- objects.py
+    @abstractmethod
+    def call_function(
+        self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, call: cst.Call | None, cls: Any = None
+    ) -> Value: ...
+
+    @abstractmethod
+    def call_method(self, inst: Any, found: tuple, values: list, call: cst.Call | None) -> Value: ...
+
+    @abstractmethod
+    def argument_values(self, call: cst.Call) -> list: ...
+
+    @abstractmethod
+    def argument_value(self, expr: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
+    def callee_value(self, func: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
+    def object_call(self, call: cst.Call, callee: Value) -> Value | None: ...
+
+    @abstractmethod
+    def method_of_instance(self, call: cst.Call, name: str, receiver: Value) -> Value | None: ...
+
+    @abstractmethod
+    def project_value(self, name: str) -> Value | None: ...
+
+    @abstractmethod
+    def super_call(self, call: cst.Call) -> Value | None: ...
+
+    @abstractmethod
+    def pretrained_model(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def model_receiver(self, value: Value, method: str | None) -> bool: ...
+
+    @abstractmethod
+    def prepare_context(self, context: Any) -> None: ...
+
+    @abstractmethod
+    def in_context(self, context: Any) -> Any: ...
+
+    @abstractmethod
+    def find_method(self, inst: Any, name: str) -> tuple | None: ...
+
+    @abstractmethod
+    def lineage(self, cls: cst.ClassDef, env: Any, depth: int = 0) -> list: ...
+
+    @abstractmethod
+    def bound_env(self, inst: Any, defining_env: Any) -> Env: ...
+
+    # ---- wiring.py
+    @abstractmethod
+    def wiring_call(self, call: cst.Call, qualified: str) -> Value | None: ...
+
+    @abstractmethod
+    def wired_constructor(self, qualified: str, call: cst.Call, values: list | None) -> Value | None: ...
+
+    @abstractmethod
+    def iterated(self, value: Value) -> Value: ...
+
+    # ---- flow.py
+    @abstractmethod
+    def walk_class(self, cls: cst.ClassDef, parent: Env, only: Any = None) -> None: ...
+
+    @abstractmethod
+    def execute(self, stmt: cst.CSTNode) -> None: ...
+
+    @abstractmethod
+    def execute_block(self, body: Any, module_level: bool = False) -> None: ...

@@ -97,10 +97,12 @@ LABELS_ALIAS_AFTER = re.compile(
 class Look(Reach):
     """The text of one file, with lazily computed matches, scopes and their connections."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, filename: str | None = None):
         if "\r" in text:  # lines end in "\n" here, whatever the file uses (one for one, so rows stay)
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.text = text
+        self.filename = filename
+        self._project: dict | None = None  # imported project definitions that pad (project_text.py)
         self._positions: dict[str, list[int]] = {}
         self._literals: dict[tuple[str, bool], list[int]] = {}  # (word, lower) -> where it occurs
         self._words: dict[str, bool] = {}  # lower-cased word -> in the lower-cased text
@@ -176,8 +178,33 @@ class Look(Reach):
         """Does the lower-cased text hold `word` (lower-case) anywhere, comments included?"""
         held = self._words.get(word)
         if held is None:
-            held = self._words[word] = word in self.lower
+            # An imported helper's words are this text's where it is called (`build_batch(...)` pads).
+            held = self._words[word] = word in self.lower or any(word in body for _, body in self.project().values())
         return held
+
+    def project(self) -> dict:
+        """The project definitions this text imports that pad: name -> (features, their text)."""
+        if self._project is None:
+            from padlint.look.project_text import padding_imports
+
+            self._project = padding_imports(self.filename, self.text)
+        return self._project
+
+    def _project_padding(self, feature: str) -> list[int]:
+        """Where an imported project definition with `feature` is named: a call of a padding helper,
+        a padding collator made; named as a base class, every method of the subclass."""
+        text, found = self.text, []
+        for local, (features, _) in self.project().items():
+            if feature not in features:
+                continue
+            for pos in self._literal(local):
+                if not is_name_at(text, pos, local) or not self.in_code(pos) or self._in_import(pos):
+                    continue
+                if self.unit_at(pos) == -1:  # `class Rerank(PaddingBase):`, its methods inherit the padding
+                    found += self._class_methods_at(pos)
+                else:
+                    found.append(pos)
+        return found
 
     # -- the features
     def _find_pad_step(self) -> list[int]:
@@ -199,6 +226,8 @@ class Look(Reach):
             if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
+        if self.filename:
+            found += self._project_padding("pad_step") + self._project_padding("tokenizer_padding")
         return sorted(found)
 
     def _zero_padding(self) -> list[int]:
@@ -219,7 +248,8 @@ class Look(Reach):
         return found
 
     def _find_tokenizer_padding(self) -> list[int]:
-        return [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
+        found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
+        return sorted(found + self._project_padding("tokenizer_padding")) if self.filename else found
 
     def _find_repadding(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True, call_only=True)]

@@ -43,21 +43,28 @@ def _words(codes: frozenset[str]) -> tuple[str, ...] | None:
     return tuple(sorted(words))
 
 
-def may_fire(text: str, codes: Collection[str]) -> bool:
-    """False only if no enabled rule (codes, PAD000 aside) can have a finding in `text`: the words."""
+def may_fire(text: str, codes: Collection[str], filename: str | None = None) -> bool:
+    """False only if no enabled rule (codes, PAD000 aside) can have a finding in `text`: the words
+    (in the text, or in a padding helper of the project that it imports: `filename` says where)."""
     words = _words(frozenset(codes) - {SYNTAX_ERROR_CODE})
     if words is None:
         return True
     lower = text.lower()  # one pass in C; far cheaper than a case-insensitive regex
-    return any(w in lower for w in words)
+    if any(w in lower for w in words):
+        return True
+    if filename and "import" in text:
+        from padlint.look.project_text import padding_imports
+
+        return bool(padding_imports(filename, text))
+    return False
 
 
-def look_may_fire(text: str, codes: Collection[str]) -> bool:
+def look_may_fire(text: str, codes: Collection[str], filename: str | None = None) -> bool:
     """The sharp look (first_look.py) after the words: False only if no enabled rule can fire."""
-    return look_plan(text, codes) is not False
+    return look_plan(text, codes, filename) is not False
 
 
-def look_plan(text: str, codes: Collection[str]) -> bool | str:
+def look_plan(text: str, codes: Collection[str], filename: str | None = None) -> bool | str:
     """What the sharp look leaves to the analysis: False (nothing can fire), True (the whole text),
     or a reduced text (the defs and classes no rule needs cut to one-line stubs) that
     has a finding only if the whole text may: analyse that first, and the whole text only if it
@@ -65,7 +72,7 @@ def look_plan(text: str, codes: Collection[str]) -> bool | str:
     from padlint.look.first_look import Look
     from padlint.look.reach import reduced_text
 
-    look = Look(text)
+    look = Look(text, filename)
     keep: set = set()
     for rule in _rule_classes(frozenset(codes) - {SYNTAX_ERROR_CODE}):
         words = _words(frozenset({rule.code}))

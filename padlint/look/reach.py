@@ -77,6 +77,8 @@ class Reach:
         self._class_starts: list[int] = []
         self._class_ends: list[int] = []
         self._top_classes: list[tuple[int, int, str, int]] = []  # (start, end, name, index of its first def)
+        self._class_names: dict[int, str] = {}  # class id -> its name
+        self._class_ids: dict[str, list[int]] = {}  # class name -> the ids of classes so named
         self._functions: dict[str, list[int]] | None = None  # filled by _index()
         self._methods: dict[tuple, list[int]] = {}
         self._members: dict = {}
@@ -102,6 +104,8 @@ class Reach:
             end = self._end_of_block(m.end(), indent)
             if m.group(2) == "class":
                 class_id += 1
+                self._class_names[class_id] = m.group(3)
+                self._class_ids.setdefault(m.group(3), []).append(class_id)
                 self._class_starts.append(start)
                 self._class_ends.append(end)
                 if indent == 0:
@@ -124,6 +128,15 @@ class Reach:
             if not self._triple(m.end()) and not self.text.endswith("\\", 0, m.start()):
                 return m.start() + 1  # the start of that line (not the tail of a `\` continuation)
             pos = m.end()
+
+    def _class_methods_at(self, pos: int) -> list[int]:
+        """The starts of the methods of the class whose header or body holds `pos`."""
+        units = self.units()
+        j = bisect.bisect_right(self._class_starts, pos) - 1
+        if j < 0:
+            return []
+        start, end = self._class_starts[j], self._class_ends[j]
+        return [u.start for u in units if start <= u.start < end]
 
     def unit_at(self, pos: int) -> int | None:
         """The index of the def that holds `pos`; None for script code; -1 for a class body."""
@@ -290,8 +303,13 @@ class Reach:
         body = self.text[u.start : u.end]
         functions = self._index()
         found: list = []
-        for name in set(BARE_NAME.findall(body)) & functions.keys():
+        names = set(BARE_NAME.findall(body))
+        for name in names & functions.keys():
             found += functions[name]
+        for name in names & self._class_ids.keys():
+            # `Builder(...)` then `builder.make_batch(...)`: an instance's methods run for its maker.
+            for cls in self._class_ids[name]:
+                found += self._members.get(cls, ())
         if u.kind == "method":
             for name in set(SELF_ATTR.findall(body)):
                 found += self._methods.get((u.cls, name), ())
@@ -333,6 +351,15 @@ class Reach:
     def _find_callers(self, i: int) -> set:
         text, u = self.text, self.units()[i]
         found: set = set()
+        if u.kind == "method":
+            # Where the class is named (constructed, subclassed, handed on): its instances' methods are
+            # called from there, whatever the instance is called.
+            name = self._class_names.get(u.cls, "")
+            for pos in self._literal(name) if name else ():
+                where = self.unit_at(pos)
+                if where != -1 and where != i and is_name_at(text, pos, name) and self.in_code(pos):
+                    if where is None or self.units()[where].cls != u.cls:
+                        found.add(where)
         name = "self" if u.name == "__call__" else u.name
         for pos in self._literal(name):
             end = pos + len(name)

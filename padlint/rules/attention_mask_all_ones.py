@@ -83,8 +83,8 @@ def forward(model, input_ids, attention_mask=None):
             padded = event.padded
             what = shorten(event.padded_code) if event.padded_code else "the padded ids"
             message = (
-                f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` on line "
-                f"{facts.line(padded.node)}: the model attends to padding"
+                f"attention mask is all ones over `{what}`, padded by `{facts.brief(padded.node)}` "
+                f"{facts.at(padded.node)}: the model attends to padding"
             )
             if isinstance(ones, Ones) and ones.pads_only:
                 message = (

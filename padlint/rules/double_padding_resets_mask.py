@@ -67,7 +67,7 @@ def collator(tokenizer):
         for event in facts.unmasked_list_padding:
             padded = event.padded
             message = (
-                f"features padded by `{facts.brief(padded.node)}` on line {facts.line(padded.node)} carry no "
+                f"features padded by `{facts.brief(padded.node)}` {facts.at(padded.node)} carry no "
                 "attention_mask: the collator that pads them again builds it as all ones"
             )
             yield Finding(event.node, message, self.fix(facts, event))

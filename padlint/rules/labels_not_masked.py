@@ -76,8 +76,8 @@ def group_texts(examples, block=512):
             seen.add(event.node)
             padded = event.padded
             message = (
-                f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` on line "
-                f"{facts.line(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
+                f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "
+                f"{facts.at(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
             yield Finding(event.node, message, self.fix(facts, event))
 

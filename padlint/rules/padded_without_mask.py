@@ -17,6 +17,7 @@ MESSAGES = {
     "subscript": "only `input_ids` is kept from a padded tokenizer call: its attention mask is lost and the model attends to padding",
     "encode": "`encode(..., padding=...)` returns padded ids without an attention mask: the model attends to padding",
     "sink": "padded `input_ids` reach the model without the attention mask of `{encoding}`: the model attends to padding",
+    "call": "padded `input_ids` go into this call without their attention mask, and reach a model inside it: the model attends to padding",
     "columns": "the dataset keeps `input_ids` of padded features but drops their `attention_mask` column",
 }
 

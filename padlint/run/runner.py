@@ -104,7 +104,7 @@ def _analyse(task: tuple) -> tuple:
     if look != "full":
         from padlint.look import prefilter
 
-        plan = prefilter.look_plan(text, select) if look == "sharp" else False
+        plan = prefilter.look_plan(text, select, filename) if look == "sharp" else False
         if plan is False:
             if not report_invalid or prefilter.parses(text):
                 return ("ok", [], text, [], None, False)
@@ -264,7 +264,7 @@ class Runner:
 
             # The word look is cheap enough for this process; the sharp look and the syntax check
             # of skipped files run in the workers, in parallel.
-            job.look = "sharp" if prefilter.may_fire(source.text, select) else "syntax"
+            job.look = "sharp" if prefilter.may_fire(source.text, select, filename) else "syntax"
             if job.look == "syntax" and not report_invalid:
                 self.result.stats["skipped"] += 1
                 self._store(job, [])

@@ -1,0 +1,81 @@
+"""The other side of an import: who uses what the module being linted defines.
+
+A collate function in data.py that returns `enc["input_ids"]` without the mask is a bug only where
+a caller hands those ids to a model: in train.py, which imports it. When a top-level def or class
+of the linted module hands back padded ids or an encoding, the modules beside it that import it
+(project_text.importers) are read, and their code that names it is walked with it (flow.py): what
+reaches a model there reaches it from here, and the findings whose place is in this module are
+this module's. The importers' own findings are theirs: they are reported when they are linted.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from padlint.analysis.project import load
+from padlint.analysis.walker_state import WalkerState
+from padlint.look.project_text import importers, text_of
+
+# The facts rules judge across the whole module (PAD004-PAD012): what an importer adds to them is
+# the importer's own business, reported when it is linted.
+MODULE_WIDE = (
+    "labels_masked_where_pad_id",
+    "pad_id_masks_at_sink",
+    "labels_padded_with_token",
+    "pad_id_fallbacks",
+    "masked_means",
+    "aliases_written_in_place",
+    "unmasked_list_padding",
+    "label_values",
+    "loss_ignores",
+    "lm_collators",
+    "labels_built",
+    "map_calls",
+    "pad_eos",
+    "tokenizer_loads",
+)
+MAX_IMPORTERS = 6  # modules beside the linted one walked for it
+
+
+class Importers(WalkerState):
+    """Mixed into the scope walker."""
+
+    def walk_importers(self) -> None:
+        facts = self.facts
+        # Module-wide judgements (PAD004-PAD012 compare values across the whole module) stay this
+        # module's own: what an importer pads or which loss it calls is not this module's business.
+        lists = [getattr(facts, name) for name in MODULE_WIDE]
+        sizes = [len(values) for values in lists]
+        flags = (facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data)
+        names = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(self.exported)) + r")\b")
+        for path in importers(self.project.filename)[:MAX_IMPORTERS]:
+            text = text_of(path)
+            context = load(path) if text is not None and names.search(text) else None
+            if context is None:
+                continue
+            self.prepare_context(context)
+            facts.dependencies.add(path)
+            saved_env = self.env
+            with self.in_context(context):
+                self.env = context.env
+                try:
+                    for stmt in context.module.body:
+                        if not names.search(context.module.code_for_node(stmt)):
+                            continue
+                        if isinstance(stmt, cst.FunctionDef):
+                            self.walk_function(stmt, context.env)
+                        elif isinstance(stmt, cst.ClassDef):
+                            self.walk_class(stmt, context.env)
+                        elif not isinstance(stmt, (cst.SimpleStatementLine,)) or not _is_import(stmt):
+                            self.execute(stmt)
+                finally:
+                    self.env = saved_env
+        for values, size in zip(lists, sizes):
+            del values[size:]
+        facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data = flags
+
+
+def _is_import(stmt: cst.SimpleStatementLine) -> bool:
+    return all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body)

@@ -1,0 +1,384 @@
+"""Objects of the scanned project for the scope walker: classes, instances, methods, bases, models.
+
+`RightPadder(tokenizer.pad_token_id)` walks `__init__` with that argument and keeps what it stored on
+`self` as the instance's places; `self.collator(seqs)` then walks `__call__` (`forward` for an
+nn.Module) of that instance with the caller's values, `builder.make_batch(caps)` the method, and
+`super().__init__(...)` or an inherited method the base class's code, also when the base class is
+in another module of the project (project.py). A constructor handed values the analysis tracks also
+walks the class's other methods over the instance (what `__init__` stored can reach a feature dict
+in any of them). A class that subclasses nn.Module (or a pretrained model) makes models: calling an
+instance, or one of its methods that takes a mask, with padded ids and no mask is a model call
+whatever the instance is called; so is what `*.from_pretrained(...)` of a model class returns.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, Env
+from padlint.analysis.values import (
+    ClassRef,
+    Const,
+    Encoding,
+    FunctionRef,
+    GoodMask,
+    Instance,
+    Model,
+    NoneValue,
+    Padded,
+    Value,
+    tags_of,
+)
+from padlint.analysis.walker_state import WalkerState
+
+# Base classes whose subclasses are models: calling an instance runs `forward` on token ids.
+MODEL_BASES = re.compile(r"(^|\.)(Module|PreTrainedModel|\w+PreTrainedModel|PreTrainedModelWrapper)$")
+# `X.from_pretrained(...)` returns a model when X names one (not a tokenizer, config or processor).
+MODEL_FACTORY = re.compile(r"(Model|LM|Encoder|Decoder|For[A-Z]\w*|Transformer|Bert|GPT\w*|T5\w*)$")
+NOT_MODEL_FACTORY = re.compile(r"Tokeni[sz]er|Processor|Config|FeatureExtractor|Scheduler|Pipeline", re.I)
+# Methods of a model that hand back the same model.
+MODEL_SELF_METHODS = {"to", "eval", "train", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_", "to_empty"}
+MASK_PARAM = re.compile(r"(^|_)(attention_mask|attn_mask|mask|masks|padding_mask|pad_mask)$")
+
+
+class ObjectCalls(WalkerState):
+    """Mixed into the scope walker."""
+
+    # ---- module contexts ----------------------------------------------------------------------
+    @contextmanager
+    def in_context(self, context):
+        """Walk code of `context`'s module: its imports, constants and globals."""
+        if context is None or context is self.module_context:
+            yield
+            return
+        self.prepare_context(context)
+        saved = (self.module_context, self.imports, self.module_info, self.constants, self.module_env)
+        self.module_context, self.imports, self.module_info = context, context.imports, context.info
+        self.constants, self.module_env = context.info.constants, context.env
+        try:
+            yield
+        finally:
+            self.module_context, self.imports, self.module_info, self.constants, self.module_env = saved
+
+    def prepare_context(self, context) -> None:
+        """A module read for its definitions: its module facts and the globals its top level binds
+        (nothing is reported from them, and no helper is walked for them)."""
+        if context.info is not None:
+            self.contexts[id(context.env)] = context  # read by an earlier lint of this process
+            return
+        from padlint.analysis.facts import ModuleFacts
+        from padlint.analysis.module_info import gather_module_info
+
+        aside = ModuleFacts(module=context.module, positions={}, imports=context.imports, filename=context.path)
+        context.info = gather_module_info(context.module, aside)
+        context.info.imports, context.info.filename = context.imports, context.path
+        context.info.diffusion = context.imports.diffusion()
+        context.env = Env()
+        self.contexts[id(context.env)] = context
+        saved = (self.facts, self.summaries_left, self.env)
+        self.facts, self.summaries_left = aside, 0
+        try:
+            with self.in_context(context):
+                self.env = context.env
+                self.execute_block(
+                    [s for s in context.module.body if not isinstance(s, (cst.If, cst.For, cst.While, cst.With))],
+                    module_level=True,
+                )
+        finally:
+            self.facts, self.summaries_left, self.env = saved
+            context.env.sealed = True
+
+    def context_of(self, env) -> object:
+        """The module whose globals `env` sits in (None: the module being linted)."""
+        while env is not None and env.parent is not None:
+            env = env.parent
+        return self.contexts.get(id(env))
+
+    # ---- names of project code ------------------------------------------------------------------
+    def project_value(self, name: str) -> Value | None:
+        """What an imported name of the project is: a function or class of another module."""
+        if self.project is None:
+            return None
+        source = self.imports.from_imports.get(name)
+        if source is None:
+            return None
+        key = (self.module_context.path if self.module_context else None, name)
+        if key in self.imported:
+            return self.imported[key]
+        module, level, original = source
+        found = self.project.definition(
+            self.module_context.path if self.module_context else None, module, level, original
+        )
+        value = None
+        if found is not None:
+            node, context = found
+            self.prepare_context(context)
+            ref = FunctionRef(node, context.env) if isinstance(node, cst.FunctionDef) else ClassRef(node, context.env)
+            value = frozenset({ref})
+            if not context.home:
+                self.facts.dependencies.add(context.path)
+        self.imported[key] = value
+        return value
+
+    def callee_value(self, func: cst.BaseExpression) -> Value:
+        """What a callee names: a local or imported function, a class, an instance, a model."""
+        if isinstance(func, cst.Name):
+            held = self.env.get(func.value)
+            if held is None:
+                held = self.project_value(func.value)
+            return held or EMPTY
+        return self.evaluate(func)
+
+    # ---- calls -------------------------------------------------------------------------------------
+    def object_call(self, call: cst.Call, callee: Value, receiver: Value | None = None) -> Value | None:
+        """A call of project code that is not a same-module helper: None if it is none of these."""
+        values = None
+        for tag in callee:
+            if isinstance(tag, FunctionRef) and self.context_of(tag.env) is not self.context_of(self.module_env):
+                values = values or self.argument_values(call)
+                return self.call_function(tag.node, tag.env, values, False, call)
+            if isinstance(tag, ClassRef):
+                values = values or self.argument_values(call)
+                return self.instantiate(tag, values, call)
+            if isinstance(tag, Instance):
+                method = self.find_method(tag, "__call__") or (self.find_method(tag, "forward") if tag.model else None)
+                if method is not None:
+                    values = values or self.argument_values(call)
+                    return self.call_method(tag, method, values, call)
+        return None
+
+    def method_of_instance(self, call: cst.Call, name: str, receiver: Value) -> Value | None:
+        for inst in tags_of(receiver, Instance):
+            found = self.find_method(inst, name)
+            if found is not None:
+                return self.call_method(inst, found, self.argument_values(call), call)
+        return None
+
+    def argument_values(self, call: cst.Call) -> list:
+        return [(a, self.argument_value(a.value)) for a in call.args]
+
+    def argument_value(self, expr: cst.BaseExpression) -> Value:
+        """The value handed to a parameter: what the expression holds, and the literal it is."""
+        value = self.evaluate(expr)
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return value | {NoneValue(expr)}
+        number = P.int_value(expr) if not isinstance(expr, cst.Name) else None
+        if number is None and not value and isinstance(expr, (cst.Name, cst.Attribute)):
+            if not (isinstance(expr, cst.Name) and expr.value in ("True", "False")):
+                resolved = self.resolve_int(expr)
+                number = resolved if isinstance(resolved, int) else None
+        return value | {Const(number)} if number is not None else value
+
+    def call_function(self, fn: cst.FunctionDef, parent, values: list, bound: bool, call, cls=None) -> Value:
+        with self.in_context(self.context_of(parent)), self.class_scope(cls, parent):
+            return self.summarise(fn, parent, values, bound, call=call)
+
+    def call_method(self, inst: Instance, found, values: list, call) -> Value:
+        method, cls, env = found
+        return self.call_function(method, self.bound_env(inst, env), values, True, call, cls=cls)
+
+    @contextmanager
+    def class_scope(self, cls, env):
+        if cls is None:
+            yield
+            return
+        self.class_envs.append((cls, env))
+        try:
+            yield
+        finally:
+            self.class_envs.pop()
+
+    def bound_env(self, inst: Instance, defining_env) -> Env:
+        """The env a method of `inst` runs over: the instance's `self.*` places, over the globals of
+        the module that defines the method (an inherited method reads its own module's names)."""
+        if self.context_of(inst.env) is self.context_of(defining_env):
+            return inst.env
+        key = (id(inst.env), id(defining_env))
+        env = self.bound_envs.get(key)
+        if env is None:
+            env = self.bound_envs[key] = Env(defining_env)
+            env.vars = dict(inst.env.vars)
+            env.sealed = True
+        return env
+
+    # ---- classes -----------------------------------------------------------------------------------
+    def instantiate(self, ref: ClassRef, values: list, call) -> Value:
+        key = (ref.node, tuple((a.keyword.value if a.keyword else None, v) for a, v in values))
+        if key in self.instances:
+            return self.instances[key]
+        self.instances[key] = EMPTY  # a constructor reached again while it runs: unknown
+        env = Env(ref.env)
+        env.sealed = True
+        inst = Instance(ref.node, env, model=self.is_model_class(ref.node, ref.env))
+        init = self.find_method(inst, "__init__")
+        if init is not None:
+            method, cls, defining = init
+            walked = self.walked_env(method, self.bound_env(inst, defining), values, call, cls)
+            if walked is not None:
+                env.vars.update({k: v for k, v in walked.vars.items() if k.startswith("self.")})
+        value = frozenset({inst}) | self.library_base_value(ref, values, call)
+        item = self.find_method(inst, "__getitem__")
+        if item is not None:
+            from padlint.analysis.values import DatasetOf
+
+            value |= {DatasetOf(self.call_method(inst, item, [], call))}
+        if any(v for _, v in values) and any(env.vars.values()):
+            self.walk_instance(inst, call)
+        self.instances[key] = value
+        return value
+
+    def walked_env(self, fn, parent, values: list, call, cls) -> Env | None:
+        """Walk `__init__` with the constructor's values; its final env (what it stored on self)."""
+        if len(self.active) >= 3 or self.summaries_left <= 0:
+            return None
+        self.summaries_left -= 1
+        with self.in_context(self.context_of(parent)), self.class_scope(cls, parent):
+            args = self.bind_arguments(fn, values, True, call)
+            env = self.walk_function(fn, parent, args)
+        return env
+
+    def walk_instance(self, inst: Instance, call) -> None:
+        """Walk the class's other methods over this instance: a labels copy stored by `__init__`
+        reaches the feature dict a method builds (`as_kwargs()`), whoever calls it."""
+        for method, cls, defining in self.methods(inst):
+            if method.name.value in ("__init__", "__getitem__") or self.instance_walks <= 0:
+                continue
+            self.instance_walks -= 1
+            self.call_function(method, self.bound_env(inst, defining), [], True, call, cls=cls)
+
+    def methods(self, inst: Instance) -> list:
+        seen, found = set(), []
+        for cls, env in self.lineage(inst.cls, self.class_env_of(inst)):
+            for stmt in cls.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in seen:
+                    seen.add(stmt.name.value)
+                    found.append((stmt, cls, env))
+        return found
+
+    def class_env_of(self, inst: Instance):
+        return inst.env.parent
+
+    def find_method(self, inst: Instance, name: str):
+        """(method, class, env it was defined in) of `name` on `inst`, looked up through its bases."""
+        for cls, env in self.lineage(inst.cls, self.class_env_of(inst)):
+            for stmt in cls.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                    return stmt, cls, env
+        return None
+
+    def lineage(self, cls: cst.ClassDef, env, depth: int = 0) -> list:
+        """The class and its project bases, depth first (close enough to the MRO for lookups)."""
+        found = [(cls, env)]
+        if depth > 4:
+            return found
+        for base in self.project_bases(cls, env):
+            found += self.lineage(base.node, base.env, depth + 1)
+        return found
+
+    def project_bases(self, cls: cst.ClassDef, env) -> list[ClassRef]:
+        key = id(cls)
+        if key not in self.bases:
+            refs = []
+            with self.in_context(self.context_of(env)):
+                for arg in cls.bases:
+                    if arg.keyword is not None or not isinstance(arg.value, cst.Name):
+                        continue
+                    held = env.get(arg.value.value) if env is not None else None
+                    if held is None:
+                        held = self.project_value(arg.value.value)
+                    refs += tags_of(held or EMPTY, ClassRef)
+            self.bases[key] = refs
+        return self.bases[key]
+
+    def library_bases(self, cls: cst.ClassDef, env) -> list[str]:
+        """Qualified names of the library classes among the class's bases (and its project bases')."""
+        names = []
+        for node, defining in self.lineage(cls, env):
+            with self.in_context(self.context_of(defining)):
+                for arg in node.bases:
+                    if arg.keyword is None and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                        qualified = self.imports.qualify(arg.value)
+                        if qualified:
+                            names.append(qualified)
+        return names
+
+    def is_model_class(self, cls: cst.ClassDef, env) -> bool:
+        return any(MODEL_BASES.search(name) for name in self.library_bases(cls, env))
+
+    def library_base_value(self, ref: ClassRef, values: list, call) -> Value:
+        """A project subclass of a library class the wiring table knows (a Trainer subclass)."""
+        for name in self.library_bases(ref.node, ref.env):
+            wired = self.wired_constructor(name, call, values)
+            if wired is not None:
+                return wired
+        return EMPTY
+
+    # ---- super() -----------------------------------------------------------------------------------
+    def super_call(self, call: cst.Call) -> Value | None:
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Call)
+            and isinstance(func.value.func, cst.Name)
+            and func.value.func.value == "super"
+            and self.class_envs
+        ):
+            return None
+        cls, env = self.class_envs[-1]
+        for base in self.project_bases(cls, self.class_env_parent(env)):
+            inst = Instance(base.node, env)
+            found = self.find_method(inst, func.attr.value)
+            if found is not None:
+                method, owner, defining = found
+                values = self.argument_values(call)
+                walked = None
+                if func.attr.value == "__init__":
+                    walked = self.walked_env(method, self.bound_env(inst, defining), values, call, owner)
+                    if walked is not None:
+                        for key, value in walked.vars.items():
+                            if key.startswith("self."):
+                                self.env.set(key, value)
+                    return EMPTY
+                return self.call_method(inst, found, values, call)
+        return None
+
+    def class_env_parent(self, env):
+        """The env the class was defined in, from a class or instance env (whose parent it is)."""
+        return env.parent if env is not None else None
+
+    # ---- models by provenance ----------------------------------------------------------------------
+    def pretrained_model(self, name: str) -> bool:
+        cls = name.rsplit(".", 2)[-2] if name.count(".") >= 1 else ""
+        return bool(MODEL_FACTORY.search(cls)) and not NOT_MODEL_FACTORY.search(cls)
+
+    def model_receiver(self, value: Value, method: str | None) -> bool:
+        """Is a call on this value (`value(...)`, or `value.method(...)`) a model call?"""
+        if tags_of(value, Model):
+            return True
+        for inst in tags_of(value, Instance):
+            if not inst.model:
+                continue
+            found = self.find_method(inst, method or "forward")
+            if found is not None and any(MASK_PARAM.search(p.name.value) for p in P.parameters(found[0].params)):
+                return True
+        return False
+
+
+def mask_passed(values: list) -> bool:
+    """Does a call hand over a mask with the ids (`attention_mask=...`, a mask positionally, `**enc`)?"""
+    for arg, value in values:
+        if arg.star == "**" or tags_of(value, GoodMask) or tags_of(value, Encoding):
+            return True
+        if arg.keyword is not None and MASK_PARAM.search(arg.keyword.value):
+            if not all(isinstance(t, NoneValue) for t in value) or not value:
+                return True
+    return False
+
+
+def without_crossing(value: Value, call) -> Value:
+    """What a walked call hands back: its own crossing is over (the caller holds the mask again)."""
+    return frozenset(t.but(crossed_at=None) if isinstance(t, Padded) and t.crossed_at is call else t for t in value)
