@@ -308,6 +308,10 @@ class ScopeWalker(
             self.returned(value, small)
             parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
             for part in parts:
+                if isinstance(part, cst.Name) and self.env.get(f"{part.value}['labels']"):
+                    # `model_inputs["labels"].append(labels)` in a batched map function: the features
+                    # handed back hold what was appended (ChatGLM-style preprocessing).
+                    self.label_sink(self.env.get(f"{part.value}['labels']") or EMPTY, part, small, "store")
                 expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
                 if not isinstance(expr, cst.BaseExpression):
                     continue  # the text of a name or a number (`return labels`): no place

@@ -30,6 +30,7 @@ from padlint.analysis.values import (
     Model,
     NoneValue,
     Padded,
+    Partial,
     Value,
     tags_of,
 )
@@ -134,21 +135,21 @@ class ObjectCalls(WalkerState):
         return self.evaluate(func)
 
     # ---- calls -------------------------------------------------------------------------------------
-    def object_call(self, call: cst.Call, callee: Value, receiver: Value | None = None) -> Value | None:
+    def object_call(self, call: cst.Call, callee: Value) -> Value | None:
         """A call of project code that is not a same-module helper: None if it is none of these."""
-        values = None
         for tag in callee:
-            if isinstance(tag, FunctionRef) and self.context_of(tag.env) is not self.context_of(self.module_env):
-                values = values or self.argument_values(call)
-                return self.call_function(tag.node, tag.env, values, False, call)
+            if isinstance(tag, FunctionRef):  # imported, or held by an attribute
+                return self.call_function(tag.node, tag.env, self.argument_values(call), False, call)
             if isinstance(tag, ClassRef):
-                values = values or self.argument_values(call)
-                return self.instantiate(tag, values, call)
+                return self.instantiate(tag, self.argument_values(call), call)
             if isinstance(tag, Instance):
                 method = self.find_method(tag, "__call__") or (self.find_method(tag, "forward") if tag.model else None)
                 if method is not None:
-                    values = values or self.argument_values(call)
-                    return self.call_method(tag, method, values, call)
+                    return self.call_method(tag, method, self.argument_values(call), call)
+            if isinstance(tag, Partial):  # `collate = partial(pad_rows, pad_id=0)`, then `collate(rows)`
+                values = partial_arguments(tag, self.argument_values(call))
+                for fn in tags_of(tag.func, FunctionRef):
+                    return self.call_function(fn.node, fn.env, values, False, call)
         return None
 
     def method_of_instance(self, call: cst.Call, name: str, receiver: Value) -> Value | None:
@@ -382,3 +383,13 @@ def mask_passed(values: list) -> bool:
 def without_crossing(value: Value, call) -> Value:
     """What a walked call hands back: its own crossing is over (the caller holds the mask again)."""
     return frozenset(t.but(crossed_at=None) if isinstance(t, Padded) and t.crossed_at is call else t for t in value)
+
+
+def partial_arguments(partial: Partial, given: list) -> list:
+    """`partial(f, a, k=v)(b)` calls `f(a, b, k=v)`: the (Arg, value) pairs in that order."""
+
+    def arg(keyword: str | None) -> cst.Arg:
+        return cst.Arg(cst.Name("_"), keyword=cst.Name(keyword) if keyword else None)
+
+    first = [(arg(None), v) for k, v in partial.args if k is None]
+    return first + given + [(arg(k), v) for k, v in partial.args if k is not None]

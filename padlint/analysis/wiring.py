@@ -16,6 +16,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY
+from padlint.analysis.objects import partial_arguments
 from padlint.analysis.values import Batches, DatasetOf, FunctionRef, Instance, Partial, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 
@@ -117,8 +118,7 @@ class Wiring(WalkerState):
                 out |= self.call_function(tag.node, tag.env, [rows.arg()], False, None)
             elif isinstance(tag, Partial):
                 for fn in tags_of(tag.func, FunctionRef):
-                    bound = [rows.arg()] + [_Rows(v).arg(keyword) for keyword, v in tag.args]
-                    out |= self.call_function(fn.node, fn.env, bound, False, None)
+                    out |= self.call_function(fn.node, fn.env, partial_arguments(tag, [rows.arg()]), False, None)
             elif isinstance(tag, Instance):
                 found = self.find_method(tag, "__call__")
                 if found is not None:
