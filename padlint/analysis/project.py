@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.look.project_text import definition_text, text_of
+from padlint.look.project_text import definition_text, stamp_of, text_of
 
 # A definition is worth parsing its module when its text mentions something the analysis tracks.
 RELEVANT = re.compile(r"pad|mask|label|ignore|-100|ones|full\s*\(|collat|target|loss|forward|input_ids", re.I)
@@ -69,14 +69,17 @@ class Project:
         return (node, context) if node is not None else None
 
 
-_LOADED: dict[str, ModuleContext | None] = {}
+_LOADED: dict[str, tuple] = {}  # path -> ((mtime, size), context)
 
 
 def load(path: str) -> ModuleContext | None:
-    """The parsed module at `path` with its import table (once per process); None if unreadable."""
-    if path in _LOADED:
-        return _LOADED[path]
+    """The parsed module at `path` with its import table (once per process and version of the
+    file); None if unreadable or not Python."""
     text = text_of(path)
+    stamp = stamp_of(path)
+    held = _LOADED.get(path)
+    if held is not None and held[0] == stamp:
+        return held[1]
     context = None
     if text is not None:
         from padlint.files.source import quiet_parser
@@ -91,5 +94,5 @@ def load(path: str) -> ModuleContext | None:
             for stmt in module.body:
                 if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                     context.definitions[stmt.name.value] = stmt
-    _LOADED[path] = context
+    _LOADED[path] = (stamp, context)
     return context

@@ -22,7 +22,7 @@ TOP_LEVEL = re.compile(r"^[^\s#@)\]}]", re.M)
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 
-_TEXTS: dict[str, str | None] = {}
+_TEXTS: dict[str, tuple] = {}  # path -> ((mtime, size), text)
 _SPANS: dict[str, dict] = {}
 _IMPORTS: dict[str, dict] = {}
 
@@ -49,15 +49,32 @@ def _inside_project(path: str, start: str) -> bool:
 
 
 def text_of(path: str) -> str | None:
-    """The module's text (once per process); None if unreadable or too large."""
-    if path not in _TEXTS:
+    """The module's text (read again when the file changes); None if unreadable or too large."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    held = _TEXTS.get(path)
+    if held is not None and held[0] == stamp:
+        return held[1]
+    for cache in (_SPANS, _IMPORTS):
+        cache.pop(path, None)
+    text = None
+    if stat.st_size <= MAX_BYTES:
         try:
             with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-            _TEXTS[path] = None if len(data) > MAX_BYTES else data.decode("utf-8", "replace")
+                text = handle.read().decode("utf-8", "replace")
         except OSError:
-            _TEXTS[path] = None
-    return _TEXTS[path]
+            text = None
+    _TEXTS[path] = (stamp, text)
+    return text
+
+
+def stamp_of(path: str) -> tuple | None:
+    """(mtime, size) of the text last read from `path`: what a parse of it is valid for."""
+    held = _TEXTS.get(path)
+    return held[0] if held is not None else None
 
 
 def top_level_spans(path: str, text: str) -> dict:
@@ -158,24 +175,22 @@ _PADDING: dict[tuple, tuple] = {}
 def imported_padding(from_file: str, module: str, level: int, name: str) -> tuple[frozenset, str]:
     """What the first look finds in the project definition an import names: its padding features
     ("pad_step", "tokenizer_padding") and its lower-cased text; empty for anything else."""
-    key = (os.path.dirname(os.path.abspath(from_file)), module, level, name)
+    where = definition_text(from_file, module, level, name)
+    if where is None:
+        return frozenset(), ""
+    path, text, (start, end) = where
+    key = (path, start, end, stamp_of(path))
     found = _PADDING.get(key)
     if found is None:
-        found = (frozenset(), "")
-        where = definition_text(from_file, module, level, name)
-        if where is not None:
-            from padlint.look.first_look import Look
+        from padlint.look.first_look import Look
 
-            path, text, (start, end) = where
-            look = _looks.get(path)
-            if look is None:
-                look = _looks[path] = Look(text)
-            features = frozenset(
-                f for f in ("pad_step", "tokenizer_padding") if any(start <= p < end for p in look.positions(f))
-            )
-            if features:
-                found = (features, text[start:end].lower())
-        _PADDING[key] = found
+        look = _looks.get(path)
+        if look is None or look.text is not text:
+            look = _looks[path] = Look(text)
+        features = frozenset(
+            f for f in ("pad_step", "tokenizer_padding") if any(start <= p < end for p in look.positions(f))
+        )
+        found = _PADDING[key] = (features, text[start:end].lower() if features else "")
     return found
 
 
