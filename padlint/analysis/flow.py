@@ -73,9 +73,15 @@ class ScopeWalker(
                 self.walk_class(stmt, self.module_env)
         self.facts.current_owner = None
 
-    def walk_class(self, cls: cst.ClassDef, parent: Env) -> None:
+    def walk_class(self, cls: cst.ClassDef, parent: Env, only=None) -> None:
+        """Walk a class's methods over what `__init__` stores on self (`only`: the methods to walk
+        besides `__init__`, for an importer walked for the module being linted)."""
         class_env = Env(parent)
-        methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+        methods = [
+            s
+            for s in cls.body.body
+            if isinstance(s, cst.FunctionDef) and (only is None or s.name.value == "__init__" or only(s))
+        ]
         methods.sort(key=lambda f: f.name.value != "__init__")  # __init__ first: it sets self.*
         self.class_envs.append((cls, class_env))
         outer = self.facts.current_owner

@@ -10,6 +10,7 @@ this module's. The importers' own findings are theirs: they are reported when th
 
 from __future__ import annotations
 
+import functools
 import re
 
 import libcst as cst
@@ -37,6 +38,7 @@ MODULE_WIDE = (
     "tokenizer_loads",
 )
 MAX_IMPORTERS = 6  # modules beside the linted one walked for it
+MAX_IMPORTER_BYTES = 150_000  # a larger importer (a trainer of thousands of lines) is not parsed for it
 
 
 class Importers(WalkerState):
@@ -52,7 +54,8 @@ class Importers(WalkerState):
         names = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(self.exported)) + r")\b")
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
             text = text_of(path)
-            context = load(path) if text is not None and names.search(text) else None
+            wanted = text is not None and len(text) <= MAX_IMPORTER_BYTES and names.search(text)
+            context = load(path) if wanted else None
             if context is None:
                 continue
             self.prepare_context(context)
@@ -61,20 +64,26 @@ class Importers(WalkerState):
             with self.in_context(context):
                 self.env = context.env
                 try:
-                    for stmt in context.module.body:
-                        if not names.search(context.module.code_for_node(stmt)):
+                    module = context.module
+                    mentions = functools.partial(_mentions, module, names)
+                    for stmt in module.body:
+                        if not mentions(stmt):
                             continue
                         if isinstance(stmt, cst.FunctionDef):
                             self.walk_function(stmt, context.env)
                         elif isinstance(stmt, cst.ClassDef):
-                            self.walk_class(stmt, context.env)
-                        elif not isinstance(stmt, (cst.SimpleStatementLine,)) or not _is_import(stmt):
+                            self.walk_class(stmt, context.env, only=mentions)  # the methods that name it
+                        elif not isinstance(stmt, cst.SimpleStatementLine) or not _is_import(stmt):
                             self.execute(stmt)
                 finally:
                     self.env = saved_env
         for values, size in zip(lists, sizes):
             del values[size:]
         facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data = flags
+
+
+def _mentions(module: cst.Module, names: re.Pattern, node: cst.CSTNode) -> bool:
+    return names.search(module.code_for_node(node)) is not None
 
 
 def _is_import(stmt: cst.SimpleStatementLine) -> bool:

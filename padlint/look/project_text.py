@@ -10,6 +10,7 @@ only for a file of that same package: a project is never resolved into the libra
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 
@@ -84,8 +85,8 @@ def top_level_spans(path: str, text: str) -> dict:
         found = {}
         tops = [m.start() for m in TOP_LEVEL.finditer(text)]
         for m in DEF_AT.finditer(text):
-            later = [t for t in tops if t > m.start()]
-            found[m.group(1)] = (m.start(), later[0] if later else len(text))
+            after = bisect.bisect_right(tops, m.start())
+            found[m.group(1)] = (m.start(), tops[after] if after < len(tops) else len(text))
         _SPANS[path] = found
     return found
 
