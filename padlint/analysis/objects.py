@@ -75,6 +75,7 @@ class ObjectCalls(WalkerState):
         from padlint.analysis.module_info import gather_module_info
 
         aside = ModuleFacts(module=context.module, positions={}, imports=context.imports, filename=context.path)
+        context.aside = aside
         context.info = gather_module_info(context.module, aside)
         context.info.imports, context.info.filename = context.imports, context.path
         context.info.diffusion = context.imports.diffusion()
@@ -175,7 +176,12 @@ class ObjectCalls(WalkerState):
         return value | {Const(number)} if number is not None else value
 
     def call_function(self, fn: cst.FunctionDef, parent, values: list, bound: bool, call, cls=None) -> Value:
-        with self.in_context(self.context_of(parent)), self.class_scope(cls, parent):
+        context = self.context_of(parent)
+        if call is not None and context is not None and context.aside is not None:
+            if any(owner is not None and owner[1] is fn for _, owner in context.aside.pad_eos):
+                # `tok = load_tokenizer(name)` where the project's helper sets the pad token to EOS.
+                self.facts.note_pad_eos(call)
+        with self.in_context(context), self.class_scope(cls, parent):
             return self.summarise(fn, parent, values, bound, call=call)
 
     def call_method(self, inst: Instance, found, values: list, call) -> Value:

@@ -42,6 +42,7 @@ class ModuleContext:
     env: object = None  # env.Env of its globals, filled by the walker on first use
     definitions: dict = field(default_factory=dict)  # top-level name -> FunctionDef | ClassDef
     home: bool = False  # the module being linted
+    aside: object = None  # facts.ModuleFacts gathered for it (where it sets pad to EOS), never reported
 
 
 class Project:

@@ -340,7 +340,8 @@ class Look(Reach):
         ]
 
     def _find_pad_is_eos(self) -> list[int]:
-        return [p for p in self._eos_names() if PAD_IS_EOS_BEFORE.search(self.lower, max(0, p - 320), p)]
+        found = [p for p in self._eos_names() if PAD_IS_EOS_BEFORE.search(self.lower, max(0, p - 320), p)]
+        return sorted(found + self._project_padding("pad_is_eos")) if self.filename else found
 
     def _find_eos_fallback(self) -> list[int]:
         return [p for p in self._eos_names() if OR_BEFORE.search(self.lower, max(0, p - 220), p)]

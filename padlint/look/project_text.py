@@ -171,11 +171,13 @@ def _import_sources(path: str, text: str) -> list[tuple[str, int, str]]:
 
 
 _PADDING: dict[tuple, tuple] = {}
+# What an imported definition can bring into the file that calls it: padding, or pad set to EOS.
+PROJECT_FEATURES = ("pad_step", "tokenizer_padding", "pad_is_eos")
 
 
 def imported_padding(from_file: str, module: str, level: int, name: str) -> tuple[frozenset, str]:
     """What the first look finds in the project definition an import names: its padding features
-    ("pad_step", "tokenizer_padding") and its lower-cased text; empty for anything else."""
+    (PROJECT_FEATURES) and its lower-cased text; empty for anything else."""
     where = definition_text(from_file, module, level, name)
     if where is None:
         return frozenset(), ""
@@ -188,9 +190,7 @@ def imported_padding(from_file: str, module: str, level: int, name: str) -> tupl
         look = _looks.get(path)
         if look is None or look.text is not text:
             look = _looks[path] = Look(text)
-        features = frozenset(
-            f for f in ("pad_step", "tokenizer_padding") if any(start <= p < end for p in look.positions(f))
-        )
+        features = frozenset(f for f in PROJECT_FEATURES if any(start <= p < end for p in look.positions(f)))
         found = _PADDING[key] = (features, text[start:end].lower() if features else "")
     return found
 
