@@ -178,7 +178,7 @@ class ObjectCalls(WalkerState):
     def call_function(self, fn: cst.FunctionDef, parent, values: list, bound: bool, call, cls=None) -> Value:
         context = self.context_of(parent)
         if call is not None and context is not None and context.aside is not None:
-            if any(owner is not None and owner[1] is fn for _, owner in context.aside.pad_eos):
+            if any(owner is not None and owner[1] is fn for _, owner, _tokenizer in context.aside.pad_eos):
                 # `tok = load_tokenizer(name)` where the project's helper sets the pad token to EOS.
                 self.facts.note_pad_eos(call)
         with self.in_context(context), self.class_scope(cls, parent):

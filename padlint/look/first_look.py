@@ -191,19 +191,21 @@ class Look(Reach):
         return self._project
 
     def _project_padding(self, feature: str) -> list[int]:
-        """Where an imported project definition with `feature` is named: a call of a padding helper,
-        a padding collator made; named as a base class, every method of the subclass."""
+        """Where an imported project definition brings `feature` in: a call of a padding helper, a
+        class whose instances pad named (made, handed on), a padding method of one called
+        (`.pad_rows(`, also `self.pad_rows(` in a subclass)."""
         text, found = self.text, []
-        for local, (features, _) in self.project().items():
-            if feature not in features:
-                continue
-            for pos in self._literal(local):
-                if not is_name_at(text, pos, local) or not self.in_code(pos) or self._in_import(pos):
-                    continue
-                if self.unit_at(pos) == -1:  # `class Rerank(PaddingBase):`, its methods inherit the padding
-                    found += self._class_methods_at(pos)
-                else:
-                    found.append(pos)
+        for local, (entries, _) in self.project().items():
+            if feature in entries.get("", ()):
+                found += [
+                    pos
+                    for pos in self._literal(local)
+                    if is_name_at(text, pos, local) and self.in_code(pos) and not self._in_import(pos)
+                ]
+            for method, features in entries.items():
+                if method and feature in features:
+                    call = re.compile(rf"\.\s*{re.escape(method)}\s*\(")
+                    found += [m.start() for m in call.finditer(text) if self.in_code(m.start())]
         return found
 
     # -- the features

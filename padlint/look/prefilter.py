@@ -53,9 +53,9 @@ def may_fire(text: str, codes: Collection[str], filename: str | None = None) -> 
     if any(w in lower for w in words):
         return True
     if filename and "import" in text:
-        from padlint.look.project_text import padding_imports
+        from padlint.look.project_text import uses_padding_import
 
-        return bool(padding_imports(filename, text))
+        return uses_padding_import(filename, text)
     return False
 
 

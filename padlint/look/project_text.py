@@ -10,34 +10,45 @@ only for a file of that same package: a project is never resolved into the libra
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 
 from padlint.analysis.constants import _candidates
 
 MAX_BYTES = 400_000  # larger modules are generated code or vendored libraries: not read
+MAX_LEVEL = 1  # `from .x import` (the same package) and `from x import` (beside, or from the root)
 MAX_HOPS = 3  # re-exports followed (`from .collate import pad_batch` in a package's __init__)
 DEF_AT = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
-TOP_LEVEL = re.compile(r"^[^\s#@)\]}]", re.M)
-FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+NEXT_TOP_LEVEL = re.compile(r"\n[^\s#@)\]}]")
+# Starts with a literal, so the engine finds it fast; that it starts a line is checked after.
+FROM_IMPORT = re.compile(r"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
 PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 
+_RESOLVED: dict[tuple, str | None] = {}  # (directory, module, level) -> the module's file
 _TEXTS: dict[str, tuple] = {}  # path -> ((mtime, size), text)
 _SPANS: dict[str, dict] = {}
 _IMPORTS: dict[str, dict] = {}
 
 
 def module_path(from_file: str | None, module: str, level: int) -> str | None:
-    """The file `from <level dots><module> import ...` names, seen from `from_file`."""
+    """The file `from <level dots><module> import ...` names, seen from `from_file`. Memoised per
+    directory for the process: a module created while a process runs (an editor's) is found after
+    it restarts; a module's content is always read as it is now (text_of)."""
     if not from_file or from_file in ("-", "<stdin>"):
         return None
     start = os.path.abspath(from_file)
-    for path in _candidates(os.path.dirname(start), module, level):
-        path = os.path.abspath(path)
-        if path != start and _inside_project(path, start):
-            return path
-    return None
+    key = (os.path.dirname(start), module, level)
+    if key not in _RESOLVED:
+        _RESOLVED[key] = next(
+            (
+                os.path.abspath(path)
+                for path in _candidates(key[0], module, level)
+                if _inside_project(os.path.abspath(path), start)
+            ),
+            None,
+        )
+    found = _RESOLVED[key]
+    return found if found != start else None
 
 
 def _inside_project(path: str, start: str) -> bool:
@@ -79,16 +90,19 @@ def stamp_of(path: str) -> tuple | None:
 
 
 def top_level_spans(path: str, text: str) -> dict:
-    """name -> (start, end) of each top-level def and class of the module, from its text."""
+    """name -> start of each top-level def and class of the module, from its text (where each
+    ends is found when it is asked for: span_of)."""
     found = _SPANS.get(path)
     if found is None:
-        found = {}
-        tops = [m.start() for m in TOP_LEVEL.finditer(text)]
-        for m in DEF_AT.finditer(text):
-            after = bisect.bisect_right(tops, m.start())
-            found[m.group(1)] = (m.start(), tops[after] if after < len(tops) else len(text))
-        _SPANS[path] = found
+        found = _SPANS[path] = {m.group(1): m.start() for m in DEF_AT.finditer(text)}
     return found
+
+
+def span_of(text: str, start: int) -> tuple[int, int]:
+    """(start, end) of the top-level statement starting at `start`: up to the next line that starts
+    at column 0 with code (a decorator, a closing bracket or a comment does not end it)."""
+    after = NEXT_TOP_LEVEL.search(text, start + 1)
+    return start, after.start() + 1 if after else len(text)
 
 
 def from_imports(path: str | None, text: str) -> dict:
@@ -98,6 +112,9 @@ def from_imports(path: str | None, text: str) -> dict:
     if found is None:
         found = {}
         for m in FROM_IMPORT.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if text[line_start : m.start()].strip():
+                continue  # not a statement of its own (`x = y from ...` cannot be; a string can)
             names = m.group(3).strip("()").replace("\\\n", " ")
             for part in names.split(","):
                 words = part.split("#")[0].split()
@@ -113,7 +130,7 @@ def from_imports(path: str | None, text: str) -> dict:
 def definition_text(from_file: str, module: str, level: int, name: str, hops: int = 0):
     """(path, text, (start, end)) of the top-level def or class `name` of `module` as seen from
     `from_file`, following re-exports; None when it is not a definition of the project."""
-    if hops > MAX_HOPS:
+    if hops > MAX_HOPS or level > MAX_LEVEL:
         return None
     path = module_path(from_file, module, level)
     if path is None:
@@ -121,9 +138,9 @@ def definition_text(from_file: str, module: str, level: int, name: str, hops: in
     text = text_of(path)
     if text is None:
         return None
-    span = top_level_spans(path, text).get(name)
-    if span is not None:
-        return path, text, span
+    start = top_level_spans(path, text).get(name)
+    if start is not None:
+        return path, text, span_of(text, start)
     reexport = from_imports(path, text).get(name)
     if reexport is None:
         return None
@@ -175,36 +192,69 @@ _PADDING: dict[tuple, tuple] = {}
 PROJECT_FEATURES = ("pad_step", "tokenizer_padding", "pad_is_eos")
 
 
-def imported_padding(from_file: str, module: str, level: int, name: str) -> tuple[frozenset, str]:
-    """What the first look finds in the project definition an import names: its padding features
-    (PROJECT_FEATURES) and its lower-cased text; empty for anything else."""
+# What a class's instance runs where the class is named: made, called, iterated, indexed.
+INSTANCE_METHODS = ("__init__", "__call__", "__getitem__", "__iter__", "__next__")
+
+
+def imported_padding(from_file: str, module: str, level: int, name: str) -> tuple[dict, str]:
+    """What the first look finds in the project definition an import names: the features
+    (PROJECT_FEATURES) reached where its name is used ("": a function's own body, or what an
+    instance runs) and, for a class, by each method (called as `.method(`), with the lower-cased
+    text of those parts; ({}, "") for anything else."""
     where = definition_text(from_file, module, level, name)
     if where is None:
-        return frozenset(), ""
+        return {}, ""
     path, text, (start, end) = where
     key = (path, start, end, stamp_of(path))
     found = _PADDING.get(key)
     if found is None:
-        from padlint.look.first_look import Look
-
-        look = _looks.get(path)
-        if look is None or look.text is not text:
-            look = _looks[path] = Look(text)
-        features = frozenset(f for f in PROJECT_FEATURES if any(start <= p < end for p in look.positions(f)))
-        found = _PADDING[key] = (features, text[start:end].lower() if features else "")
+        found = _PADDING[key] = _definition_features(text[start:end])
     return found
 
 
-_looks: dict = {}
+def _definition_features(body: str) -> tuple[dict, str]:
+    if "pad" not in body and "eos" not in body:
+        return {}, ""  # every padding step and pad = EOS the first look finds is spelled so
+    from padlint.look.first_look import Look
+
+    look = Look(body)
+    if body.startswith("class"):
+        parts = [(u.name, u.start, u.end) for u in look.units() if u.kind == "method"]
+    else:
+        parts = [("", 0, len(body))]
+    entries: dict = {}
+    texts = []
+    for part, first, last in parts:
+        # A weak step (`[fill] * n`, a fill that may hold a pad id) is judged where it is, not here.
+        features = frozenset(
+            f for f in PROJECT_FEATURES if any(first <= p < last and p not in look._weak for p in look.positions(f))
+        )
+        if features:
+            entry = "" if part in INSTANCE_METHODS else part
+            entries[entry] = entries.get(entry, frozenset()) | features
+            texts.append(body[first:last].lower())
+    return entries, "\n".join(texts)
 
 
 def padding_imports(filename: str | None, text: str) -> dict:
-    """local name -> (features, lower-cased text) of the imported project definitions that pad."""
+    """local name -> ({"" or method: features}, lower-cased text) of the imported project
+    definitions that pad (or set pad to EOS)."""
     if not filename or filename in ("-", "<stdin>") or "import" not in text:
         return {}
     found = {}
     for local, (module, level, original) in from_imports(None, text).items():
-        features, body = imported_padding(filename, module, level, original)
-        if features:
-            found[local] = (features, body)
+        entries, body = imported_padding(filename, module, level, original)
+        if entries:
+            found[local] = (entries, body)
     return found
+
+
+def uses_padding_import(filename: str | None, text: str) -> bool:
+    """Does the text use an imported project definition where it pads: calls the function, names
+    the class whose instances pad, or calls one of its padding methods? (The word look's question.)"""
+    for local, (entries, _) in padding_imports(filename, text).items():
+        if "" in entries and len(re.findall(rf"\b{re.escape(local)}\b", text)) > 1:
+            return True  # named besides its import
+        if any(method and re.search(rf"\.\s*{re.escape(method)}\s*\(", text) for method in entries):
+            return True
+    return False

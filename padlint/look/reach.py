@@ -30,6 +30,9 @@ BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 SELF_ATTR = re.compile(r"(?<![\w.])(?:self|cls)\s*\.\s*(\w+)")
 SELF_STORE = re.compile(r"(?<![\w.])self\s*\.\s*(\w+)\s*(?:\[[^\]\n]*\]\s*)?(?:=(?!=)|[-+*/|&]=)")
 SELF_CALL = re.compile(r"(?<![\w.])self\s*\(")
+MADE = re.compile(r"\s*\(")  # after a class name: an instance made
+# What an instance runs where it is made and used without a method name: made, called, indexed, iterated.
+INSTANCE_ENTRIES = frozenset({"__init__", "__call__", "__getitem__", "__iter__", "__next__"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -299,7 +302,8 @@ class Reach:
         return self._memoised("callees", i, self._find_callees)
 
     def _find_callees(self, i: int) -> list:
-        u = self.units()[i]
+        units = self.units()
+        u = units[i]
         body = self.text[u.start : u.end]
         functions = self._index()
         found: list = []
@@ -308,8 +312,15 @@ class Reach:
             found += functions[name]
         for name in names & self._class_ids.keys():
             # `Builder(...)` then `builder.make_batch(...)`: an instance's methods run for its maker.
-            for cls in self._class_ids[name]:
-                found += self._members.get(cls, ())
+            if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", body):
+                for cls in self._class_ids[name]:
+                    found += [
+                        j
+                        for j in self._members.get(cls, ())
+                        if units[j].name in INSTANCE_ENTRIES
+                        or not units[j].name.startswith("__")
+                        and re.search(rf"\.\s*{units[j].name}\s*\(", body)
+                    ]
         if u.kind == "method":
             for name in set(SELF_ATTR.findall(body)):
                 found += self._methods.get((u.cls, name), ())
@@ -352,14 +363,23 @@ class Reach:
         text, u = self.text, self.units()[i]
         found: set = set()
         if u.kind == "method":
-            # Where the class is named (constructed, subclassed, handed on): its instances' methods are
-            # called from there, whatever the instance is called.
+            # Where an instance is made (`Builder(...)`): what it runs when made, called, indexed or
+            # iterated, and a method called there by name (`builder.make_batch(`), is called from there.
             name = self._class_names.get(u.cls, "")
+            called = re.compile(rf"\.\s*{re.escape(u.name)}\s*\(")
             for pos in self._literal(name) if name else ():
                 where = self.unit_at(pos)
-                if where != -1 and where != i and is_name_at(text, pos, name) and self.in_code(pos):
-                    if where is None or self.units()[where].cls != u.cls:
-                        found.add(where)
+                if where == -1 or where == i or not is_name_at(text, pos, name):
+                    continue
+                if not MADE.match(text, pos + len(name)) or text[pos - 1 : pos] == "." or not self.in_code(pos):
+                    continue
+                if where is None and self._in_decorator(pos) or where is not None and self.units()[where].cls == u.cls:
+                    continue
+                span = (0, len(text)) if where is None else (self.units()[where].start, self.units()[where].end)
+                # `__init__` hands nothing back to its maker (what it stores reaches the methods).
+                entry = u.name in INSTANCE_ENTRIES and u.name != "__init__"
+                if entry or not u.name.startswith("__") and called.search(text, *span):
+                    found.add(where)
         name = "self" if u.name == "__call__" else u.name
         for pos in self._literal(name):
             end = pos + len(name)
