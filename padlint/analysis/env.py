@@ -44,6 +44,7 @@ class Env:
     """Values of places in one scope; reads fall back to the enclosing scope."""
 
     returned: Value  # a function's env, once walked: what the function returns
+    return_nodes: tuple = ()  # ... and the expressions it returns (summaries.handed_back)
 
     def __init__(self, parent: Env | None = None):
         self.vars: dict[str, Value] = {}

@@ -230,7 +230,10 @@ class ModuleFacts:
     map_calls: list[tuple[str, OwnerOrScript]] = field(default_factory=list)  # (function name, owner) of `ds.map(fn)`
     _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
     # padding step of labels -> (how, pad) until the labels reach a labels place
-    pending_label_pads: dict[cst.CSTNode, tuple[str, cst.Arg | cst.BaseExpression | None]] = field(default_factory=dict)
+    # ... and where a pad value handed in by a caller was handed (relatives.pad_origin)
+    pending_label_pads: dict[
+        cst.CSTNode, tuple[str, cst.Arg | cst.BaseExpression | None, cst.BaseExpression | None]
+    ] = field(default_factory=dict)
 
     def record(self, found: list[FactT], fact: FactT) -> None:
         """Add `fact` to `found` (one of the lists above), once per node, owned by the current owner."""

@@ -263,7 +263,7 @@ class ScopeWalker(
             is_none = False
         else:
             return None
-        negated = isinstance(test.comparisons[0].operator, cst.IsNot)
+        negated = isinstance(test, cst.Comparison) and isinstance(test.comparisons[0].operator, cst.IsNot)
         # True: the body never runs (the test is false).
         return is_none == negated
 

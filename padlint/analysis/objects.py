@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from typing import Any
 
 import libcst as cst
 
@@ -94,7 +95,7 @@ class ObjectCalls(WalkerState):
             self.facts, self.summaries_left, self.env = saved
             context.env.sealed = True
 
-    def context_of(self, env) -> object:
+    def context_of(self, env: Any) -> Any:
         """The module whose globals `env` sits in (None: the module being linted)."""
         while env is not None and env.parent is not None:
             env = env.parent

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -38,11 +39,11 @@ class ModuleContext:
     path: str
     module: cst.Module
     imports: P.Imports
-    info: object = None  # module_info.ModuleInfo
-    env: object = None  # env.Env of its globals, filled by the walker on first use
+    info: Any = None  # module_info.ModuleInfo
+    env: Any = None  # env.Env of its globals, filled by the walker on first use
     definitions: dict = field(default_factory=dict)  # top-level name -> FunctionDef | ClassDef
     home: bool = False  # the module being linted
-    aside: object = None  # facts.ModuleFacts gathered for it (where it sets pad to EOS), never reported
+    aside: Any = None  # facts.ModuleFacts gathered for it (where it sets pad to EOS), never reported
 
 
 class Project:

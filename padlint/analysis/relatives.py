@@ -110,13 +110,13 @@ class RelativesMixin(WalkerState):
         # SAM's point labels padded with -1 never do.
         self.facts.pending_label_pads[padded.node] = (how, pad, self.pad_origin(pad))
 
-    def pad_origin(self, pad: cst.BaseExpression | None) -> cst.CSTNode | None:
+    def pad_origin(self, pad: cst.BaseExpression | None) -> cst.BaseExpression | None:
         """Where a label pad value not named as a pad id was handed in as one: the caller's
         argument (`SummaryCollator(label_pad=tokenizer.pad_token_id)`) is where it goes wrong."""
         if pad is None or P.is_pad_id_expression(pad):
             return None
-        handed = [t for t in tags_of(self.evaluate(pad), PadId) if t.handed]
-        return handed[0].node if len(handed) == 1 else None
+        handed = [t.node for t in tags_of(self.evaluate(pad), PadId) if t.handed]
+        return handed[0] if len(handed) == 1 and isinstance(handed[0], cst.BaseExpression) else None
 
     def label_pads_reaching(self, value: Value) -> None:
         for padded in tags_of(value, Padded):
@@ -124,10 +124,13 @@ class RelativesMixin(WalkerState):
             if pending is not None:
                 pad, origin = pending[1], pending[2]
                 self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
-                where, written = (origin, origin) if origin is not None else (padded.node, pad)
-                self.facts.record(
-                    self.facts.labels_padded_with_token, LabelsPaddedWithToken(where, pending[0], written)
+                # A pad value handed in by a caller is reported where it was handed (objects.py).
+                found = (
+                    LabelsPaddedWithToken(origin, pending[0], origin)
+                    if isinstance(origin, cst.BaseExpression)
+                    else LabelsPaddedWithToken(padded.node, pending[0], pad)
                 )
+                self.facts.record(self.facts.labels_padded_with_token, found)
 
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
         """`labels[labels == pad_id] = -100` and its spellings."""

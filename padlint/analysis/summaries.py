@@ -63,7 +63,7 @@ class LocalCalls(WalkerState):
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
                 return stmt, env, True
         # Inherited: the base class's method, over this object's `self.*` (objects.py).
-        for base, defining in self.lineage(cls, env.parent)[1:]:
+        for base, defining in self.lineage(cls, env.parent if env is not None else None)[1:]:
             for stmt in base.body.body:
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
                     return stmt, self.bound_env(Instance(cls, env), defining), True

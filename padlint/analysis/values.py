@@ -199,7 +199,7 @@ class FunctionRef:
     """A function defined in the scanned module (a helper whose body we can read)."""
 
     node: cst.FunctionDef
-    env: object  # the Env it was defined in
+    env: Any  # the Env it was defined in
 
 
 @dataclass(eq=False)
@@ -282,7 +282,7 @@ class ClassRef:
     """A class defined in the scanned project (its body can be read)."""
 
     node: cst.ClassDef = field(repr=False)
-    env: object = field(repr=False)  # the Env it was defined in
+    env: Any = field(repr=False)  # the Env it was defined in
 
 
 @dataclass(eq=False)
@@ -290,7 +290,7 @@ class Instance:
     """An instance of a project class: what its `__init__` stored on `self` for these arguments."""
 
     cls: cst.ClassDef = field(repr=False)
-    env: object = field(repr=False)  # Env of `self.*` places; its parent is the class's module env
+    env: Any = field(repr=False)  # Env of `self.*` places; its parent is the class's module env
     model: bool = False  # an nn.Module / PreTrainedModel subclass: calling it runs a model
 
 

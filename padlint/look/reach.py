@@ -365,7 +365,7 @@ class Reach:
         if u.kind == "method":
             # Where an instance is made (`Builder(...)`): what it runs when made, called, indexed or
             # iterated, and a method called there by name (`builder.make_batch(`), is called from there.
-            name = self._class_names.get(u.cls, "")
+            name = self._class_names.get(u.cls, "") if u.cls is not None else ""
             called = re.compile(rf"\.\s*{re.escape(u.name)}\s*\(")
             for pos in self._literal(name) if name else ():
                 where = self.unit_at(pos)
