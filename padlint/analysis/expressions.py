@@ -20,7 +20,6 @@ from padlint.analysis.values import (
     Copy,
     DictOf,
     Encoding,
-    Fields,
     FunctionRef,
     Gap,
     GoodMask,
