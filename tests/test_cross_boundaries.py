@@ -124,3 +124,35 @@ def test_constructor_label_pad_fix_runs(tmp_path: Path):
     assert batch["labels"].tolist() == [[8, pad, 9, 2], [8, 2, -100, -100]]
     assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 0, 0]]
     assert torch.equal(batch["input_ids"][1, 1:], torch.tensor([pad, pad]))
+
+
+def test_cached_result_follows_the_helper_module(tmp_path: Path, monkeypatch):
+    """The result cache keys train.py's result by the helper module its analysis read: a cached
+    PAD002 goes when the helper stops padding, and comes back with it (the same as --no-cache)."""
+    from click.testing import CliRunner
+
+    from padlint.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    pads = 'def encode(tokenizer, texts):\n    return tokenizer(texts, padding="max_length", max_length=64)\n'
+    (package / "helpers.py").write_text(pads)
+    (package / "train.py").write_text(
+        "from .helpers import encode\n\n\n"
+        "def step(model, tokenizer, texts):\n"
+        "    batch = encode(tokenizer, texts)\n"
+        '    labels = batch["input_ids"].clone()\n'
+        "    return model(**batch, labels=labels).loss\n"
+    )
+
+    def check(*extra: str) -> str:
+        return CliRunner().invoke(main, ["check", "--output-format", "concise", "pkg/train.py", *extra]).output
+
+    assert "PAD002" in check() and "PAD002" in check()  # the second one from the cache
+    (package / "helpers.py").write_text("def encode(tokenizer, texts):\n    return tokenizer(texts)\n")
+    assert check() == check("--no-cache") == "All checks passed!\n"
+    (package / "helpers.py").write_text(pads)
+    assert "PAD002" in check()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 
+from padlint.analysis import reads
 from padlint.analysis.constants import _candidates
 
 MAX_BYTES = 400_000  # larger modules are generated code or vendored libraries: not read
@@ -25,7 +26,7 @@ FROM_IMPORT = re.compile(r"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[
 PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 
 _RESOLVED: dict[tuple, str | None] = {}  # (directory, module, level) -> the module's file
-_TEXTS: dict[str, tuple] = {}  # path -> ((mtime, size), text)
+_TEXTS: dict[str, tuple] = {}  # path -> ((mtime, size), text, sha256 of the bytes)
 _SPANS: dict[str, dict] = {}
 _IMPORTS: dict[str, dict] = {}
 
@@ -61,26 +62,29 @@ def _inside_project(path: str, start: str) -> bool:
 
 
 def text_of(path: str) -> str | None:
-    """The module's text (read again when the file changes); None if unreadable or too large."""
+    """The module's text (read again when the file changes); None if unreadable or too large. The
+    read is noted for the result cache: a finding that used this module depends on it (reads.py)."""
     try:
         stat = os.stat(path)
     except OSError:
         return None
     stamp = (stat.st_mtime_ns, stat.st_size)
     held = _TEXTS.get(path)
-    if held is not None and held[0] == stamp:
-        return held[1]
-    for cache in (_SPANS, _IMPORTS):
-        cache.pop(path, None)
-    text = None
-    if stat.st_size <= MAX_BYTES:
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-        except OSError:
-            text = None
-    _TEXTS[path] = (stamp, text)
-    return text
+    if held is None or held[0] != stamp:
+        for cache in (_SPANS, _IMPORTS):
+            cache.pop(path, None)
+        text, digest = None, None
+        if stat.st_size <= MAX_BYTES:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                text, digest = data.decode("utf-8", "replace"), reads.digest(data)
+            except OSError:
+                text = None
+        held = _TEXTS[path] = (stamp, text, digest)
+    if held[2] is not None:
+        reads.note(path, held[2])
+    return held[1]
 
 
 def stamp_of(path: str) -> tuple | None:
