@@ -87,8 +87,6 @@ class Command(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
-            import difflib
-
             visible = [
                 name
                 for param in self.get_params(ctx)
@@ -96,8 +94,8 @@ class Command(click.Command):
                 for name in (*param.opts, *param.secondary_opts)
                 if name.startswith("--")
             ]
-            exc.possibilities = difflib.get_close_matches(exc.option_name, visible) or None
-            raise
+            # A new error rather than a changed one: click >= 8.5 declares `possibilities` final.
+            raise click.NoSuchOption(exc.option_name, exc.message, visible, exc.ctx) from None
 
 
 def note(message: str) -> None:
