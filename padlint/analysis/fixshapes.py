@@ -51,7 +51,7 @@ class Shape:
             setup.append((self.name, code))  # the value gets a name of its own: the edited line only uses it
             code = self.name
         if not setup:
-            return ((node, code),)
+            return tuple(sites.fit_line(facts, [(node, code)]))
         statements = []
         for i, (preferred, expr) in enumerate(setup):
             name = site.fresh(preferred)
@@ -59,7 +59,7 @@ class Shape:
                 setup[i + 1 :] = [(n, rename(e, preferred, name)) for n, e in setup[i + 1 :]]
                 code = rename(code, preferred, name)
             statements.append(f"{name} = {expr}")
-        return (site.insertion(statements), (node, code))
+        return (site.insertion(statements), *sites.fit_line(facts, [(node, code)]))
 
     def inline(self) -> str:
         """The code with every named value written out where it is used."""

@@ -11,6 +11,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.analysis.values import Ones
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
+from padlint.rules.keep_mask import keep_encoding
 from padlint.types import Applicability
 
 
@@ -113,6 +114,13 @@ def forward(model, input_ids, attention_mask=None):
             pad_is_eos=facts.pad_is_eos,
             dtype=mask_dtype(facts, event.ones.node),
         )
+        if shape is None or shape.applicability is not Applicability.SAFE:
+            kept = keep_encoding(facts, padded, (event.ones.node,)) if padded.from_tokenizer else None
+            if kept is not None:  # the tokenizer made the right mask: keep it instead of building one
+                mask = kept.mask_where_ids_are()
+                return FixProposal(
+                    Applicability.SAFE, "Keep the tokenizer's attention mask", (*kept.edits, (event.ones.node, mask))
+                )
         return shape.proposal(event.ones.node, facts) if shape else None
 
 

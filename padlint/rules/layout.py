@@ -29,8 +29,8 @@ PRIORITY = (
 def wrap(line: str, width: int) -> list[str]:
     """`line` (one statement, no newline, no indentation) as lines of at most `width` characters where
     its brackets allow; the continuation lines are indented by four spaces per level."""
-    if len(line) <= width:
-        return [line]
+    if len(line) <= width or "\n" in line:
+        return [line]  # fits, or copied from the file with its own line breaks
     pair = _split_pair(line, width)
     if pair is None:
         return [line]

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import libcst as cst
+from libcst.metadata import CodePosition
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
+from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import delete_item
+from padlint.rules.keep_mask import keep_encoding
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -84,10 +87,23 @@ def run(model, tokenizer, texts):
             seen.add(event.node)
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
-            yield Finding(event.node, message, self.fix(facts, event))
+            fix = self.fix(facts, event)
+            yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         safe = Applicability.SAFE
+        if event.how in ("subscript", "encode") and event.padded is not None and _takes_a_mask(event.sink):
+            # name the encoding where the ids are split off it, and hand its mask to where they go
+            kept = keep_encoding(facts, event.padded, (event.sink,))
+            edit = _insert_mask(facts, event.sink, kept.mask_where_ids_are()) if kept else None
+            if edit is None:
+                return None
+            *named, split = kept.edits
+            at_sink = sites.fit_line(facts, [split, edit])  # one line: broken up together
+            if at_sink == [split, edit]:
+                at_sink = [split, *sites.fit_line(facts, [edit])]
+            title = "Keep the tokenizer's encoding and pass its attention mask along"
+            return FixProposal(safe, title, (*named, *at_sink))
         if event.how == "dropped":
             made = event.padded or event.encoding  # a dropped mask comes with one of them
             call = made.node if made is not None else None
@@ -104,6 +120,19 @@ def run(model, tokenizer, texts):
         return None
 
 
+def _takes_a_mask(sink) -> bool:
+    """A model call or a feature dict: a place the mask can go beside the ids."""
+    return isinstance(sink, (cst.Call, cst.Dict))
+
+
+def _why_no_fix(event: MaskLost) -> str | None:
+    if event.how in ("subscript", "encode", "sink") and not _takes_a_mask(event.sink):
+        return "the ids leave this function without a place for the mask (returned or passed on alone)"
+    if event.how in ("subscript", "encode"):
+        return "the encoding cannot be named where the ids are used (another function, or a branch)"
+    return None
+
+
 def _is_feature_dict(node) -> bool:
     return isinstance(node, cst.Dict) or (
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict"
@@ -111,13 +140,15 @@ def _is_feature_dict(node) -> bool:
 
 
 def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
-    """Insert `attention_mask` right after the ids (after the last positional argument in a call)."""
+    """Insert `attention_mask` right after the ids (after the last positional argument in a call), on
+    a line of its own when the dict or call has one item per line."""
     if isinstance(sink, cst.Dict):
-        for element in sink.elements:
-            if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
+        items = [e for e in sink.elements if isinstance(e, cst.DictElement)]
+        for element in items:
+            if P.string_value(element.key) == "input_ids":
                 quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
-                end = facts.range_of(element).end
-                return (end, end, f", {quote}attention_mask{quote}: {mask_code}")
+                item = f"{quote}attention_mask{quote}: {mask_code}"
+                return _insert_item(facts, list(sink.elements), element, item, facts.span(sink).end.line)
         return None
     if isinstance(sink, cst.Call):
         args = list(sink.args)
@@ -128,9 +159,28 @@ def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple
             return None
         if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
             anchor = positional[-1]
-        end = facts.range_of(anchor).end
-        return (end, end, f", attention_mask={mask_code}")
+        return _insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.span(sink).end.line)
     return None
+
+
+def _insert_item(
+    facts: ModuleFacts, items: list, after: cst.CSTNode, text: str, closing_line: int | None = None
+) -> tuple | None:
+    """Insert the item `text` after `after`, following the layout: `, text` on one line, or a line of
+    its own when the next item starts a new line."""
+    span = facts.span(after)
+    end = span.end
+    following = items[items.index(after) + 1] if items.index(after) + 1 < len(items) else None
+    if following is not None:
+        start = facts.span(following).start
+        if start.line > end.line:
+            indent = sites.text_between(facts, CodePosition(start.line, 0), start)
+            return (start, start, f"{text},\n{indent}")
+    comma = facts.span(after.comma) if isinstance(after.comma, cst.Comma) else None
+    if following is None and comma is not None and closing_line is not None and closing_line > end.line:
+        indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
+        return (comma.end, comma.end, f"\n{indent}{text},")  # the last item of one-per-line items
+    return (end, end, f", {text}")
 
 
 def _columns_with_mask(facts: ModuleFacts, call: cst.Call) -> tuple | None:

@@ -9,9 +9,12 @@ in the module, and the module's quote style and line length for the code written
 
 from __future__ import annotations
 
+import io
+import tokenize
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import CodePosition
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.layout import wrap
@@ -62,9 +65,103 @@ class Site:
         return all(len(line) <= line_length(self.facts) for line in rebuilt.splitlines())
 
 
+def source_of(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
+    """The text of `node` as the file spells it (continuation lines keep their indentation)."""
+    span = facts.span(node)
+    return text_between(facts, span.start, span.end) if span is not None else None
+
+
+def text_between(facts: ModuleFacts, start, end) -> str:
+    lines = _lines(facts)
+    if start.line == end.line:
+        return lines[start.line - 1][start.column : end.column]
+    middle = lines[start.line : end.line - 1]
+    return "\n".join([lines[start.line - 1][start.column :], *middle, lines[end.line - 1][: end.column]])
+
+
+def _lines(facts: ModuleFacts) -> list[str]:
+    lines = facts.fix_memo.get("lines")
+    if lines is None:
+        lines = facts.fix_memo["lines"] = facts.module.code.splitlines()
+    return lines
+
+
+def fit_line(facts: ModuleFacts, edits: list) -> list:
+    """`edits` as they are, or, when they make the one line they change longer than the line length,
+    one edit that writes that line broken at its own brackets (a trailing comment stays at its end).
+    Only a line whose brackets balance is broken: a break inside them is always a continuation."""
+    placed, rows = [], set()
+    for edit in edits:
+        if len(edit) == 2:
+            where = facts.span(edit[0])
+            if where is None:
+                return edits
+            start, end, text = where.start, where.end, edit[1]
+        else:
+            start, end, text = edit
+        if "\n" in text:
+            return edits  # a named value on a line of its own: that line is already written to fit
+        rows |= {start.line, end.line}
+        placed.append((start.column, end.column, text))
+    if len(rows) != 1:
+        return edits
+    row = rows.pop()
+    line = _lines(facts)[row - 1]
+    new = line
+    for start, end, text in sorted(placed, reverse=True):
+        new = new[:start] + text + new[end:]
+    if len(new) <= line_length(facts):
+        return edits
+    indent = new[: len(new) - len(new.lstrip())]
+    comment = _comment_at(new)
+    body = (new[:comment] if comment is not None else new).strip()
+    if not _balanced(body):
+        return edits
+    lines = wrap(body, line_length(facts) - len(indent))
+    if len(lines) == 1:
+        return edits
+    text = ("\n" + indent).join(lines)
+    if comment is not None:
+        text += "  " + new[comment:].strip()
+    # from the first character of the line on: a statement a fix puts before it is inserted there too
+    start = len(line) - len(line.lstrip())
+    return [(CodePosition(row, start), CodePosition(row, len(line)), text)]
+
+
+def _balanced(code: str) -> bool:
+    depth = 0
+    for token in _line_tokens(code):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _line_tokens(code: str) -> list:
+    tokens = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            tokens.append(token)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    return tokens
+
+
+def _comment_at(line: str) -> int | None:
+    """Where the line's trailing `#` comment starts, if it has one."""
+    offset = len(line) - len(line.lstrip())
+    for token in _line_tokens(line.lstrip()):
+        if token.type == tokenize.COMMENT:
+            return offset + token.start[1]
+    return None
+
+
 def site_of(facts: ModuleFacts, node: cst.CSTNode) -> Site | None:
     """The statement that evaluates `node` directly, if a statement may go before it."""
-    path = _path_to(facts, node)
+    path = path_to(facts, node)
     if not path:
         return None
     statement = None
@@ -81,7 +178,7 @@ def site_of(facts: ModuleFacts, node: cst.CSTNode) -> Site | None:
     span = facts.span(stmt)
     if span is None:
         return None
-    line = facts.module.code.splitlines()[span.start.line - 1]
+    line = _lines(facts)[span.start.line - 1]
     indent = line[: span.start.column]
     if indent.strip():
         return None  # after `;` or on the line of its `if x:`: no line of its own to go before
@@ -98,7 +195,7 @@ def _in_body(path: list, i: int) -> bool:
     )
 
 
-def _path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
+def path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
     """The nodes from the module down to `node` (by position), or [] if it is not found."""
     target = facts.span(node)
     if target is None:
