@@ -52,6 +52,12 @@ CASES = {
     "f3_lambda_encoder_walrus.py": _case(["PAD003"], "encode_for_classifier", "texts"),
     # PAD001 over ids whose tokenizer mask was dropped: keep the tokenizer's mask
     "f1_example_mask_dropped_lists.py": _case(["PAD001"], "encode_example", "example", lib="lists"),
+    # PAD001 over a row rebound to its padded self: the mask is built where the row is padded
+    "f1_rebound_row_list_ones.py": _case(["PAD001"], "encode_example", "example", lib="lists"),
+    # PAD009: rows padded in a map function without a mask, padded again by `tokenizer.pad`: the mask is
+    # built where the rows are padded (a loop that appends them, a comprehension) and returned with them
+    "f9_loop_left_pad_rows.py": _case(["PAD009"], "collate_texts", "texts", side="left"),
+    "f9_comprehension_rows_right.py": _case(["PAD009"], "collate_texts", "texts"),
     # PAD002 (and PAD003) on ids split off their encoding: labels masked by the kept encoding's mask
     "f2_labels_from_split_ids.py": _case(["PAD002", "PAD003"], "lm_batch", "texts", checks=("mask", "labels")),
 }

@@ -202,7 +202,9 @@ def _needs_parens(code: str) -> bool:
         expr = cst.parse_expression(code)
     except cst.ParserSyntaxError:
         return True
-    return isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.UnaryOperation))
+    return not expr.lpar and isinstance(
+        expr, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.UnaryOperation)
+    )
 
 
 def masked_labels(

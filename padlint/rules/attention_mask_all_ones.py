@@ -12,6 +12,7 @@ from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.analysis.values import Ones
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.rules.keep_mask import keep_encoding
+from padlint.rules.padding_mask import mask_at_padding
 from padlint.types import Applicability
 
 
@@ -121,6 +122,10 @@ def forward(model, input_ids, attention_mask=None):
                 return FixProposal(
                     Applicability.SAFE, "Keep the tokenizer's attention mask", (*kept.edits, (event.ones.node, mask))
                 )
+            built = mask_at_padding(facts, padded, (event.ones.node,)) if padded.template == "§" else None
+            if built is not None:  # the rows' mask, built where they are padded
+                title = "Build the attention mask where the rows are padded"
+                return FixProposal(Applicability.SAFE, title, (*built.edits, (event.ones.node, built.name)))
         return shape.proposal(event.ones.node, facts) if shape else None
 
 

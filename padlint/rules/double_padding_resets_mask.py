@@ -7,11 +7,12 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis import fixshapes
-from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, UnmaskedListPadding
 from padlint.analysis.values import Context
+from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
-from padlint.rules.edits import insert_after
+from padlint.rules.edits import add_mask_beside_ids
+from padlint.rules.padding_mask import mask_at_padding
 from padlint.types import Applicability
 
 
@@ -73,9 +74,11 @@ def collator(tokenizer):
             yield Finding(event.node, message, self.fix(facts, event))
 
     def fix(self, facts: ModuleFacts, event: UnmaskedListPadding) -> FixProposal | None:
-        node = event.node
+        padded, node = event.padded, event.node
+        if not isinstance(node, cst.Dict):
+            return None
         shape = fixshapes.attention_mask(
-            event.padded,
+            padded,
             event.ids_code,
             Context(),
             lengths_ok=False,
@@ -85,10 +88,13 @@ def collator(tokenizer):
             pad_is_eos=True,
             dtype=None,
         )
-        if shape is None or not isinstance(node, cst.Dict):
-            return None
-        for element in node.elements:
-            if isinstance(element, cst.DictElement) and P.string_value(element.key) == "input_ids":
-                edit = insert_after(facts, element, f', "attention_mask": {shape.code}')
-                return FixProposal(Applicability.SAFE, "Keep the attention mask in the features", (edit,))
-        return None
+        title = "Keep the attention mask in the features"
+        # Unless the unpadded row is still at hand here, build its mask where it is padded and return it.
+        built = None if event.data_ok else mask_at_padding(facts, padded, (node,))
+        if built is not None:
+            edit = add_mask_beside_ids(facts, node, built.name)
+            return (
+                FixProposal(Applicability.SAFE, title, (*built.edits, *sites.fit_line(facts, [edit]))) if edit else None
+            )
+        edit = add_mask_beside_ids(facts, node, shape.code) if shape is not None else None
+        return FixProposal(Applicability.SAFE, title, tuple(sites.fit_line(facts, [edit]))) if edit else None

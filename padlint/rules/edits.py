@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import CodePosition
 
+from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
+from padlint.rules import sites
 
 
 def delete_item(facts: ModuleFacts, owner: cst.CSTNode, items: list, item) -> tuple | None:
@@ -60,3 +63,47 @@ def ignore_spelling(facts: ModuleFacts) -> str:
                     if isinstance(target, cst.Name) and facts.code(small.value).replace(" ", "") == "-100":
                         return target.value
     return "-100"
+
+
+def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
+    """Insert `attention_mask` right after the ids (after the last positional argument in a call), on
+    a line of its own when the dict or call has one item per line."""
+    if isinstance(sink, cst.Dict):
+        items = [e for e in sink.elements if isinstance(e, cst.DictElement)]
+        for element in items:
+            if P.string_value(element.key) == "input_ids":
+                quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
+                item = f"{quote}attention_mask{quote}: {mask_code}"
+                return insert_item(facts, list(sink.elements), element, item, facts.span(sink).end.line)
+        return None
+    if isinstance(sink, cst.Call):
+        args = list(sink.args)
+        ids = P.keyword(sink, "input_ids")
+        positional = [a for a in args if a.keyword is None and not a.star]
+        anchor = ids if ids is not None else (positional[-1] if positional else None)
+        if anchor is None:
+            return None
+        if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
+            anchor = positional[-1]
+        return insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.span(sink).end.line)
+    return None
+
+
+def insert_item(
+    facts: ModuleFacts, items: list, after: cst.CSTNode, text: str, closing_line: int | None = None
+) -> tuple | None:
+    """Insert the item `text` after `after`, following the layout: `, text` on one line, or a line of
+    its own when the next item starts a new line."""
+    span = facts.span(after)
+    end = span.end
+    following = items[items.index(after) + 1] if items.index(after) + 1 < len(items) else None
+    if following is not None:
+        start = facts.span(following).start
+        if start.line > end.line:
+            indent = sites.text_between(facts, CodePosition(start.line, 0), start)
+            return (start, start, f"{text},\n{indent}")
+    comma = facts.span(after.comma) if isinstance(after.comma, cst.Comma) else None
+    if following is None and comma is not None and closing_line is not None and closing_line > end.line:
+        indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
+        return (comma.end, comma.end, f"\n{indent}{text},")  # the last item of one-per-line items
+    return (end, end, f", {text}")

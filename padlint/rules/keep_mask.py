@@ -48,7 +48,7 @@ def keep_encoding(facts: ModuleFacts, padded: Padded, uses: tuple) -> KeptEncodi
         return None
     site = sites.site_of(facts, lost)
     if site is not None:
-        if not all(_bound_at(facts, site.statement, use) for use in uses):
+        if not all(bound_at(facts, site.statement, use) for use in uses):
             return None
         name = site.fresh(PREFERRED_NAME)
         ids, mask = _reads(facts, name, attribute)
@@ -103,7 +103,7 @@ def _without(facts: ModuleFacts, call: cst.Call, kept: cst.CSTNode, func: cst.At
     return sites.text_between(facts, whole.start, kept_span.end) + sites.text_between(facts, func_span.end, whole.end)
 
 
-def _bound_at(facts: ModuleFacts, statement: cst.CSTNode, use: cst.CSTNode) -> bool:
+def bound_at(facts: ModuleFacts, statement: cst.CSTNode, use: cst.CSTNode) -> bool:
     """Is a name bound right before `statement` bound where `use` is evaluated? `use` is the statement
     itself or comes after it, in the block the statement is in (or a block nested in it)."""
     statement_path = sites.path_to(facts, statement)

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import libcst as cst
-from libcst.metadata import CodePosition
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
-from padlint.rules.edits import delete_item
+from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
 from padlint.types import Applicability
 
@@ -95,7 +94,7 @@ def run(model, tokenizer, texts):
         if event.how in ("subscript", "encode") and event.padded is not None and _takes_a_mask(event.sink):
             # name the encoding where the ids are split off it, and hand its mask to where they go
             kept = keep_encoding(facts, event.padded, (event.sink,))
-            edit = _insert_mask(facts, event.sink, kept.mask_where_ids_are()) if kept else None
+            edit = add_mask_beside_ids(facts, event.sink, kept.mask_where_ids_are()) if kept else None
             if edit is None:
                 return None
             *named, split = kept.edits
@@ -112,7 +111,7 @@ def run(model, tokenizer, texts):
             edit = delete_item(facts, call, list(call.args), event.node)
             return FixProposal(safe, "Drop `return_attention_mask=False`", (edit,)) if edit else None
         if event.how == "sink" and event.mask_code and event.sink is not None:
-            edit = _insert_mask(facts, event.sink, event.mask_code)
+            edit = add_mask_beside_ids(facts, event.sink, event.mask_code)
             return FixProposal(safe, "Pass the tokenizer's attention mask along", (edit,)) if edit else None
         if event.how == "columns" and isinstance(event.sink, cst.Call):
             edit = _columns_with_mask(facts, event.sink)
@@ -137,50 +136,6 @@ def _is_feature_dict(node) -> bool:
     return isinstance(node, cst.Dict) or (
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict"
     )
-
-
-def _insert_mask(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
-    """Insert `attention_mask` right after the ids (after the last positional argument in a call), on
-    a line of its own when the dict or call has one item per line."""
-    if isinstance(sink, cst.Dict):
-        items = [e for e in sink.elements if isinstance(e, cst.DictElement)]
-        for element in items:
-            if P.string_value(element.key) == "input_ids":
-                quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
-                item = f"{quote}attention_mask{quote}: {mask_code}"
-                return _insert_item(facts, list(sink.elements), element, item, facts.span(sink).end.line)
-        return None
-    if isinstance(sink, cst.Call):
-        args = list(sink.args)
-        ids = P.keyword(sink, "input_ids")
-        positional = [a for a in args if a.keyword is None and not a.star]
-        anchor = ids if ids is not None else (positional[-1] if positional else None)
-        if anchor is None:
-            return None
-        if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
-            anchor = positional[-1]
-        return _insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.span(sink).end.line)
-    return None
-
-
-def _insert_item(
-    facts: ModuleFacts, items: list, after: cst.CSTNode, text: str, closing_line: int | None = None
-) -> tuple | None:
-    """Insert the item `text` after `after`, following the layout: `, text` on one line, or a line of
-    its own when the next item starts a new line."""
-    span = facts.span(after)
-    end = span.end
-    following = items[items.index(after) + 1] if items.index(after) + 1 < len(items) else None
-    if following is not None:
-        start = facts.span(following).start
-        if start.line > end.line:
-            indent = sites.text_between(facts, CodePosition(start.line, 0), start)
-            return (start, start, f"{text},\n{indent}")
-    comma = facts.span(after.comma) if isinstance(after.comma, cst.Comma) else None
-    if following is None and comma is not None and closing_line is not None and closing_line > end.line:
-        indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
-        return (comma.end, comma.end, f"\n{indent}{text},")  # the last item of one-per-line items
-    return (end, end, f", {text}")
 
 
 def _columns_with_mask(facts: ModuleFacts, call: cst.Call) -> tuple | None:

@@ -172,7 +172,7 @@ def site_of(facts: ModuleFacts, node: cst.CSTNode) -> Site | None:
             statement = i
         elif isinstance(step, cst.BaseCompoundStatement):
             statement = None  # a header evaluated more than once (`while`), or a body below
-    if statement is None or any(type(step).__name__ in _OWN_SCOPE for step in path[statement:]):
+    if statement is None or any(type(step).__name__ in _OWN_SCOPE for step in path[statement:-1]):
         return None
     stmt = path[statement]
     span = facts.span(stmt)
