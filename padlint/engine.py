@@ -167,23 +167,42 @@ def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix 
         edits.append(Edit(code, Location(start.line, start.column + 1), Location(end.line, end.column + 1)))
     lines = (("import torch",) if proposal.needs_torch else ()) + tuple(proposal.import_lines)
     if lines:
-        row = _import_row(module, positions)
-        edits.extend(Edit(line + "\n", Location(row, 1), Location(row, 1)) for line in lines)
+        row, before_code = _import_row(module, positions)
+        # In a module without imports the new ones stand apart from the code, as PEP 8 lays them out.
+        gap = "\n\n" if before_code else ""
+        edits.extend(
+            Edit(line + "\n" + gap * (i == len(lines) - 1), Location(row, 1), Location(row, 1))
+            for i, line in enumerate(lines)
+        )
     return Fix(proposal.applicability, proposal.message, tuple(sorted(edits, key=lambda e: e.location)))
 
 
-def _import_row(module: cst.Module, positions) -> int:
-    """Where `import torch` goes: before the first statement after the docstring and __future__."""
+def _import_row(module: cst.Module, positions) -> tuple[int, bool]:
+    """Where `import torch` goes: before the first statement after the docstring and __future__; and
+    whether that statement is code rather than an import."""
     for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            first = stmt.body[0] if stmt.body else None
-            if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
-                continue
-            if isinstance(first, cst.ImportFrom) and getattr(first.module, "value", None) == "__future__":
-                continue
+        first = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+            continue
+        if isinstance(first, cst.ImportFrom) and getattr(first.module, "value", None) == "__future__":
+            continue
         span = positions.get(stmt)
-        return span.start.line if span is not None else 1
-    return len(module.code.splitlines()) + 1
+        is_import = isinstance(first, (cst.Import, cst.ImportFrom)) or _imports_inside(stmt)
+        return (span.start.line if span is not None else 1), not is_import
+    return len(module.code.splitlines()) + 1, False
+
+
+def _imports_inside(stmt: cst.CSTNode) -> bool:
+    """`try: import x` / `if TYPE_CHECKING: import x`: an import block, not code."""
+    body = getattr(getattr(stmt, "body", None), "body", None)
+    return (
+        isinstance(stmt, (cst.Try, cst.If))
+        and bool(body)
+        and all(
+            isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body)
+            for s in body
+        )
+    )
 
 
 class _StatementIndex:

@@ -129,7 +129,15 @@ class StandInTokenizer:
         **_,
     ):
         if text is None:
-            text = text_target
+            text, text_target = text_target, None
+        elif text_target is not None:  # inputs and targets in one call: the targets come back as `labels`
+            options = dict(padding=padding, truncation=truncation, max_length=max_length)
+            targets = self(text_target, return_tensors=return_tensors, add_special_tokens=add_special_tokens, **options)
+            encoding = self(text, return_tensors=return_tensors, add_special_tokens=add_special_tokens, **options)
+            if not return_attention_mask:
+                encoding.pop("attention_mask")
+            encoding["labels"] = targets["input_ids"]
+            return encoding
         single = isinstance(text, str)
         texts = [text] if single else list(text)
         rows = [self._ids(t, add_special_tokens) for t in texts]

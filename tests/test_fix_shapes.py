@@ -58,6 +58,18 @@ CASES = {
     # built where the rows are padded (a loop that appends them, a comprehension) and returned with them
     "f9_loop_left_pad_rows.py": _case(["PAD009"], "collate_texts", "texts", side="left"),
     "f9_comprehension_rows_right.py": _case(["PAD009"], "collate_texts", "texts"),
+    # PAD006: targets tokenized with padding become labels; masked by the targets' own mask: after a
+    # joint `tok(texts, text_target=...)` call, and where the labels are stored (rows unknown: numpy)
+    "f6_text_target_joint_batched.py": _case(["PAD006"], "preprocess", "batch", checks=("labels",), lib="lists"),
+    "f6_text_target_separate_rows_unknown.py": _case(
+        ["PAD006"], "preprocess", ("batch", "example"), checks=("labels",), lib="numpy"
+    ),
+    # PAD002, the seed bug: `enc["labels"] = enc["input_ids"].copy()` in a map function; its `batched=`
+    # decides the shape when the map call is in view, else a form right for one row and for a batch
+    "f2_seed_map_batched_in_view.py": _case(["PAD002"], "tokenize", "batch", checks=("labels",), lib="lists"),
+    "f2_seed_map_batched_unknown.py": _case(
+        ["PAD002"], "tokenize", ("batch", "example"), checks=("labels",), lib="numpy"
+    ),
     # PAD002 (and PAD003) on ids split off their encoding: labels masked by the kept encoding's mask
     "f2_labels_from_split_ids.py": _case(["PAD002", "PAD003"], "lm_batch", "texts", checks=("mask", "labels")),
 }
@@ -104,13 +116,16 @@ def run_fixed(source: str, name: str, case, tmp_path: Path, tag: str) -> dict[st
     path = tmp_path / f"{Path(name).stem}_{tag}.py"
     path.write_text(source)
     results = {}
+    kinds = case["kind"] if isinstance(case["kind"], tuple) else (case["kind"],)
     for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
-        try:
-            module = load_module(path, f"padlint_shapes_{Path(name).stem}_{tag}_{int(pad_is_eos)}")
-            real, out, raw = call(module, case, StandInTokenizer(pad_is_eos=pad_is_eos))
-            results[label] = structure_errors(raw, case) + invariant_errors(real, out, case)
-        except Exception as exc:  # a fix that breaks the code fails the check
-            results[label] = [f"raised {type(exc).__name__}: {exc}"]
+        results[label] = []
+        for kind in kinds:  # a map function whose `batched=` is not in view: one row and a batch
+            try:
+                module = load_module(path, f"padlint_shapes_{Path(name).stem}_{tag}_{int(pad_is_eos)}")
+                real, out, raw = call(module, {**case, "kind": kind}, StandInTokenizer(pad_is_eos=pad_is_eos))
+                results[label] += structure_errors(raw, case) + invariant_errors(real, out, case)
+            except Exception as exc:  # a fix that breaks the code fails the check
+                results[label].append(f"{kind}: raised {type(exc).__name__}: {exc}")
     return results
 
 

@@ -410,7 +410,13 @@ class CallEvaluator(WalkerState):
         if padded.target_ids and isinstance(padded.node, cst.Call):
             # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
-            found = LabelsPaddedWithToken(target if target is not None else padded.node, "text_target")
+            found = LabelsPaddedWithToken(
+                target if target is not None else padded.node,
+                "text_target",
+                padded=padded,
+                labels_at=node,
+                labels_code=source_code,
+            )
             self.facts.record(self.facts.labels_padded_with_token, found)
         if padded.target_ids or padded.of_labels:
             return
@@ -469,7 +475,8 @@ class CallEvaluator(WalkerState):
             target = P.keyword(enc.node, "text_target")
             if enc.padded and target is not None and enc.target_ids is False and enc not in self.labels_replaced:
                 # `labels` inside the encoding keep pad ids
-                self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(target, "text_target"))
+                found = LabelsPaddedWithToken(target, "text_target", encoding=enc)
+                self.facts.record(self.facts.labels_padded_with_token, found)
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
         for padded in tags_of(value, Padded):

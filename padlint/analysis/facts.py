@@ -106,6 +106,12 @@ class LabelsPaddedWithToken(Fact):
 
     how: str  # "padding_value", "list", "collator", "text_target"
     pad_arg: cst.Arg | cst.BaseExpression | None = None  # the pad value as written
+    # text_target: the target ids where they become labels (their encoding keeps their mask) ...
+    padded: Padded | None = None
+    labels_at: cst.CSTNode | None = None  # the labels value at that place
+    labels_code: str | None = None
+    # ... or the encoding that carries them as its `labels`, returned as it is
+    encoding: Encoding | None = None
 
 
 @dataclass

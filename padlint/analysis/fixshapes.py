@@ -35,10 +35,12 @@ class Shape:
     needs_torch: bool = False  # the code uses `torch` and the module does not import it
     setup: tuple = ()
     name: str | None = None  # what to call the whole value when it is named (`attention_mask`)
+    imports: tuple = ()  # import statements the code needs (`import numpy`)
 
     def proposal(self, node, facts=None) -> FixProposal:
         """The fix that writes this shape in place of `node`."""
-        return FixProposal(self.applicability, self.title, self.replacements(node, facts), self.needs_torch)
+        replacements = self.replacements(node, facts)
+        return FixProposal(self.applicability, self.title, replacements, self.needs_torch, self.imports)
 
     def replacements(self, node, facts=None) -> tuple:
         from padlint.rules import sites
@@ -97,17 +99,13 @@ def _atomic(code: str) -> bool:
 
 
 def _is_assigned_to_a_name(facts, node, site) -> bool:
-    """Is `node` the whole right-hand side of `name = node` (already a named value)?"""
+    """Is `node` the whole right-hand side of `name = node` or `batch["key"] = node` (a value with a
+    name already)?"""
     stmt = site.statement
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return False
     small = stmt.body[0]
-    return (
-        isinstance(small, (cst.Assign, cst.AnnAssign))
-        and small.value is node
-        and all(isinstance(t.target, cst.Name) for t in getattr(small, "targets", ()))
-        and (not isinstance(small, cst.AnnAssign) or isinstance(small.target, cst.Name))
-    )
+    return isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is node
 
 
 def is_place(code: str) -> bool:
@@ -246,6 +244,13 @@ def masked_labels(
         if mask and padded.rows:
             code = f"[[t if m else {IGNORE} for t, m in zip(row, row_mask)] for row, row_mask in zip({ids}, {mask})]"
             return Shape(code, Applicability.SAFE, title, name=LABELS)
+        if mask and padded.rows is None and is_place(mask):
+            # One row or a batch of rows (a map function whose `batched=` is not in view): numpy's
+            # `where` is right for both, and padded rows are of one length.
+            np = context.numpy or "numpy"
+            code = f"{np}.where({np}.asarray({mask}) == 0, {IGNORE}, {ids}).tolist()"
+            imports = () if context.numpy else ("import numpy",)
+            return Shape(code, Applicability.SAFE, title, name=LABELS, imports=imports)
         if gap_ok and padded.rows is False:
             gap = f"max({padded.gap}, 0)"
             if padded.side == "right":

@@ -6,8 +6,11 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
+from padlint.analysis.values import Context, Padded
+from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
 from padlint.types import Applicability
@@ -92,6 +95,8 @@ def collate(batch, pad_id):
                 if code
                 else None
             )
+        if event.how == "text_target":
+            return _mask_target_labels(facts, event)
         if event.how == "collator" and isinstance(event.node, cst.Call):
             edit = delete_item(facts, event.node, list(event.node.args), event.pad_arg)
             return (
@@ -113,3 +118,61 @@ def _filled_with(facts: ModuleFacts, call: cst.Call, value: str) -> str | None:
     shape = facts.code(dims[0].value) if len(dims) == 1 else "(" + ", ".join(facts.code(a.value) for a in dims) + ")"
     rest = "".join(f", {facts.code(a.keyword)}={facts.code(a.value)}" for a in call.args if a.keyword is not None)
     return f"{func[: -len('zeros')]}full({shape}, {value}{rest})"
+
+
+TARGET_TITLE = "Set the labels of padding positions to -100 (from the targets' attention mask)"
+
+
+def _mask_target_labels(facts: ModuleFacts, event: LabelsPaddedWithToken) -> FixProposal | None:
+    """Targets tokenized with padding become labels with the pad id at every pad: mask them by the
+    targets' own attention mask (the tokenizer's, so a real token equal to the pad id keeps its label)."""
+    padded = event.padded
+    if padded is not None and event.labels_at is not None and event.labels_code and padded.encoding_mask():
+        # `labels = tok(text_target=...)`, then `features["labels"] = labels["input_ids"]`
+        shape = fixshapes.masked_labels(
+            padded,
+            event.labels_code,
+            padded.encoding_mask(),
+            Context(),
+            lengths_ok=False,
+            gap_ok=False,
+            pad_code=None,
+            pad_is_eos=True,
+        )
+        if shape is None:
+            return None
+        fix = shape.proposal(event.labels_at, facts)
+        fix.message = TARGET_TITLE
+        return fix
+    if event.encoding is not None:
+        return _retokenize_targets(facts, event)
+    return None
+
+
+def _retokenize_targets(facts: ModuleFacts, event: LabelsPaddedWithToken) -> FixProposal | None:
+    """`inputs = tok(texts, text_target=targets, padding=...)` returns labels without their mask: after
+    it, tokenize the targets alone with the same options (that encoding has their mask) and mask them."""
+    enc = event.encoding
+    call = enc.node
+    site = sites.site_of(facts, call)
+    if site is None or not isinstance(site.statement, cst.SimpleStatementLine) or len(site.statement.body) != 1:
+        return None
+    assign = site.statement.body[0]
+    if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
+        return None
+    holder = facts.code(assign.targets[0].target)
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > 1 or any(a.star for a in call.args):
+        return None  # a text pair or unpacked options: the targets' own call is not a copy of the options
+    options = [f"{a.keyword.value}={facts.code(a.value)}" for a in call.args if a.keyword is not None]
+    name = site.fresh("target_encoding")
+    ids, mask = f"{name}[{sites.key(facts, 'input_ids')}]", f"{name}[{sites.key(facts, 'attention_mask')}]"
+    target = Padded(call, kind=enc.kind, rows=enc.rows)
+    shape = fixshapes.masked_labels(
+        target, ids, mask, Context(), lengths_ok=False, gap_ok=False, pad_code=None, pad_is_eos=True
+    )
+    if shape is None or shape.setup:
+        return None
+    tokenize = f"{name} = {facts.code(call.func)}({', '.join(options)})"
+    labels = f"{holder}[{sites.key(facts, 'labels')}] = {shape.code}"
+    return FixProposal(Applicability.SAFE, TARGET_TITLE, (site.insertion_after([tokenize, labels]),))

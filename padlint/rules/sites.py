@@ -54,6 +54,15 @@ class Site:
         start = self.facts.range_of(self.statement).start
         return (start, start, text)
 
+    def insertion_after(self, statements: list[str]) -> tuple:
+        """An edit that puts `statements` right after the site's statement (after its trailing comment)."""
+        width = line_length(self.facts) - len(self.indent)
+        lines = [line for statement in statements for line in wrap(statement, width)]
+        last = self.statement.body[-1] if isinstance(self.statement, cst.SimpleStatementLine) else self.statement
+        row = self.facts.span(last).end.line
+        end = CodePosition(row, len(_lines(self.facts)[row - 1]))
+        return (end, end, "".join("\n" + self.indent + line for line in lines))
+
     def fits(self, node: cst.CSTNode, code: str) -> bool:
         """Would the line(s) of `node`, with `code` in its place, stay within the line length?"""
         span = self.facts.span(node)
