@@ -70,6 +70,17 @@ CASES = {
     "f2_seed_map_batched_unknown.py": _case(
         ["PAD002"], "tokenize", ("batch", "example"), checks=("labels",), lib="numpy"
     ),
+    # PAD004: DataCollatorForLanguageModeling(mlm=False) with pad = EOS; the (unsafe) fix collates with
+    # labels from the attention mask, so every real EOS keeps its label
+    "f4_lm_collator_pad_is_eos.py": _case(
+        ["PAD004"],
+        "make_collator",
+        "class",
+        checks=("mask", "labels"),
+        lib="transformers",
+        safe=False,
+        setup="configure",
+    ),
     # PAD002 (and PAD003) on ids split off their encoding: labels masked by the kept encoding's mask
     "f2_labels_from_split_ids.py": _case(["PAD002", "PAD003"], "lm_batch", "texts", checks=("mask", "labels")),
 }
@@ -99,6 +110,8 @@ def call(module, case, tokenizer):
         out = entry(list(TEXTS), tokenizer, RecordingModel())
     elif kind == "texts":
         out = entry(list(TEXTS), tokenizer)
+    elif kind == "class":  # entry(tokenizer)(features)
+        out = entry(tokenizer)([{"input_ids": list(r)} for r in real])
     elif kind == "features":
         out = entry([{"input_ids": list(r)} for r in real], tokenizer)
     elif kind == "batch":
@@ -130,7 +143,10 @@ def run_fixed(source: str, name: str, case, tmp_path: Path, tag: str) -> dict[st
 
 
 def _require(case):
-    pytest.importorskip("numpy" if case["lib"] == "numpy" else "torch") if case["lib"] != "lists" else None
+    if case["lib"] != "lists":
+        pytest.importorskip("numpy" if case["lib"] == "numpy" else "torch")
+    if case["lib"] == "transformers":  # the original runs a transformers collator (CI may not have it)
+        pytest.importorskip("transformers")
 
 
 def _explain(name, source, results) -> str:

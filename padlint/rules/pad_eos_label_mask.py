@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import libcst as cst
+
+from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
+from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
@@ -82,7 +86,7 @@ def collate(tokenizer, texts):
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner, call)
             if eos is not None:
-                suggestion = FixProposal(
+                suggestion = _collate_by_mask(facts, call) or FixProposal(
                     Applicability.DISPLAY_ONLY,
                     'Use a dedicated pad token: tokenizer.add_special_tokens({"pad_token": "<pad>"}) and '
                     "model.resize_token_embeddings(len(tokenizer))",
@@ -95,3 +99,42 @@ def collate(tokenizer, texts):
                     "EOS loses its label",
                     suggestion,
                 )
+
+
+# The collator's own options that the replacement keeps; any other option means it is not a copy.
+_KEPT_OPTIONS = {"tokenizer", "mlm", "mlm_probability", "pad_to_multiple_of", "return_tensors"}
+BY_MASK = (
+    "Collate with labels from the attention mask: every real EOS keeps its label, only the pads get -100 "
+    "(assumes dict features, as a map function returns; a dedicated pad token is the other way out)"
+)
+
+
+def _collate_by_mask(facts: ModuleFacts, call: cst.Call) -> FixProposal | None:
+    """`DataCollatorForLanguageModeling(tok, mlm=False)` pads dict features with `tok.pad` and sets
+    the labels equal to the pad id to -100 (transformers 4.46, data/data_collator.py, torch_call). The
+    same collation with the labels set to -100 where the attention mask is 0 keeps every real EOS:
+    a function named before the statement that builds the collator. UNSAFE: it is a copy only for
+    features that are dicts (the collator also takes bare lists of ids)."""
+    site = sites.site_of(facts, call)
+    tokenizer = P.positional(call, 0) or P.keyword(call, "tokenizer")
+    if site is None or tokenizer is None or any(a.star for a in call.args) or P.positional(call, 1) is not None:
+        return None
+    options = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if not set(options) <= _KEPT_OPTIONS:
+        return None
+    tensors = options.get("return_tensors")
+    if tensors is not None and P.string_value(tensors.value) != "pt":
+        return None
+    multiple = options.get("pad_to_multiple_of")
+    extra = f", pad_to_multiple_of={facts.code(multiple.value)}" if multiple is not None else ""
+    name = site.fresh("collate_causal_lm")
+    key = lambda k: sites.key(facts, k)  # noqa: E731
+    body = [
+        f"def {name}(features):",
+        f"    batch = {facts.code(tokenizer.value)}.pad(features, return_tensors={key('pt')}{extra})",
+        f"    batch[{key('labels')}] = batch[{key('input_ids')}].masked_fill(batch[{key('attention_mask')}] == 0, -100)",
+        "    return batch",
+    ]
+    if not site.indent:  # a module-level def stands between blank lines, as PEP 8 lays it out
+        body = ["", *body, "", ""]
+    return FixProposal(Applicability.UNSAFE, BY_MASK, (site.insertion(body), (call, name)))
