@@ -103,10 +103,15 @@ def loss_fn(logits, labels):
         if value == "pad" or not _writable_anywhere(facts, code):
             return None
         title = f"Make the loss ignore {code}"
+        # A negative value is never a class: ignoring it drops nothing real. A value >= 0 may be one
+        # (a detection head's class 1, a vocabulary's token 0): the loss would skip real targets.
+        applicability = Applicability.SAFE if isinstance(value, int) and value < 0 else Applicability.UNSAFE
+        if applicability is Applicability.UNSAFE:
+            title += " (a value >= 0 may also be a real class or token: its targets would be skipped)"
         if arg is not None:
-            return FixProposal(Applicability.SAFE, title, ((arg.value, code),))
+            return FixProposal(applicability, title, ((arg.value, code),))
         edit = add_keyword(facts, call, "ignore_index", code)
-        return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
+        return FixProposal(applicability, title, (edit,)) if edit else None
 
 
 def _writable_anywhere(facts: ModuleFacts, code: str) -> bool:

@@ -83,11 +83,18 @@ def collate(batch, pad_id):
     ) -> FixProposal | None:
         ignore = ignore_spelling(facts)
         title = "Pad the labels with -100"
+        # A sentinel such as -1 or 0 may be what a loss out of view ignores (a collator's unit test may
+        # assert it): -100 is right for sure only when a loss here ignores -100. The pad id is a token.
+        sentinel = pad_node is not None and not P.is_pad_id_expression(pad_node)
+        in_view = any(loss.value == -100 for loss in facts.loss_ignores)
+        safety = Applicability.UNSAFE if sentinel and not in_view else Applicability.SAFE
+        if safety is Applicability.UNSAFE:
+            title += " (assumes the loss ignores -100, as transformers models do: no loss is in view)"
         if event.how in ("padding_value", "list") and pad_node is not None:
-            return FixProposal(Applicability.SAFE, title, ((pad_node, ignore),))
+            return FixProposal(safety, title, ((pad_node, ignore),))
         if event.how == "padding_value" and isinstance(event.node, cst.Call):
             edit = add_keyword(facts, event.node, "padding_value", ignore)
-            return FixProposal(Applicability.SAFE, title, (edit,)) if edit else None
+            return FixProposal(safety, title, (edit,)) if edit else None
         if event.how == "zeros" and isinstance(event.node, cst.Call):
             code = _filled_with(facts, event.node, ignore)
             return (
@@ -99,11 +106,8 @@ def collate(batch, pad_id):
             return _mask_target_labels(facts, event)
         if event.how == "collator" and isinstance(event.node, cst.Call):
             edit = delete_item(facts, event.node, list(event.node.args), event.pad_arg)
-            return (
-                FixProposal(Applicability.SAFE, "Drop `label_pad_token_id` (the default is -100)", (edit,))
-                if edit
-                else None
-            )
+            title = "Drop `label_pad_token_id` (the default is -100)" + title[len("Pad the labels with -100") :]
+            return FixProposal(safety, title, (edit,)) if edit else None
         return None
 
 
