@@ -19,7 +19,7 @@ class IgnoreIndexMismatch(Rule):
     REQUIRES = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")  # a loss call
     name = "ignore-index-mismatch"
     summary = "The loss's ignore_index differs from the value labels are padded or masked with"
-    fix_safety = "safe when the label value is a literal or a module constant; none otherwise"
+    fix_safety = "safe for a negative label value in view; unsafe for a value >= 0 (may be a class); none otherwise"
     MANUAL_FIX = "make the loss's `ignore_index` and the value the labels are padded with one constant"
 
     INVALID = [

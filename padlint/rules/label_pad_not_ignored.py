@@ -31,7 +31,7 @@ class LabelPadNotIgnored(Rule):
     REQUIRES = ("pad", "[0]", "zeros")  # a label padding step or label_pad_token_id
     name = "label-pad-not-ignored"
     summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
-    fix_safety = "safe (pad labels with -100); none for text_target= targets"
+    fix_safety = "safe (pad labels with -100; text_target= labels masked by their mask); unsafe for a sentinel with no loss in view"
     MANUAL_FIX = "pad the labels with -100, the value the loss ignores"
 
     INVALID = [

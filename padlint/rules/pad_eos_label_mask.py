@@ -20,7 +20,7 @@ class PadEosLabelMask(Rule):
     REQUIRES = ("pad",)  # a comparison with the pad id
     name = "pad-eos-label-mask"
     summary = "Pad is EOS and labels are masked by pad id: every real EOS gets -100, the model never learns to stop"
-    fix_safety = "safe (mask labels from the attention mask); none for DataCollatorForLanguageModeling"
+    fix_safety = "safe (mask labels from the attention mask); unsafe for DataCollatorForLanguageModeling"
     MANUAL_FIX = "set labels to -100 where the attention mask is 0 instead of where they equal the pad id, or give the tokenizer a dedicated pad token"
 
     INVALID = [

@@ -31,7 +31,7 @@ class PaddedWithoutMask(Rule):
     REQUIRES = ("pad",)  # a padding tokenizer call (padding=, .pad)
     name = "padded-without-mask"
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
-    fix_safety = "safe (carry the tokenizer's mask along); none where the ids were split off the call"
+    fix_safety = "safe (keep the encoding and carry its mask along); none where the ids leave the function alone"
     MANUAL_FIX = "keep the tokenizer's encoding and pass its `attention_mask` with the ids (to the model call, or in the returned features)"
 
     INVALID = [
