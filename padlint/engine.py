@@ -194,7 +194,7 @@ def _import_row(module: cst.Module, positions) -> tuple[int, bool]:
 
 def _imports_inside(stmt: cst.CSTNode) -> bool:
     """`try: import x` / `if TYPE_CHECKING: import x`: an import block, not code."""
-    body = getattr(getattr(stmt, "body", None), "body", None)
+    body = getattr(getattr(stmt, "body", None), "body", None) or ()
     return (
         isinstance(stmt, (cst.Try, cst.If))
         and bool(body)

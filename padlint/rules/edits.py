@@ -74,7 +74,7 @@ def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -
             if P.string_value(element.key) == "input_ids":
                 quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
                 item = f"{quote}attention_mask{quote}: {mask_code}"
-                return insert_item(facts, list(sink.elements), element, item, facts.span(sink).end.line)
+                return insert_item(facts, list(sink.elements), element, item, facts.range_of(sink).end.line)
         return None
     if isinstance(sink, cst.Call):
         args = list(sink.args)
@@ -85,7 +85,7 @@ def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -
             return None
         if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
             anchor = positional[-1]
-        return insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.span(sink).end.line)
+        return insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.range_of(sink).end.line)
     return None
 
 
@@ -94,15 +94,16 @@ def insert_item(
 ) -> tuple | None:
     """Insert the item `text` after `after`, following the layout: `, text` on one line, or a line of
     its own when the next item starts a new line."""
-    span = facts.span(after)
+    span = facts.range_of(after)
     end = span.end
     following = items[items.index(after) + 1] if items.index(after) + 1 < len(items) else None
     if following is not None:
-        start = facts.span(following).start
+        start = facts.range_of(following).start
         if start.line > end.line:
             indent = sites.text_between(facts, CodePosition(start.line, 0), start)
             return (start, start, f"{text},\n{indent}")
-    comma = facts.span(after.comma) if isinstance(after.comma, cst.Comma) else None
+    separator = getattr(after, "comma", None)
+    comma = facts.range_of(separator) if isinstance(separator, cst.Comma) else None
     if following is None and comma is not None and closing_line is not None and closing_line > end.line:
         indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
         return (comma.end, comma.end, f"\n{indent}{text},")  # the last item of one-per-line items

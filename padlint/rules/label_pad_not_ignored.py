@@ -157,7 +157,9 @@ def _retokenize_targets(facts: ModuleFacts, event: LabelsPaddedWithToken) -> Fix
     """`inputs = tok(texts, text_target=targets, padding=...)` returns labels without their mask: after
     it, tokenize the targets alone with the same options (that encoding has their mask) and mask them."""
     enc = event.encoding
-    call = enc.node
+    call = enc.node if enc is not None else None
+    if enc is None or not isinstance(call, cst.Call):
+        return None
     site = sites.site_of(facts, call)
     if site is None or not isinstance(site.statement, cst.SimpleStatementLine) or len(site.statement.body) != 1:
         return None

@@ -85,17 +85,29 @@ def group_texts(examples, block=512):
 
     def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded
-        options = dict(
-            lengths_ok=event.lengths_ok, gap_ok=event.gap_ok, pad_code=event.pad_code, pad_is_eos=facts.pad_is_eos
-        )
-        shape = fixshapes.masked_labels(padded, event.source_code, event.mask_code, event.context, **options)
+
+        def labels_masked_by(mask: str | None) -> fixshapes.Shape | None:
+            return fixshapes.masked_labels(
+                padded,
+                event.source_code,
+                mask,
+                event.context,
+                lengths_ok=event.lengths_ok,
+                gap_ok=event.gap_ok,
+                pad_code=event.pad_code,
+                pad_is_eos=facts.pad_is_eos,
+            )
+
+        shape = labels_masked_by(event.mask_code)
         if (shape is None or shape.applicability is not Applicability.SAFE) and padded.from_tokenizer:
             # the ids were split off their encoding: keep it, and mask the labels by its attention mask
             kept = keep_encoding(facts, padded, (event.node,))
-            mask = kept.mask_where_ids_are() if kept is not None else None
-            by_mask = (
-                fixshapes.masked_labels(padded, event.source_code, mask, event.context, **options) if mask else None
-            )
-            if by_mask is not None and by_mask.applicability is Applicability.SAFE and not by_mask.setup:
+            by_mask = labels_masked_by(kept.mask_where_ids_are()) if kept is not None else None
+            if (
+                kept is not None
+                and by_mask is not None
+                and by_mask.applicability is Applicability.SAFE
+                and not by_mask.setup
+            ):
                 return FixProposal(Applicability.SAFE, by_mask.title, (*kept.edits, (event.node, by_mask.code)))
         return shape.proposal(event.node, facts) if shape else None

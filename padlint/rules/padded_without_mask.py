@@ -91,11 +91,17 @@ def run(model, tokenizer, texts):
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         safe = Applicability.SAFE
-        if event.how in ("subscript", "encode") and event.padded is not None and _takes_a_mask(event.sink):
+        sink = event.sink
+        if (
+            event.how in ("subscript", "encode")
+            and event.padded is not None
+            and sink is not None
+            and _takes_a_mask(sink)
+        ):
             # name the encoding where the ids are split off it, and hand its mask to where they go
-            kept = keep_encoding(facts, event.padded, (event.sink,))
-            edit = add_mask_beside_ids(facts, event.sink, kept.mask_where_ids_are()) if kept else None
-            if edit is None:
+            kept = keep_encoding(facts, event.padded, (sink,))
+            edit = add_mask_beside_ids(facts, sink, kept.mask_where_ids_are()) if kept is not None else None
+            if kept is None or edit is None:
                 return None
             *named, split = kept.edits
             at_sink = sites.fit_line(facts, [split, edit])  # one line: broken up together

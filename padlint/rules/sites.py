@@ -59,7 +59,7 @@ class Site:
         width = line_length(self.facts) - len(self.indent)
         lines = [line for statement in statements for line in wrap(statement, width)]
         last = self.statement.body[-1] if isinstance(self.statement, cst.SimpleStatementLine) else self.statement
-        row = self.facts.span(last).end.line
+        row = self.facts.range_of(last).end.line
         end = CodePosition(row, len(_lines(self.facts)[row - 1]))
         return (end, end, "".join("\n" + self.indent + line for line in lines))
 
@@ -117,8 +117,8 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
     row = rows.pop()
     line = _lines(facts)[row - 1]
     new = line
-    for start, end, text in sorted(placed, reverse=True):
-        new = new[:start] + text + new[end:]
+    for first, last, text in sorted(placed, reverse=True):
+        new = new[:first] + text + new[last:]
     if len(new) <= line_length(facts):
         return edits
     indent = new[: len(new) - len(new.lstrip())]
@@ -133,8 +133,8 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
     if comment is not None:
         text += "  " + new[comment:].strip()
     # from the first character of the line on: a statement a fix puts before it is inserted there too
-    start = len(line) - len(line.lstrip())
-    return [(CodePosition(row, start), CodePosition(row, len(line)), text)]
+    column = len(line) - len(line.lstrip())
+    return [(CodePosition(row, column), CodePosition(row, len(line)), text)]
 
 
 def _balanced(code: str) -> bool:
