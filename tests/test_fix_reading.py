@@ -90,6 +90,11 @@ def test_wrap_breaks_at_brackets_and_keeps_comprehensions_whole():
     assert all(len(line) <= 60 for line in lines)
     assert ast.parse("\n".join(lines))
     assert wrap("x = f(a)", 88) == ["x = f(a)"]
+    # no bracket to break at: the value goes in parentheses, one part of a conditional per line
+    fallback = "pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id"
+    lines = wrap(fallback, 60)
+    assert lines[0] == "pad = (" and lines[-1] == ")" and all(len(line) <= 60 for line in lines)
+    assert ast.parse("\n".join(lines))
 
 
 def test_project_line_length_from_ruff_then_black(tmp_path: Path):

@@ -8,6 +8,7 @@ from libcst.metadata import CodePosition
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules import sites
+from padlint.rules.layout import wrap
 
 
 def delete_item(facts: ModuleFacts, owner: cst.CSTNode, items: list, item) -> tuple | None:
@@ -101,10 +102,15 @@ def insert_item(
         start = facts.range_of(following).start
         if start.line > end.line:
             indent = sites.text_between(facts, CodePosition(start.line, 0), start)
-            return (start, start, f"{text},\n{indent}")
+            return (start, start, _own_lines(facts, f"{text},", indent) + "\n" + indent)
     separator = getattr(after, "comma", None)
     comma = facts.range_of(separator) if isinstance(separator, cst.Comma) else None
     if following is None and comma is not None and closing_line is not None and closing_line > end.line:
         indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
-        return (comma.end, comma.end, f"\n{indent}{text},")  # the last item of one-per-line items
+        return (comma.end, comma.end, "\n" + indent + _own_lines(facts, f"{text},", indent))  # the last item
     return (end, end, f", {text}")
+
+
+def _own_lines(facts: ModuleFacts, item: str, indent: str) -> str:
+    """An item on a line of its own, broken at its brackets when it would not fit there."""
+    return ("\n" + indent).join(wrap(item, sites.line_length(facts) - len(indent)))

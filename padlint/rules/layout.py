@@ -14,7 +14,7 @@ INDENT = "    "
 OPENERS, CLOSERS = "([{", ")]}"
 # Where a too-long expression breaks, loosest first (black's delimiter priorities).
 PRIORITY = (
-    ("for", "if"),
+    ("for", "if", "else"),
     ("or",),
     ("and",),
     ("<", ">", "==", "!=", "<=", ">=", "in", "is"),
@@ -33,7 +33,7 @@ def wrap(line: str, width: int) -> list[str]:
         return [line]  # fits, or copied from the file with its own line breaks
     pair = _split_pair(line, width)
     if pair is None:
-        return [line]
+        return _parenthesized(line, width)
     open_at, close_at = pair
     head, body, tail = line[: open_at + 1], line[open_at + 1 : close_at].strip(), line[close_at:]
     lines = [head]
@@ -41,6 +41,23 @@ def wrap(line: str, width: int) -> list[str]:
         lines.extend(INDENT + sub for sub in wrap(item, width - len(INDENT)))
     lines.append(tail)
     return lines
+
+
+def _parenthesized(line: str, width: int) -> list[str]:
+    """`x = a if c else b` with no bracket to break at: the value in parentheses, as black writes it."""
+    for token in _tokens(line):
+        if token.start[0] != 1:
+            break
+        if token.type == tokenize.OP and token.string in OPENERS:
+            return [line]  # brackets, but none worth breaking at
+        if (token.type == tokenize.OP and token.string == "=") or (
+            token.type == tokenize.NAME and token.string == "return"
+        ):
+            head, value = line[: token.end[1]].rstrip(), line[token.end[1] :].strip()
+            if not value:
+                return [line]
+            return [f"{head} (", *(INDENT + sub for sub in _body_lines(value, width - len(INDENT))), ")"]
+    return [line]
 
 
 def _body_lines(body: str, width: int) -> list[str]:
