@@ -22,7 +22,7 @@ from padlint.rules import sites
 
 PREFERRED_NAME = "encoding"
 # `:=` may not bind inside these (a comprehension's iterable) or would bind in their own scope.
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_COMPREHENSIONS = frozenset({"ListComp", "SetComp", "DictComp", "GeneratorExp"})
 
 
 @dataclass
@@ -35,14 +35,14 @@ class KeptEncoding:
 
     def mask_where_ids_are(self) -> str:
         """The mask, derived the way the ids were on their way to where they are used (`torch.tensor(§)`)."""
-        return self.padded.template.replace("§", self.read_mask)
+        return (self.padded.template or "§").replace("§", self.read_mask)
 
 
 def keep_encoding(facts: ModuleFacts, padded: Padded, uses: tuple) -> KeptEncoding | None:
     """Name the encoding `padded` was split off, if the name is bound at every node of `uses`."""
     lost = padded.lost_at
-    if lost is None:
-        return None
+    if lost is None or padded.template is None:
+        return None  # no split, or the ids were changed on their way in a way the mask cannot follow
     encoding, attribute = _encoding_code(facts, lost)
     if encoding is None:
         return None
@@ -68,12 +68,12 @@ def _walrus(facts, padded, lost, encoding, attribute, uses) -> KeptEncoding | No
     every use comes after it in the same lambda body and no comprehension stands in between."""
     path = sites.path_to(facts, lost)
     lambdas = [step for step in path if isinstance(step, cst.Lambda)]
-    if not lambdas or any(isinstance(s, _COMPREHENSIONS) for s in path[path.index(lambdas[-1]) :]):
+    if not lambdas or any(type(s).__name__ in _COMPREHENSIONS for s in path[path.index(lambdas[-1]) :]):
         return None
     body = lambdas[-1]
     for use in uses:
         use_path = sites.path_to(facts, use)
-        if body not in use_path or any(isinstance(s, _COMPREHENSIONS) for s in use_path[use_path.index(body) :]):
+        if body not in use_path or any(type(s).__name__ in _COMPREHENSIONS for s in use_path[use_path.index(body) :]):
             return None
         if use not in path and not _before(facts, lost, use):
             return None  # the mask is read after the ids (in the dict or call that holds them, or later)
