@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import CodePosition
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
@@ -101,12 +100,12 @@ def insert_item(
     if following is not None:
         start = facts.range_of(following).start
         if start.line > end.line:
-            indent = sites.text_between(facts, CodePosition(start.line, 0), start)
+            indent = sites.text_between(facts, cst.metadata.CodePosition(start.line, 0), start)
             return (start, start, _own_lines(facts, f"{text},", indent) + "\n" + indent)
     separator = getattr(after, "comma", None)
     comma = facts.range_of(separator) if isinstance(separator, cst.Comma) else None
     if following is None and comma is not None and closing_line is not None and closing_line > end.line:
-        indent = sites.text_between(facts, CodePosition(span.start.line, 0), span.start)
+        indent = sites.text_between(facts, cst.metadata.CodePosition(span.start.line, 0), span.start)
         return (comma.end, comma.end, "\n" + indent + _own_lines(facts, f"{text},", indent))  # the last item
     return (end, end, f", {text}")
 

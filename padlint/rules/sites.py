@@ -14,7 +14,6 @@ import tokenize
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodePosition
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.layout import wrap
@@ -60,7 +59,7 @@ class Site:
         lines = [line for statement in statements for line in wrap(statement, width)]
         last = self.statement.body[-1] if isinstance(self.statement, cst.SimpleStatementLine) else self.statement
         row = self.facts.range_of(last).end.line
-        end = CodePosition(row, len(_lines(self.facts)[row - 1]))
+        end = cst.metadata.CodePosition(row, len(_lines(self.facts)[row - 1]))
         return (end, end, "".join("\n" + self.indent + line for line in lines))
 
     def fits(self, node: cst.CSTNode, code: str) -> bool:
@@ -134,7 +133,7 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
         text += "  " + new[comment:].strip()
     # from the first character of the line on: a statement a fix puts before it is inserted there too
     column = len(line) - len(line.lstrip())
-    return [(CodePosition(row, column), CodePosition(row, len(line)), text)]
+    return [(cst.metadata.CodePosition(row, column), cst.metadata.CodePosition(row, len(line)), text)]
 
 
 def _balanced(code: str) -> bool:
