@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -108,11 +108,7 @@ def _lint_module(module: cst.Module, filename: str, select, line_length: int | N
         span = positions.get(finding.node)
         if span is None:
             continue
-        fix = (
-            _make_fix(_fitted(finding.fix, facts), positions, module, _quote(facts))
-            if finding.fix is not None
-            else None
-        )
+        fix = _make_fix(finding.fix, positions, module, _quote(facts)) if finding.fix is not None else None
         diagnostics.append(
             Diagnostic(
                 code=rule.code,
@@ -146,14 +142,6 @@ class _LazyPositions:
 
             self.resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self.resolved.get(node, default)
-
-
-def _fitted(proposal, facts):
-    """The proposal with a one-line edit that outgrows the line length broken at its brackets."""
-    from padlint.rules.sites import fit_line
-
-    fitted = tuple(fit_line(facts, list(proposal.replacements)))
-    return proposal if fitted == tuple(proposal.replacements) else replace(proposal, replacements=fitted)
 
 
 def _quote(facts) -> str:

@@ -123,8 +123,8 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
     indent = new[: len(new) - len(new.lstrip())]
     comment = _comment_at(new)
     body = (new[:comment] if comment is not None else new).strip()
-    if not _balanced(body):
-        return edits
+    if not _balanced(body) or any(t.type == tokenize.OP and t.string == ";" for t in _line_tokens(body)):
+        return edits  # brackets that do not close here, or two statements on one line
     lines = wrap(body, line_length(facts) - len(indent))
     if len(lines) == 1:
         return edits
