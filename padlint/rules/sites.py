@@ -88,9 +88,9 @@ def text_between(facts: ModuleFacts, start, end) -> str:
 
 
 def _lines(facts: ModuleFacts) -> list[str]:
-    lines = facts.fix_memo.get("lines")
+    lines = facts.source_lines
     if lines is None:
-        lines = facts.fix_memo["lines"] = facts.module.code.splitlines()
+        lines = facts.source_lines = facts.module.code.splitlines()
     return lines
 
 
