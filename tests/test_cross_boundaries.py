@@ -156,3 +156,38 @@ def test_cached_result_follows_the_helper_module(tmp_path: Path, monkeypatch):
     assert check() == check("--no-cache") == "All checks passed!\n"
     (package / "helpers.py").write_text(pads)
     assert "PAD002" in check()
+
+
+def test_cached_skip_follows_the_helper_module(tmp_path: Path, monkeypatch):
+    """A file with no rule's word of its own is skipped by the word look when the helper it imports
+    does not pad; that skip depends on the helper: once the helper pads, the cached "All checks
+    passed!" goes and the finding --no-cache reports appears (with PAD000 off and on)."""
+    from click.testing import CliRunner
+
+    from padlint.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    helper = package / "helpers.py"
+    helper.write_text('def encode(tokenizer, texts):\n    return tokenizer(texts, return_tensors="pt")\n')
+    (package / "embed.py").write_text(
+        "from .helpers import encode\n\n\n"
+        "def embed(model, tokenizer, texts):\n"
+        "    enc = encode(tokenizer, texts)\n"
+        '    return model(enc["input_ids"]).last_hidden_state\n'
+    )
+
+    def check(*extra: str) -> str:
+        return CliRunner().invoke(main, ["check", "--output-format", "concise", "pkg/embed.py", *extra]).output
+
+    for selection in (["--ignore", "PAD000"], []):
+        helper.write_text('def encode(tokenizer, texts):\n    return tokenizer(texts, return_tensors="pt")\n')
+        assert check(*selection) == check(*selection) == "All checks passed!\n"  # the second from the cache
+        helper.write_text(
+            'def encode(tokenizer, texts):\n    return tokenizer(texts, padding="longest", return_tensors="pt")\n'
+        )
+        assert "PAD003" in check(*selection, "--no-cache")
+        assert "PAD003" in check(*selection)

@@ -75,6 +75,8 @@ class _Job:
     stdin: bool = False
     look: str = "full"  # what the worker does first: "full", "sharp" or "syntax" (see analyse)
     line_length: int = 88  # the project's, for the code fixes write
+    # Other files the word look read to decide (a helper module it imports): the result depends on them too.
+    looked_at: dict[str, str] = field(default_factory=dict)
 
 
 # ---- the worker side: pure, no I/O but reading other modules of the project ---------------------
@@ -260,11 +262,17 @@ class Runner:
             return None
         job = _Job(filename, source, select, report_invalid, key=key, stdin=stdin, line_length=line_length)
         if self.options.prefilter:
+            from padlint.analysis import reads
             from padlint.look import prefilter
 
             # The word look is cheap enough for this process; the sharp look and the syntax check
             # of skipped files run in the workers, in parallel.
-            job.look = "sharp" if prefilter.may_fire(source.text, select, filename) else "syntax"
+            # Skipping a file because the modules it imports do not pad is a result that depends on
+            # them: the files the word look read key the cached result as the analysis's reads do.
+            with reads.recording() as looked_at:
+                may_fire = prefilter.may_fire(source.text, select, filename)
+            job.looked_at = dict(looked_at)
+            job.look = "sharp" if may_fire else "syntax"
             if job.look == "syntax" and not report_invalid:
                 self.result.stats["skipped"] += 1
                 self._store(job, [])
@@ -406,7 +414,7 @@ class Runner:
 
     def _store(self, job: _Job, found: list[Diagnostic], read: dict | None = None) -> None:
         if self.cache is not None and job.key is not None:
-            self.cache.put(job.key, found, read)
+            self.cache.put(job.key, found, {**job.looked_at, **(read or {})} or None)
 
 
 def check_files(files: Iterable[str], settings: Settings, options: Options, warn: Say, error: Say) -> RunResult:
