@@ -104,7 +104,7 @@ class ExpressionEvaluator(WalkerState):
             return frozenset(ShapeOf(p, self.code(expr.value)) for p in tags_of(base, Padded))
         if attr in shape_ops.METHODS:  # `ids.T`, `ids.mT`
             return self.keep_padding(expr, base, shape_ops.METHODS[attr], [])
-        return EMPTY
+        return (self.module_member(expr) if not base else None) or EMPTY  # `collate_fn=data.collate`
 
     def eval_Subscript(self, expr: cst.Subscript) -> Value:
         key = place_key(expr)
@@ -384,6 +384,12 @@ class ExpressionEvaluator(WalkerState):
             if held and any(isinstance(t, (Instance, FunctionRef, ClassRef, Partial)) for t in held):
                 self.callees[call] = (held, None)  # `self.collator(rows)`: an object stored on self
                 made = self.object_call(call, held)
+                if made is not None:
+                    return made
+            member = self.module_member(func) if not held else None  # `data.collate(rows)`: a module's function
+            if member:
+                self.callees[call] = (member, None)
+                made = self.object_call(call, member)
                 if made is not None:
                     return made
             recv = self.evaluate(func.value)

@@ -116,16 +116,41 @@ class ObjectCalls(WalkerState):
         found = self.project.definition(
             self.module_context.path if self.module_context else None, module, level, original
         )
-        value = None
-        if found is not None:
-            node, context = found
-            self.prepare_context(context)
-            ref = FunctionRef(node, context.env) if isinstance(node, cst.FunctionDef) else ClassRef(node, context.env)
-            value = frozenset({ref})
-            if not context.home:
-                self.facts.dependencies.add(context.path)
+        value = self.definition_value(found)
         self.imported[key] = value
         return value
+
+    def module_member(self, expr: cst.Attribute) -> Value | None:
+        """What `data.collate` names when `data` is a module of the project imported whole
+        (`import data`, `import pkg.data as data`, `from . import data`): its function or class."""
+        if self.project is None:
+            return None
+        parts = P.attribute_chain(expr)
+        if len(parts) < 2 or self.env.get(parts[0]) is not None:
+            return None
+        if parts[0] in self.imports.from_imports and len(parts) == 2:
+            module, level, original = self.imports.from_imports[parts[0]]
+            module = f"{module}.{original}" if module else original
+        elif parts[0] in self.imports.aliases:
+            module, level = ".".join([self.imports.aliases[parts[0]], *parts[1:-1]]), 0
+        else:
+            return None
+        from_path = self.module_context.path if self.module_context else None
+        key = (from_path, ".".join(parts))
+        if key not in self.imported:
+            self.imported[key] = self.definition_value(self.project.definition(from_path, module, level, parts[-1]))
+        return self.imported[key]
+
+    def definition_value(self, found) -> Value | None:
+        """A project definition (node, context) as a value: a function or class of its module."""
+        if found is None:
+            return None
+        node, context = found
+        self.prepare_context(context)
+        ref = FunctionRef(node, context.env) if isinstance(node, cst.FunctionDef) else ClassRef(node, context.env)
+        if not context.home:
+            self.facts.dependencies.add(context.path)
+        return frozenset({ref})
 
     def callee_value(self, func: cst.BaseExpression) -> Value:
         """What a callee names: a local or imported function, a class, an instance, a model."""

@@ -307,6 +307,9 @@ class WalkerState:
     def project_value(self, name: str) -> Value | None: ...
 
     @abstractmethod
+    def module_member(self, expr: cst.Attribute) -> Value | None: ...
+
+    @abstractmethod
     def super_call(self, call: cst.Call) -> Value | None: ...
 
     @abstractmethod

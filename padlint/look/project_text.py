@@ -17,12 +17,14 @@ from padlint.analysis import reads
 from padlint.analysis.constants import _candidates
 
 MAX_BYTES = 400_000  # larger modules are generated code or vendored libraries: not read
-MAX_LEVEL = 1  # `from .x import` (the same package) and `from x import` (beside, or from the root)
+MAX_LEVEL = 4  # `from .x import` (the same package), `from ..x import` (packages above), `from x import`
 MAX_HOPS = 3  # re-exports followed (`from .collate import pad_batch` in a package's __init__)
 DEF_AT = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
 NEXT_TOP_LEVEL = re.compile(r"\n[^\s#@)\]}]")
 # Starts with a literal, so the engine finds it fast; that it starts a line is checked after.
 FROM_IMPORT = re.compile(r"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+# `import a, b.c as d` (also indented): the modules a text imports whole, for their definitions it names.
+MODULE_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+?)[ \t]*(?:#[^\n]*)?$", re.M)
 PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 
 _RESOLVED: dict[tuple, str | None] = {}  # (directory, module, level) -> the module's file
@@ -250,6 +252,24 @@ def padding_imports(filename: str | None, text: str) -> dict:
         entries, body = imported_padding(filename, module, level, original)
         if entries:
             found[local] = (entries, body)
+        elif f"{local}." in text:  # `from . import data`: a module, its definitions read as `data.collate`
+            found.update(_member_padding(filename, text, local, f"{module}.{original}" if module else original, level))
+    for m in MODULE_IMPORT.finditer(text):
+        for part in m.group(1).split(","):
+            words = part.split()
+            if words and (len(words) == 1 or (len(words) == 3 and words[1] == "as")):
+                found.update(_member_padding(filename, text, words[-1], words[0], 0))
+    return found
+
+
+def _member_padding(filename: str, text: str, local: str, module: str, level: int) -> dict:
+    """`local.name` -> what padding_imports says of `name`, for a module imported whole as `local`
+    (`import data`, `import pkg.data as data`) whose definitions the text names (`data.collate`)."""
+    found = {}
+    for attr in set(re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)", text)):
+        entries, body = imported_padding(filename, module, level, attr)
+        if entries:
+            found[f"{local}.{attr}"] = (entries, body)
     return found
 
 
@@ -257,8 +277,9 @@ def uses_padding_import(filename: str | None, text: str) -> bool:
     """Does the text use an imported project definition where it pads: calls the function, names
     the class whose instances pad, or calls one of its padding methods? (The word look's question.)"""
     for local, (entries, _) in padding_imports(filename, text).items():
-        if "" in entries and len(re.findall(rf"\b{re.escape(local)}\b", text)) > 1:
-            return True  # named besides its import
+        named = len(re.findall(rf"\b{re.escape(local)}\b", text))
+        if "" in entries and named > (0 if "." in local else 1):
+            return True  # named besides its import (`data.collate` of `import data`: wherever it is named)
         if any(method and re.search(rf"\.\s*{re.escape(method)}\s*\(", text) for method in entries):
             return True
     return False
