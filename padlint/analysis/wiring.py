@@ -1,8 +1,8 @@
 """Framework wiring: how datasets, loaders, collators and trainers hand values to one another.
 
-What a library entry point does with the callables and datasets it is given is data (the rows
-below, each checked against the named version's source); the scope walker applies a row where the
-call is made: `DataLoader(ds, collate_fn=f)` walks `f` over a list of `ds`'s items and yields what
+What a library entry point does with the callables and datasets it is given is data (the library
+table's "wiring" rows, semantics/table.py, each checked against the named version's source); the
+scope walker applies a row where the call is made: `DataLoader(ds, collate_fn=f)` walks `f` over a list of `ds`'s items and yields what
 it returns; `Trainer(train_dataset=ds, data_collator=f)` walks `f` over `ds`'s rows (the trainer then
 calls the model with `**batch`); `for batch in loader:` reads one batch. An item of a dataset is what
 its `__getitem__` returns (objects.py) or what the function mapped over it returns (calls.py).
@@ -19,57 +19,17 @@ from padlint.analysis.env import EMPTY
 from padlint.analysis.objects import partial_arguments
 from padlint.analysis.values import Batches, DatasetOf, FunctionRef, Instance, Partial, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
-
-
-@dataclass(frozen=True)
-class WiringRow:
-    """One library callable that connects producers to consumers."""
-
-    match: tuple[str, ...]  # qualified names
-    kind: str  # "loader", "trainer", "partial", "same" (hands its first argument on), "next"
-    role: tuple[tuple[str, int | None, str], ...] = ()  # (parameter, position or None, role)
-    checked: str = ""
-
-
-WIRING = (
-    WiringRow(
-        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
-        "loader",
-        (("dataset", 0, "dataset"), ("collate_fn", 6, "collate")),
-        checked="torch 2.13.0, torch/utils/data/dataloader.py DataLoader.__init__ (dataset, ..., collate_fn at 6); "
-        "_utils/collate.py default_collate keeps a sample's dict/tuple structure and stacks its tensors",
-    ),
-    WiringRow(
-        ("transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer", "trl.SFTTrainer"),
-        "trainer",
-        (("data_collator", 2, "collate"), ("train_dataset", 3, "dataset"), ("eval_dataset", 4, "dataset")),
-        checked="transformers 5.24.0, trainer.py Trainer.__init__ (model, args, data_collator, train_dataset, "
-        "eval_dataset); get_train_dataloader passes data_collator as the DataLoader's collate_fn; "
-        "trl 1.16.0 trainer/sft_trainer.py SFTTrainer.__init__ (same positions)",
-    ),
-    WiringRow(
-        ("functools.partial",),
-        "partial",
-        checked="CPython 3.11 functools.partial: partial(func, /, *args, **keywords)",
-    ),
-    WiringRow(
-        ("iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm"),
-        "same",
-        checked="builtins.iter; tqdm 4: tqdm(iterable) yields the iterable's items",
-    ),
-    WiringRow(("next",), "next", checked="builtins.next: one item of the iterator"),
-)
-_BY_NAME = {name: row for row in WIRING for name in row.match}
+from padlint.semantics import table as T
 
 
 class Wiring(WalkerState):
     """Mixed into the scope walker."""
 
     def wiring_call(self, call: cst.Call, qualified: str) -> Value | None:
-        row = _BY_NAME.get(qualified)
+        row = T.wiring_row(qualified)
         if row is None:
             return None
-        if row.kind == "partial":
+        if row.style == "partial":
             fn = P.positional(call, 0)
             if fn is None:
                 return None
@@ -79,26 +39,27 @@ class Wiring(WalkerState):
                 if not a.star
             )
             return frozenset({Partial(self.callee_value(fn.value), bound)})
-        if row.kind in ("same", "next"):
+        if row.style in ("same", "next"):
             first = P.positional(call, 0)
             self.evaluate_args(call)
             if first is None:
                 return EMPTY
             value = self.evaluate(first.value)
-            return self.iterated(value) if row.kind == "next" else value
+            return self.iterated(value) if row.style == "next" else value
         return self.wired_constructor(qualified, call, None)
 
     def wired_constructor(self, qualified: str, call: cst.Call, values: list | None) -> Value | None:
         """A DataLoader or a Trainer: walk the collate function over the dataset's items."""
-        row = _BY_NAME.get(qualified)
-        if row is None or row.kind not in ("loader", "trainer"):
+        row = T.wiring_row(qualified)
+        if row is None or row.style not in ("loader", "trainer"):
             return None
         given = values if values is not None else [(a, self.evaluate(a.value)) for a in call.args]
         # A lambda is walked where it is written; handed to the wiring, it is walked with the rows.
         given = [(a, frozenset({LambdaRef(a.value)}) if isinstance(a.value, cst.Lambda) else v) for a, v in given]
         roles: dict[str, Value] = {}
         positional = [v for a, v in given if a.keyword is None and not a.star]
-        for name, position, role in row.role:
+        for role, (name, position) in row.roles.items():
+            role = "dataset" if role.endswith("dataset") else role  # a trainer's train and eval datasets alike
             for arg, value in given:
                 if arg.keyword is not None and arg.keyword.value == name:
                     roles[role] = roles.get(role, EMPTY) | value
@@ -107,7 +68,7 @@ class Wiring(WalkerState):
         items = frozenset().union(*(d.item for d in tags_of(roles.get("dataset", EMPTY), DatasetOf)))
         collate = roles.get("collate", EMPTY)
         batch = self.collated(collate, items, call) if collate else items
-        return frozenset({Batches(batch)}) if row.kind == "loader" else EMPTY
+        return frozenset({Batches(batch)}) if row.style == "loader" else EMPTY
 
     def collated(self, collate: Value, items: Value, call: cst.Call) -> Value:
         """What a collate function returns for a list of these items."""

@@ -27,6 +27,7 @@ Kind = Literal[
     "consumer",  # a model that reads ids and a mask (how it attends: `attends`)
     "loss",  # grades labels, skipping one ignore value
     "tokenizer",  # a tokenizer method that can pad (`padding=`) and returns a mask beside the ids
+    "wiring",  # hands datasets, rows and batches from producers to consumers (how: `style`)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -58,6 +59,8 @@ TRL = "trl 1.16.0"
 NUMPY = "numpy 2.4.6"
 KERAS = "keras 3.15.1"
 DATASETS = "datasets 5.2.0"
+TQDM = "tqdm 4.70.1"
+CPYTHON = "CPython 3.11.7"
 
 ROWS: tuple[Row, ...] = (
     # ---- sources: calls that pad ----------------------------------------------------------------
@@ -425,6 +428,51 @@ ROWS: tuple[Row, ...] = (
         roles={"fill": ("fill_value", 1)},
         style="full_like",
     ),
+    # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
+    # styles: "loader" walks `collate` over the `dataset`'s items and yields its batches; "trainer" walks
+    # `collate` over the rows of its datasets (it then calls the model with `**batch`); "partial" binds
+    # arguments to a callable; "same" yields its first argument's items; "next" is one item of it.
+    Row(
+        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
+        "wiring",
+        f"{TORCH}, torch/utils/data/dataloader.py DataLoader.__init__ (dataset, batch_size, shuffle, sampler, "
+        "batch_sampler, num_workers, collate_fn: collate_fn at 6); torch/utils/data/_utils/collate.py collate "
+        "(default_collate keeps a sample's dict/tuple structure and stacks its tensors)",
+        on="class",
+        roles={"dataset": ("dataset", 0), "collate": ("collate_fn", 6)},
+        style="loader",
+    ),
+    Row(
+        (
+            "transformers.Trainer",
+            "transformers.trainer.Trainer",
+            "transformers.Seq2SeqTrainer",
+            "transformers.trainer_seq2seq.Seq2SeqTrainer",
+            "trl.SFTTrainer",
+            "trl.trainer.sft_trainer.SFTTrainer",
+        ),
+        "wiring",
+        f"{TRANSFORMERS}, trainer.py Trainer.__init__ (model, args, data_collator, train_dataset, eval_dataset); "
+        "Trainer.get_train_dataloader hands data_collator to the DataLoader as collate_fn; trainer_seq2seq.py "
+        f"Seq2SeqTrainer.__init__ (same positions); {TRL}, trl/trainer/sft_trainer.py SFTTrainer.__init__ "
+        "(same positions)",
+        on="class",
+        roles={"collate": ("data_collator", 2), "dataset": ("train_dataset", 3), "eval_dataset": ("eval_dataset", 4)},
+        style="trainer",
+    ),
+    Row(
+        ("functools.partial",),
+        "wiring",
+        f"{CPYTHON}, Lib/functools.py partial(func, /, *args, **keywords): calls func(*args, *more, **keywords)",
+        style="partial",
+    ),
+    Row(
+        ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm", "iter"),
+        "wiring",
+        f"{TQDM}, tqdm/std.py tqdm.__iter__ (yields the iterable's items); {CPYTHON} Python/bltinmodule.c builtin_iter",
+        style="same",
+    ),
+    Row(("next",), "wiring", f"{CPYTHON}, Python/bltinmodule.c builtin_next: one item of the iterator", style="next"),
 )
 
 
@@ -475,6 +523,13 @@ def row_for(name: str, on: On = "function") -> Row | None:
         if row.on == on and name in row.match:
             return row
     return None
+
+
+@functools.cache
+def wiring_row(qualified: str) -> Row | None:
+    """The wiring row of a callable by its qualified name (a DataLoader, a Trainer, `partial`, `next`)."""
+    row = row_for(qualified, "class") or row_for(qualified)
+    return row if row is not None and row.kind == "wiring" else None
 
 
 def default(name: str, argument: str, on: On = "function") -> Default:
