@@ -231,6 +231,8 @@ class ModuleFacts:
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with
     loss_ignores: list[LossIgnoreIndex] = field(default_factory=list)
     lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls
+    # Calls of its kin that build labels the same way: trl's completion-only collator, project subclasses
+    lm_collator_kin: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
     # (function name, owner) of functions returning labels with -100 on the prompt (None: script code)
     labels_built: list[tuple[str | None, OwnerOrScript]] = field(default_factory=list)

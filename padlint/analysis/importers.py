@@ -32,6 +32,7 @@ MODULE_WIDE = (
     "label_values",
     "loss_ignores",
     "lm_collators",
+    "lm_collator_kin",
     "labels_built",
     "map_calls",
     "pad_eos",

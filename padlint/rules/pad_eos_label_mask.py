@@ -86,12 +86,7 @@ def collate(tokenizer, texts):
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner, call)
             if eos is not None:
-                suggestion = _collate_by_mask(facts, call) or FixProposal(
-                    Applicability.DISPLAY_ONLY,
-                    'Use a dedicated pad token: tokenizer.add_special_tokens({"pad_token": "<pad>"}) and '
-                    "model.resize_token_embeddings(len(tokenizer))",
-                    (),
-                )
+                suggestion = _collate_by_mask(facts, call) or DEDICATED_PAD
                 yield Finding(
                     call,
                     "`DataCollatorForLanguageModeling(mlm=False)` sets every label equal to the pad id "
@@ -99,8 +94,24 @@ def collate(tokenizer, texts):
                     "EOS loses its label",
                     suggestion,
                 )
+        for call, owner in facts.lm_collator_kin:  # trl's completion-only collator, a project subclass
+            eos = facts.pad_eos_for(owner, call)
+            if eos is not None:
+                yield Finding(
+                    call,
+                    f"`{facts.code(call.func)}` builds labels as `DataCollatorForLanguageModeling(mlm=False)` does: "
+                    f"every label equal to the pad id becomes -100, and the pad token is the EOS token "
+                    f"(line {facts.line(eos)}): every real EOS loses its label",
+                    DEDICATED_PAD,
+                )
 
 
+DEDICATED_PAD = FixProposal(
+    Applicability.DISPLAY_ONLY,
+    'Use a dedicated pad token: tokenizer.add_special_tokens({"pad_token": "<pad>"}) and '
+    "model.resize_token_embeddings(len(tokenizer))",
+    (),
+)
 # The collator's own options that the replacement keeps; any other option means it is not a copy.
 _KEPT_OPTIONS = {"tokenizer", "mlm", "mlm_probability", "pad_to_multiple_of", "return_tensors"}
 BY_MASK = (

@@ -50,6 +50,9 @@ class Row:
     # The row meant when the class is named without any import (a notebook fragment copying the
     # transformers examples): one row per bare name at most.
     bare: bool = False
+    # The methods in which the class does what the row says (builds labels): a project subclass that
+    # overrides one of them without calling super() there, or stores labels of its own, is not the row.
+    builds_in: tuple[str, ...] = ()
 
 
 TORCH = "torch 2.13.0"
@@ -160,6 +163,28 @@ ROWS: tuple[Row, ...] = (
         condition="mlm=False: repads, then rebuilds labels from input_ids and masks them by the pad id",
         repads=True,
         bare=True,
+        # DataCollatorMixin.__call__ dispatches to torch_call / numpy_call (data/data_collator.py)
+        builds_in=("__call__", "torch_call", "numpy_call"),
+    ),
+    Row(
+        (
+            "trl.DataCollatorForCompletionOnlyLM",
+            "trl.trainer.DataCollatorForCompletionOnlyLM",
+            "trl.trainer.utils.DataCollatorForCompletionOnlyLM",
+        ),
+        "masks_labels",
+        "trl 0.19.1, trl/trainer/utils.py DataCollatorForCompletionOnlyLM(DataCollatorForLanguageModeling) "
+        "(__init__: mlm: bool = False; torch_call = super().torch_call (labels equal to the pad id -> -100), "
+        "then ignore_index before the response template); removed in trl 0.20.0 (absent from trl/__init__.py "
+        f"and trl/trainer/utils.py) and absent in {TRL}",
+        on="class",
+        roles={"mlm": ("mlm", None)},
+        defaults={"mlm": False},
+        condition="the base's labels masked by the pad id, then the prompt masked: it masks the prompt itself, "
+        "so labels a map function built are not a loss of intent",
+        repads=True,
+        style="completion",
+        builds_in=("__call__", "torch_call", "numpy_call"),
     ),
     Row(
         ("trl.DataCollatorForLanguageModeling", "trl.trainer.sft_trainer.DataCollatorForLanguageModeling"),
