@@ -6,8 +6,8 @@ import re
 
 import libcst as cst
 
+from padlint.analysis import one_row, output_use, shape_ops
 from padlint.analysis import patterns as P
-from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
     LabelsAtSink,
@@ -210,6 +210,8 @@ class CallEvaluator(WalkerState):
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")
         identical = text is not None and pair is None and _repeats_one_text(text.value)
         padded = padding == "max_length" or (padding == "longest" and single is not True and not identical)
+        if padded and padding == "longest" and text is not None and pair is None and self.one_row_text(text.value):
+            padded = False  # at most one row: nothing to pad
         width = P.keyword(call, "max_length")
         if padding == "max_length" and width is not None:
             # `[1] * max_length` later is a mask over this padded batch.
@@ -522,12 +524,14 @@ class CallEvaluator(WalkerState):
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
                 self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value)
-        if "labels" in keywords and call not in self.unused_loss_calls:
+        if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
         model_like = ids is None and (P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call))
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
+        if self.made_by_factory(call):
+            return  # a model of a library the table does not know: whether it needs a mask is not in view
         mask = keywords.get("attention_mask")
         carries = (
             mask is not None
@@ -566,6 +570,27 @@ class CallEvaluator(WalkerState):
         model = self.module_info.model_classes.get(P.dotted(call.func.value))
         loaded = T.class_row(model) if model else None
         return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
+
+    def made_by_factory(self, call: cst.Call) -> bool:
+        """Is the callee (`model(...)`, `model.generate(...)`) made only by imported factory functions
+        (`model = build_transformer_model(...)`), never loaded as a class the table knows?"""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        for place in {P.dotted(call.func), P.dotted(receiver)}:
+            if place and place in self.module_info.model_factories and place not in self.module_info.model_classes:
+                return True
+        return False
+
+    def one_row_text(self, expr: cst.BaseExpression) -> bool:
+        """A list of at most one text (`[prompt]`, or rows built from a parameter every caller hands
+        one example): padded to its longest row it pads nothing."""
+        fn = self.current_fn
+        if fn is None:
+            return one_row.is_one_element_list(expr)
+        return one_row.at_most_one_row(fn, expr, self.module_info.one_row_parameters(self.facts.module, fn))
+
+    def loss_discarded(self, call: cst.Call) -> bool:
+        """`out = model(..., labels=y)` read only as `out.logits`: no loss grades the labels."""
+        return output_use.loss_never_read(self.current_fn or self.facts.module, call)
 
     def model_by_provenance(self, call: cst.Call) -> bool:
         """A call of a model whatever its name: a pretrained model, or an instance of a project

@@ -194,6 +194,9 @@ class ModuleFacts:
     eos_in_data: cst.CSTNode | None = None
     text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
     pads_with_eos: bool = False  # a padding step pads with the EOS id (`padding_value=tok.eos_token_id`)
+    # Negative values the module writes into labels over positions that are not padding (`[-1] * len(prompt)
+    # + answer`): its own ignore value, which padding with the same value agrees with.
+    label_marks: set[int] = field(default_factory=set)
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)

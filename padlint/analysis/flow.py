@@ -65,6 +65,8 @@ class ScopeWalker(
         self.module_env.sealed = True
         for stmt in module.body:
             self.facts.current_owner = owner_of(stmt, stmt if isinstance(stmt, cst.ClassDef) else None)
+            if isinstance(stmt, cst.FunctionDef) and stmt in self.module_info.dead_functions:
+                continue  # a script's function nothing calls: it never runs
             if isinstance(stmt, cst.FunctionDef):
                 env = self.walk_function(stmt, self.module_env)
                 if env is not None and exports_padding(env.returned):

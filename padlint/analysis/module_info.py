@@ -9,7 +9,7 @@ from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import pad_guards
+from padlint.analysis import dead_code, one_row, pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -33,11 +33,24 @@ class ModuleInfo:
     # `tok.pad_token = tok.eos_token` under `if tok.pad_token is None:` after the pad token was set
     # to something else: the assignment never runs.
     unreachable_pad_eos: set = field(default_factory=set)
+    # Module-level functions -> parameters every call of the module hands at most one item (one_row.py),
+    # worked out when a tokenizer first pads a list a parameter may have made.
+    one_row_params: dict | None = None
+    dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
+    # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
+    # a library-table callable, a class or a wrapper of another model (`made_by_factory`).
+    model_factories: dict = field(default_factory=dict)
     imports: P.Imports | None = None
     filename: str = "-"
     # Classes of this module that build labels as a library LM collator does (a subclass that keeps its
     # label building): name -> (the library row, whether its own `__init__` sets `mlm=False`).
     lm_classes: dict = field(default_factory=dict)
+
+    def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
+        """The parameters of `fn` (a function of `module`) every call hands at most one item."""
+        if self.one_row_params is None:
+            self.one_row_params = one_row.one_row_parameters(module, dead_code.name_reads(module))
+        return self.one_row_params.get(fn, set())
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""
@@ -64,6 +77,7 @@ class ModuleInfo:
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
     info.unreachable_pad_eos = pad_guards.unreachable_pad_eos(module)
+    info.dead_functions = dead_code.dead_functions(module, facts.filename)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
             info.functions[stmt.name.value] = stmt
@@ -284,8 +298,14 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
     loaded = _loaded_class(node.value)
     for target in node.targets:
         t = target.target
+        if _is_labels_place(t):
+            facts.label_marks.update(_marked_runs(node.value))
         if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
             facts.eos_in_data = facts.eos_in_data or node  # `tok.add_eos_token = True`: every text ends with EOS
+        if isinstance(t, (cst.Name, cst.Attribute)) and isinstance(node.value, cst.Call):
+            factory = _imported_factory(node.value, facts.imports)
+            if factory is not None:
+                info.model_factories.setdefault(P.dotted(t), set()).add(factory)
         if loaded is not None and isinstance(t, (cst.Name, cst.Attribute)):
             qualified = facts.imports.qualify(loaded)
             if qualified:
@@ -318,3 +338,58 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
 
 def _is_literal(expr: cst.BaseExpression) -> bool:
     return P.int_value(expr) is not None or P.string_value(expr) is not None
+
+
+def _is_labels_place(target: cst.BaseExpression) -> bool:
+    """`labels`, `self.lm_labels`, `item["labels"]`: a place that holds token labels."""
+    if isinstance(target, cst.Subscript):
+        elements = target.slice
+        index = elements[0].slice if len(elements) == 1 else None
+        key = P.string_value(index.value) if isinstance(index, cst.Index) else None
+        return key is not None and bool(P.TOKEN_LABELS.match(key))
+    leaf = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+    return isinstance(leaf, str) and bool(P.TOKEN_LABELS.match(leaf))
+
+
+def _marked_runs(value: cst.BaseExpression) -> set[int]:
+    """Negative values stored over positions that are not padding: the whole value is a run
+    (`[-1] * len(ids)`), or a run opens a concatenation of real labels (`[-1] * len(prompt) + answer`).
+    A run whose length is a difference (`max_len - len(x)`) is padding and marks nothing."""
+    runs: set[int] = set()
+    head = value
+    while isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Add):
+        head = head.left  # the leftmost operand of `a + b + c`
+    if isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Multiply):
+        for seq, count in ((head.left, head.right), (head.right, head.left)):
+            if isinstance(seq, cst.List) and len(seq.elements) == 1:
+                number = P.int_value(seq.elements[0].value)
+                difference = isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Subtract)
+                if number is not None and number < 0 and number != P.IGNORE_VALUE and not difference:
+                    runs.add(number)
+    return runs
+
+
+def _imported_factory(value: cst.Call, imports: P.Imports) -> str | None:
+    """`build_model(cfg).half().to(device)`: the qualified name of an imported function (not a class, not
+    a table row) that makes a new object from arguments none of which is a model. None otherwise."""
+    call: cst.BaseExpression = value
+    while isinstance(call, cst.Call):
+        parts = P.attribute_chain(call.func)
+        imported = bool(parts) and (parts[0] in imports.aliases or parts[0] in imports.from_imports)
+        if imported:
+            break
+        if not isinstance(call.func, cst.Attribute):
+            return None
+        call = call.func.value  # a method of what the inner call made (`.half()`, `.to(device)`)
+    if not isinstance(call, cst.Call):
+        return None
+    qualified = imports.qualify(call.func)
+    leaf = P.last_name(call.func)
+    if not qualified or not leaf or leaf[0].isupper() or leaf.startswith("from_"):
+        return None  # a class (read as a project nn.Module or a table row) or a pretrained loader
+    if T.row_for(qualified) is not None:
+        return None
+    for arg in call.args:
+        if isinstance(arg.value, (cst.Name, cst.Attribute)) and P.model_callee(P.last_name(arg.value)):
+            return None  # `get_peft_model(model, config)`: a wrapper around a model made elsewhere
+    return qualified

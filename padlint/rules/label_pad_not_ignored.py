@@ -74,6 +74,8 @@ def collate(batch, pad_id):
                 continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
             if ignored and pad_node is not None and not P.is_pad_id_expression(pad_node) and event.how != "collator":
                 continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
+            if pad_node is not None and event.how in ("padding_value", "list") and _marks(facts, pad_node):
+                continue  # the module marks the labels it does not train on with this value: its own ignore value
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             node = event.node
             yield Finding(node, MESSAGES[event.how].format(pad=shown), self.fix(facts, event, pad_node))
@@ -109,6 +111,12 @@ def collate(batch, pad_id):
             title = "Drop `label_pad_token_id` (the default is -100)" + title[len("Pad the labels with -100") :]
             return FixProposal(safety, title, (edit,)) if edit else None
         return None
+
+
+def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:
+    """Is the pad value one the module also writes over labels that are not padding (`[-1] * len(prompt)`)?"""
+    value = P.int_value(pad_node)
+    return value is not None and value in facts.label_marks
 
 
 def _filled_with(facts: ModuleFacts, call: cst.Call, value: str) -> str | None:

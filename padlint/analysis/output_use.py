@@ -1,0 +1,68 @@
+"""What the caller does with a model's output: whether the loss a `labels=` argument feeds is ever read.
+
+`out = model(input_ids=ids, labels=targets)` followed only by `out.logits` (a scorer that computes its
+own loss from the logits, a distillation step reading the teacher's logits) grades nothing with the
+model's loss: the labels there only shape the decoder's inputs, and how they are padded trains nothing.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+
+# Output fields that are not the loss (transformers' ModelOutput classes; a tuple index may be the loss).
+NOT_LOSS_FIELDS = frozenset(
+    {
+        "logits",
+        "last_hidden_state",
+        "hidden_states",
+        "attentions",
+        "past_key_values",
+        "encoder_last_hidden_state",
+        "encoder_hidden_states",
+        "decoder_hidden_states",
+    }
+)
+
+
+def loss_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
+    """Is `call`'s result stored in one name of `scope` whose every read takes a field other than the
+    loss? Anything else (returned, handed on, indexed, `.loss`, unpacked, stored twice) may read it."""
+    holder = _holder_name(scope, call)
+    if holder is None:
+        return False
+    reads = 0
+    field_reads: set[int] = set()  # ids of the Name nodes read as `holder.<field that is not the loss>`
+    stores = 0
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            base = node.value
+            if isinstance(base, cst.Name) and base.value == holder and node.attr.value in NOT_LOSS_FIELDS:
+                field_reads.add(id(base))
+        elif isinstance(node, cst.AssignTarget):
+            if isinstance(node.target, cst.Name) and node.target.value == holder:
+                stores += 1
+                continue  # the store itself is not a read
+        elif isinstance(node, cst.Name) and node.value == holder:
+            reads += 1
+            if id(node) not in field_reads:
+                return False
+        stack.extend(reversed(P.child_nodes(node)))
+    return stores == 1 and reads > 0
+
+
+def _holder_name(scope: cst.CSTNode, call: cst.Call) -> str | None:
+    """The one name `call`'s result is assigned to (`out = model(...)`), if it is assigned so."""
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign) and node.value is call:
+            targets = node.targets
+            if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
+                return targets[0].target.value
+            return None
+        stack.extend(P.child_nodes(node))
+    return None
