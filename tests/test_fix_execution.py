@@ -86,6 +86,10 @@ CASES = {
         "PAD001", ["PAD001"], "encode_example", "example", checks=("mask",), lib="lists"
     ),
     "p1_time_major_transpose_ones.py": _case("PAD001", ["PAD001"], "collate", "features", checks=("mask",)),
+    # a per-example mask padded with the pad id (pad = EOS): the fix pads it with 0
+    "p1_mask_padded_with_pad_id.py": _case(
+        "PAD001", ["PAD001"], "collate", "features", checks=("mask",), setup="setup"
+    ),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),

@@ -13,6 +13,7 @@ from padlint.analysis.facts import (
     LabelsAtSink,
     LabelsPaddedWithToken,
     MaskLost,
+    MaskPaddedAsIds,
     OnesAtMask,
     PadIdMaskAtSink,
     UnmaskedListPadding,
@@ -345,10 +346,24 @@ class CallEvaluator(WalkerState):
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
+        if not tags_of(value, (Ones, PadIdMask, GoodMask)):
+            for padded in tags_of(value, Padded):
+                self.mask_padded_as_ids(padded, sink)
         for mask in tags_of(value, PadIdMask):
             if mask.padded is not None:  # wrong only where the pad is the EOS: the rules judge that
                 at_sink = self.mask_event(mask, mask.padded, mask.ids_code, sink)
                 self.facts.record(self.facts.pad_id_masks_at_sink, PadIdMaskAtSink(mask.node, at_sink))
+
+    def mask_padded_as_ids(self, padded: Padded, sink: cst.CSTNode) -> None:
+        """A padded value at a mask place: its fill is what the mask holds at the pads. A fill with
+        the pad id (an explicit one, or a tokenizer's own pad) is recorded; the rule judges it."""
+        if padded.of_labels or padded.target_ids:
+            return
+        fill = self.resolve_int(padded.pad) if padded.pad is not None else "pad" if padded.from_tokenizer else None
+        if fill != "pad":
+            return
+        fact = MaskPaddedAsIds(padded.node, sink, fill, padded.pad)
+        self.facts.record(self.facts.masks_padded_as_ids, fact)
 
     def mask_event(self, mask, padded: Padded, code: str | None, sink: cst.CSTNode) -> OnesAtMask:
         """What a fix needs to write a correct mask for `padded` at this point."""

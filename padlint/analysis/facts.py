@@ -37,6 +37,18 @@ class OnesAtMask:
 
 
 @dataclass
+class MaskPaddedAsIds:
+    """A value padded like token ids, with the pad id, reached an attention-mask place: at the pads
+    the mask holds the pad id, which is 0 only for some vocabularies."""
+
+    node: cst.CSTNode  # the padding step
+    sink: cst.CSTNode
+    pad: int | str  # the fill: "pad" (the pad id)
+    pad_node: cst.BaseExpression | None = None  # the fill's expression, when written at the step
+    owner: OwnerOrScript = None
+
+
+@dataclass
 class LabelsAtSink:
     """Padded ids (a copy, or the ids themselves) reached a labels place."""
 
@@ -200,6 +212,7 @@ class ModuleFacts:
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
+    masks_padded_as_ids: list[MaskPaddedAsIds] = field(default_factory=list)
     corrected_ones: set[Ones] = field(default_factory=set)  # Ones tags zeroed at pad positions later
     rows_overwritten: set[cst.CSTNode] = field(default_factory=set)  # padding steps whose rows are all written over
     masks_read: set[cst.CSTNode] = field(default_factory=set)  # tokenizer calls whose encoding's mask is read

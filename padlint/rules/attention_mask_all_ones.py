@@ -69,11 +69,15 @@ def forward(model, input_ids, attention_mask=None):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return look.linked("pad_step", "mask", "ones")  # a padding step in scopes connected to a mask and ones
+        # A padding step in scopes connected to a mask and ones; or, with pad = EOS, to a mask it pads.
+        return look.linked("pad_step", "mask", "ones") or (look.has("pad_is_eos") and look.linked("pad_step", "mask"))
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("pad_step", "mask", "ones")  # the padding step and wherever its value goes
+        found = look.reach("pad_step", "mask", "ones")  # the padding step and wherever its value goes
+        if look.has("pad_is_eos"):
+            found = found | look.reach("pad_is_eos") | look.reach("pad_step", "mask")
+        return found
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
@@ -94,6 +98,7 @@ def forward(model, input_ids, attention_mask=None):
                     f"on line {facts.line(padded.node)}: the model attends to padding"
                 )
             yield Finding(ones.node, message, self.fix(facts, event))
+        yield from masks_padded_as_ids(facts)
 
     def fix(self, facts: ModuleFacts, event: OnesAtMask) -> FixProposal | None:
         padded = event.padded
@@ -135,3 +140,32 @@ def mask_dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
         if arg is not None:
             return facts.code(arg.value)
     return None
+
+
+def masks_padded_as_ids(facts: ModuleFacts) -> Iterable[Finding]:
+    """A mask padded like token ids, with the pad id, where the pad id is the EOS token (so not 0):
+    at the pads the mask holds the EOS id and the model attends to them. Fix: pad the mask with 0."""
+    for event in facts.masks_padded_as_ids:
+        eos = facts.pad_eos_for(event.owner, event.node)
+        if eos is None:
+            continue  # the pad id may be 0 (BERT, T5): then the mask is right
+        message = (
+            f"attention mask is padded with the pad id by `{facts.brief(event.node)}`, and the pad token is the "
+            f"EOS token (line {facts.line(eos)}): the mask holds the EOS id at the pads, not 0, and the model "
+            "attends to padding"
+        )
+        fix = None
+        if event.pad_node is not None and _inside(event.pad_node, event.node):
+            fix = FixProposal(Applicability.SAFE, "Pad the mask with 0", ((event.pad_node, "0"),))
+        yield Finding(event.node, message, fix)
+
+
+def _inside(node: cst.CSTNode, step: cst.CSTNode) -> bool:
+    """Is `node` written inside the padding step (so replacing it changes only this padding)?"""
+    stack = [step]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(P.child_nodes(current))
+    return False
