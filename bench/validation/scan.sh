@@ -13,7 +13,8 @@ for name in */; do
   case $name in
     LoRA) vendored=(--extend-exclude "LoRA/examples/NLU") ;;  # a copy of transformers
     LLM-Adapters) vendored=(--extend-exclude "LLM-Adapters/peft") ;;  # a copy of peft
-    LLaVA-NeXT) vendored=(--extend-exclude "LLaVA-NeXT/trl") ;;  # a copy of trl
+    # a copy of trl; a copy of EasyR1's fork of volcengine/verl (reserved: never scanned or read)
+    LLaVA-NeXT) vendored=(--extend-exclude "LLaVA-NeXT/trl" --extend-exclude "LLaVA-NeXT/llava-critic-r1/EasyR1") ;;
   esac
   PYTHONPATH=$tree python -m padlint check --output-format json --exit-zero --no-cache "${vendored[@]}" "$@" "$name" \
     > "$out/$name.json" 2> "$out/$name.err"

@@ -3,7 +3,8 @@
 Usage: python bench/validation/summarize.py [findings.csv]
 
 Each row of findings.csv is one finding that padlint reported on a validation repository, judged by
-hand. `scan` says which padlint it came from (`before`: the pinned commit, `after`: a later main);
+hand. `scan` says which padlint it came from (`before`: the pinned commit, `after`, `after2`, ...: later
+mains, each judged against the one before);
 `verdict` is real / false alarm / uncertain; `fix_verdict` starts with right / wrong / ineffective /
 moot / unneeded / n/a. Precision counts uncertain findings as not real (and prints them apart).
 """
@@ -69,7 +70,7 @@ def fix_table(rows: list[dict[str, str]], scan: str) -> list[str]:
 
 def main(argv: list[str]) -> int:
     rows = load(Path(argv[1]) if len(argv) > 1 else HERE / "findings.csv")
-    scans = sorted({row["scan"] for row in rows}, key=["before", "after"].index)
+    scans = list(dict.fromkeys(row["scan"] for row in rows))  # in the order the table records them
     selections = sorted({row["selection"] for row in rows})
     for scan in scans:
         for selection in selections:
