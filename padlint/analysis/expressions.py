@@ -28,6 +28,7 @@ from padlint.analysis.values import (
     Masked,
     MeanValue,
     Model,
+    ModelHolder,
     NoneValue,
     Ones,
     OneText,
@@ -98,6 +99,10 @@ class ExpressionEvaluator(WalkerState):
         if isinstance(expr.value, cst.Call) and attr in ("logits", "last_hidden_state", "hidden_states"):
             self.unused_loss_calls.add(expr.value)
         base = self.evaluate(expr.value)
+        for holder in tags_of(base, ModelHolder):  # `clf.model`, `clf.tokenizer` of a pipeline
+            role = holder.attributes.get(attr)
+            if role is not None:
+                return frozenset({Model(expr) if role == "model" else Tokenizer(expr)})
         if attr in ("input_ids", "attention_mask"):
             return self.encoding_field(base, attr, expr)
         if attr == "shape":
@@ -503,6 +508,10 @@ class ExpressionEvaluator(WalkerState):
         if name.endswith(".from_pretrained") and self.pretrained_model(name):
             self.evaluate_args(call)
             return frozenset({Model(call)})
+        factory = T.row_for(name)
+        if factory is not None and factory.kind == "makes_model":  # `pipeline(...)`: its .model is a model
+            self.evaluate_args(call)
+            return frozenset({ModelHolder(call, {attr: role for role, (attr, _) in factory.roles.items()})})
         return None
 
     def make_copy(self, node, data: Value, source_code: str) -> Copy:

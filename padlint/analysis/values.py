@@ -168,6 +168,15 @@ class Tokenizer:
 
 
 @dataclass(eq=False)
+class ModelHolder:
+    """What a library factory returns that holds a loaded model and tokenizer (`pipeline(...)`):
+    `attributes` names the attribute of each (library table, `makes_model` rows)."""
+
+    node: cst.CSTNode
+    attributes: dict  # attribute name -> "model" or "tokenizer"
+
+
+@dataclass(eq=False)
 class MappedDataset:
     """A dataset mapped with a function whose features come from a padding tokenizer call."""
 

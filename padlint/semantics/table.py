@@ -28,6 +28,7 @@ Kind = Literal[
     "loss",  # grades labels, skipping one ignore value
     "tokenizer",  # a tokenizer method that can pad (`padding=`) and returns a mask beside the ids
     "wiring",  # hands datasets, rows and batches from producers to consumers (how: `style`)
+    "makes_model",  # returns an object holding a loaded model and tokenizer (attribute names: `roles`)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -452,6 +453,15 @@ ROWS: tuple[Row, ...] = (
         f"{TORCH}, torch/_torch_docs.py full_like; {NUMPY} full_like",
         roles={"fill": ("fill_value", 1)},
         style="full_like",
+    ),
+    # ---- factories of objects that hold a model --------------------------------------------------
+    Row(
+        ("transformers.pipeline", "transformers.pipelines.pipeline"),
+        "makes_model",
+        f"{TRANSFORMERS}, pipelines/__init__.py pipeline(task, model, ..., tokenizer, ...) -> Pipeline; "
+        "pipelines/base.py Pipeline.__init__ (self.model = model, self.tokenizer = tokenizer: the loaded "
+        "model and tokenizer)",
+        roles={"model": ("model", None), "tokenizer": ("tokenizer", None)},
     ),
     # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
     # styles: "loader" walks `collate` over the `dataset`'s items and yields its batches; "trainer" walks
