@@ -547,6 +547,7 @@ class CallEvaluator(WalkerState):
             return
         if self.made_by_factory(call):
             return  # a model of a library the table does not know: whether it needs a mask is not in view
+        self.decoder_inputs(call, keywords)
         mask = keywords.get("attention_mask")
         carries = (
             mask is not None
@@ -561,6 +562,26 @@ class CallEvaluator(WalkerState):
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def decoder_inputs(self, call: cst.Call, keywords: dict) -> None:
+        """Left-padded `decoder_input_ids` reach an encoder-decoder without `decoder_attention_mask`:
+        the decoder's real tokens attend to the pads before them (right pads come after them, which a
+        causal decoder never reads). Silent where the model masks its pad id itself (a consumer row
+        with `decoder_mask_from_pad`)."""
+        given = keywords.get("decoder_input_ids")
+        if given is None or "decoder_attention_mask" in keywords or P.has_star_kwargs(call):
+            return
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value != "forward":
+            owner = P.dotted(call.func.value) if call.func.attr.value != "generate" else None
+            model = self.module_info.model_classes.get(owner) if owner else None
+        else:
+            model = self.module_info.model_classes.get(P.dotted(call.func))
+        row = T.class_row(model) if model else None
+        if row is not None and "decoder_mask_from_pad" in row.roles and P.last_name(call.func) != "generate":
+            return
+        for padded in tags_of(self.evaluate(given.value), Padded):
+            if padded.side == "left" and padded.from_tokenizer and not padded.of_labels:
+                self.facts.mask_lost.append(MaskLost(given.value, "decoder", padded=padded, sink=call))
 
     def causal_consumer(self) -> bool:
         """Are the models this module loads all causal decoders (library table: consumer rows)?"""

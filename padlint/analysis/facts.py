@@ -70,7 +70,7 @@ class MaskLost:
     """A padded tokenizer output whose attention mask does not reach the model."""
 
     node: cst.CSTNode  # where to report
-    how: str  # "dropped", "subscript", "encode", "sink", "columns"
+    how: str  # "dropped", "subscript", "encode", "sink", "columns", "decoder"
     padded: Padded | None = None
     encoding: Encoding | None = None
     sink: cst.CSTNode | None = None

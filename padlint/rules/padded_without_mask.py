@@ -21,6 +21,8 @@ MESSAGES = {
     "sink": "padded `input_ids` reach the model without the attention mask of `{encoding}`: the model attends to padding",
     "call": "padded `input_ids` go into this call without their attention mask, and reach a model inside it: the model attends to padding",
     "columns": "the dataset keeps `input_ids` of padded features but drops their `attention_mask` column",
+    "decoder": "left-padded `decoder_input_ids` reach the model without `decoder_attention_mask`: the decoder's "
+    "real tokens attend to the padding before them",
 }
 
 
@@ -135,6 +137,8 @@ def _why_no_fix(event: MaskLost) -> str | None:
         return "the ids leave this function without a place for the mask (returned or passed on alone)"
     if event.how in ("subscript", "encode"):
         return "the encoding cannot be named where the ids are used (another function, or a branch)"
+    if event.how == "decoder":
+        return "pass the decoder encoding's mask as `decoder_attention_mask=` (or pad the decoder inputs on the right)"
     return None
 
 

@@ -256,7 +256,6 @@ ROWS: tuple[Row, ...] = (
             "transformers.PegasusForConditionalGeneration",
             "transformers.MarianMTModel",
             "transformers.ProphetNetForConditionalGeneration",
-            "transformers.FSMTForConditionalGeneration",
             "transformers.LEDForConditionalGeneration",
             "transformers.M2M100ForConditionalGeneration",
             "transformers.BlenderbotForConditionalGeneration",
@@ -269,6 +268,17 @@ ROWS: tuple[Row, ...] = (
         attends="encoder_decoder",
         condition="a dedicated pad id in the config: `generate` without a mask infers it from that pad id in "
         "transformers 4.x (not in 5.x; the version is not in view)",
+    ),
+    Row(
+        ("transformers.FSMTForConditionalGeneration", "transformers.FSMTModel"),
+        "consumer",
+        f"{TRANSFORMERS}, models/fsmt/modeling_fsmt.py FSMTModel.forward -> _prepare_fsmt_decoder_inputs "
+        "(decoder_padding_mask = make_padding_mask(decoder_input_ids, config.pad_token_id) when "
+        "decoder_attention_mask is None; not during generation); configuration_fsmt.py (pad 1, eos 2)",
+        on="class",
+        attends="encoder_decoder",
+        roles={"decoder_mask_from_pad": ("decoder_attention_mask", None)},
+        condition="its forward masks its config's pad id in decoder_input_ids when no decoder mask is passed",
     ),
     Row(
         (
