@@ -228,6 +228,11 @@ def test_the_same_helper_called_from_main_fires():
     assert "PAD007" in codes(called, "train.py")
 
 
+def test_a_decorated_helper_may_be_registered_and_stays_walked():
+    registered = SCRIPT.replace("def sequence_loss(", "@LOSSES.register\n    def sequence_loss(")
+    assert "PAD007" in codes(registered, "train.py")
+
+
 def test_a_library_modules_uncalled_helper_stays_walked():
     library = SCRIPT.replace('if __name__ == "__main__":\n        main()', "")
     assert "PAD007" in codes(library, "losses.py")

@@ -1,7 +1,8 @@
 """Functions that never run: defined in a script and called from nowhere.
 
 A module with a `if __name__ == "__main__":` block is a program; a module-level function of it whose
-name is never read (in the module, or in the modules beside it that import it) is dead code: a loss
+name is never read (in the module, or in the modules beside it that import it) and that no decorator
+registers is dead code: a loss
 helper left behind after training switched to the model's own loss. Its body is not walked on its
 own: what it would do to a batch reaches no model and no loss. A module without a main block is a
 library whose functions any caller may use, and stays walked.
@@ -50,7 +51,9 @@ def dead_functions(module: cst.Module, filename: str) -> set[cst.FunctionDef]:
     if not any(_is_main_block(stmt) for stmt in module.body):
         return set()
     reads = name_reads(module)
-    unread = {s for s in module.body if isinstance(s, cst.FunctionDef) and not reads[s.name.value]}
+    # A decorated function may be registered by its decorator (`@registry.register`, `@app.command`) and
+    # called by name from anywhere: alive.
+    unread = {s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators and not reads[s.name.value]}
     if not unread or filename in ("-", "<stdin>", ""):
         return unread
     from padlint.look.project_text import importers, text_of
