@@ -3,13 +3,12 @@ calls, where the pad token is set to EOS, collators, and which function or metho
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import dead_code, one_row, pad_guards
+from padlint.analysis import dead_code, lm_collators, one_row, pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -87,7 +86,7 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
                     target = small.targets[0].target
                     if isinstance(target, cst.Name) and _is_literal(small.value):
                         info.constants[target.value] = small.value
-    info.lm_classes = lm_collator_classes(module, facts.imports)
+    info.lm_classes = lm_collators.lm_collator_classes(module, facts.imports)
     for top in module.body:
         # Facts are tied to the function or method they sit in: a pad=EOS in one test method
         # does not make another test's collator wrong (see ModuleFacts.connected).
@@ -100,56 +99,6 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
             _gather(top, info, facts)
     facts.current_owner = None
     return info
-
-
-# A store of labels of the subclass's own (`batch["labels"] = ...`, `labels = ...`): it builds them itself.
-_OWN_LABELS = re.compile(r"""\[\s*["']labels["']\s*\]\s*=[^=]|\blabels\s*=[^=]""")
-_MLM_OFF = re.compile(r"\bmlm\s*(?::\s*bool\s*)?=\s*False\b")
-
-
-def lm_collator_classes(module: cst.Module, imports: P.Imports) -> dict:
-    """The module's classes that are LM collators by inheritance: a library `masks_labels` row (or
-    such a class of this module) among their bases, and the methods the row builds labels in
-    (`builds_in`) either not overridden or overridden with a call of super() and no labels of their own."""
-    classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
-    found: dict = {}
-    for _ in range(2):  # a subclass of a subclass defined before or after it
-        for cls in classes:
-            if cls.name.value in found:
-                continue
-            for arg in cls.bases:
-                if arg.keyword is not None or not isinstance(arg.value, (cst.Name, cst.Attribute)):
-                    continue
-                local = found.get(arg.value.value) if isinstance(arg.value, cst.Name) else None
-                qualified = imports.qualify(arg.value)
-                row = local[0] if local else T.class_row(qualified) if qualified else None
-                if row is None or row.kind != "masks_labels" or not _keeps_label_building(module, cls, row):
-                    continue
-                init = _method(cls, "__init__")
-                mlm_off = bool(local and local[1]) or (
-                    init is not None and _MLM_OFF.search(module.code_for_node(init)) is not None
-                )
-                found[cls.name.value] = (row, mlm_off)
-                break
-    return found
-
-
-def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
-    return None
-
-
-def _keeps_label_building(module: cst.Module, cls: cst.ClassDef, row: T.Row) -> bool:
-    for name in row.builds_in:
-        method = _method(cls, name)
-        if method is None:
-            continue
-        code = module.code_for_node(method)
-        if "super()" not in code or _OWN_LABELS.search(code):
-            return False
-    return True
 
 
 def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None) -> Owner | None:
@@ -203,7 +152,9 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
     row = T.class_row(qualified) if qualified else None
     lm_collator = row if row is not None and row.kind == "masks_labels" else None  # transformers', not trl's
-    subclass = info.lm_classes.get(call.func.value) if lm_collator is None and isinstance(call.func, cst.Name) else None
+    subclass = None
+    if lm_collator is None and isinstance(call.func, cst.Name):
+        subclass = info.lm_classes.get(call.func.value) or lm_collators.imported_lm_class(call.func.value, facts)
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
         batched = P.keyword(call, "batched")
         info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
