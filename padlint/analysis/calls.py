@@ -20,6 +20,7 @@ from padlint.analysis.facts import (
 )
 from padlint.analysis.objects import MODEL_SELF_METHODS
 from padlint.analysis.values import (
+    Const,
     Context,
     Copy,
     DatasetOf,
@@ -359,6 +360,14 @@ class CallEvaluator(WalkerState):
         the pad id (an explicit one, or a tokenizer's own pad) is recorded; the rule judges it."""
         if padded.of_labels or padded.target_ids:
             return
+        key = place_key(padded.pad) if padded.pad is not None else None
+        where = padded.made_in if isinstance(padded.made_in, cst.FunctionDef) else self.current_fn
+        if key is not None and (
+            tags_of(self.env.get(key) or EMPTY, Const)
+            or _bound_to_int(where, key)
+            or (key in self.constants and P.int_value(self.constants[key]) is not None)
+        ):
+            return  # `pad_id = 0` (or any int) bound here: a pad-id name holding a number is that number
         fill = self.resolve_int(padded.pad) if padded.pad is not None else "pad" if padded.from_tokenizer else None
         if fill != "pad":
             return
@@ -734,3 +743,15 @@ def _as_kind(code: str, kinds: set, wanted: str, torch: str | None, numpy: str |
 def _key_code(key: str) -> str:
     # Keys are stored as "batch['attention_mask']"; emit the double-quoted form.
     return key.replace("['", '["').replace("']", '"]')
+
+
+def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
+    """Does the function (or module) assign an int literal to `key` anywhere (`pad_id = 0`)?"""
+    stack = [fn] if fn is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign) and P.int_value(node.value) is not None:
+            if any(place_key(t.target) == key for t in node.targets):
+                return True
+        stack.extend(P.child_nodes(node))
+    return False
