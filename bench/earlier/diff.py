@@ -51,7 +51,8 @@ def compare(
     for old in before:
         candidates = [new for new in unmatched if _place(new) == _place(old)]
         nearest = min(candidates, key=lambda new: abs(_row(new) - _row(old)), default=None)
-        if nearest is None or abs(_row(nearest) - _row(old)) > LINE_DRIFT:
+        # a parse note (PAD000) may now point at the offending line instead of the cell's first
+        if nearest is None or (abs(_row(nearest) - _row(old)) > LINE_DRIFT and old["code"] != "PAD000"):
             disappeared.append(old)
             continue
         unmatched.remove(nearest)
