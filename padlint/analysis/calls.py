@@ -605,7 +605,7 @@ class CallEvaluator(WalkerState):
         row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
         if row is None or row.kind != "builds_mask" or not isinstance(call.func, cst.Attribute):
             return False
-        if self.facts.pad_eos_for(self.facts.current_owner, call) is not None:
+        if self.facts.pad_eos_reaches(self.facts.current_owner, call):
             return False  # pad = EOS: generate cannot tell pads from real EOS and builds all ones
         pad = keywords.get(row.roles["pad_id"][0])
         if pad is not None:

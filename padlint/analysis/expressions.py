@@ -67,7 +67,7 @@ class ExpressionEvaluator(WalkerState):
     def eval_Name(self, expr: cst.Name) -> Value:
         self.read_place(expr.value, whole=not self.partial_read)
         held = self.env.get(expr.value)
-        if held is None and expr.value in self.imports.from_imports:
+        if held is None and (expr.value in self.imports.from_imports or self.module_context is not None):
             held = self.project_value(expr.value)  # a function or class of another module
         if held:
             if all(isinstance(t, (Const, NoneValue)) for t in held) and P.is_pad_id_expression(expr):

@@ -281,11 +281,20 @@ class ModuleFacts:
         Pad = EOS is a fact about one tokenizer from one point on: script code (a notebook's cells)
         runs in order, so for an event in script code a setting further down has not happened yet,
         and a tokenizer loaded again under the same name no longer has it."""
+        candidates = self._pad_eos_candidates(owner, at)
+        if len(candidates) <= 1:
+            # Lines cost the whole module's positions (seconds on a large file): only order several.
+            return candidates[0] if candidates else None
+        return min(candidates, key=self.line)
+
+    def pad_eos_reaches(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> bool:
+        """Does a pad = EOS setting reach code owned by `owner` (at node `at`)? (pad_eos_for, unordered)"""
+        return bool(self._pad_eos_candidates(owner, at))
+
+    def _pad_eos_candidates(self, owner: OwnerOrScript, at: cst.CSTNode | None) -> list[cst.CSTNode]:
         reaching = [(node, where) for node, where, tok in self.pad_eos if self.reaches(node, where, tok, owner, at)]
         same = [node for node, where in reaching if where == owner]
-        linked = [node for node, where in reaching if self.connected(where, owner)]
-        candidates = same or linked
-        return min(candidates, key=self.line) if candidates else None
+        return same or [node for node, where in reaching if self.connected(where, owner)]
 
     def reaches(
         self,

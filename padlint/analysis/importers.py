@@ -17,7 +17,7 @@ import libcst as cst
 
 from padlint.analysis.project import load
 from padlint.analysis.walker_state import WalkerState
-from padlint.look.project_text import importers, text_of
+from padlint.look.project_text import importers, span_of, text_of, top_level_spans
 
 # The facts rules judge across the whole module (PAD004-PAD012): what an importer adds to them is
 # the importer's own business, reported when it is linted.
@@ -66,7 +66,7 @@ class Importers(WalkerState):
                 self.env = context.env
                 try:
                     module = context.module
-                    mentions = functools.partial(_mentions, module, names)
+                    mentions = functools.partial(_mentions, module, names, path, text)
                     for stmt in module.body:
                         if not mentions(stmt):
                             continue
@@ -83,7 +83,13 @@ class Importers(WalkerState):
         facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data = flags
 
 
-def _mentions(module: cst.Module, names: re.Pattern, node: cst.CSTNode) -> bool:
+def _mentions(module: cst.Module, names: re.Pattern, path: str, text: str, node: cst.CSTNode) -> bool:
+    # A top-level def or class is searched in the module's text (rendering it again costs as much
+    # as parsing it); a method, or any other statement, is rendered.
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        start = top_level_spans(path, text).get(node.name.value)
+        if start is not None and not node.decorators:
+            return names.search(text, *span_of(text, start)) is not None
     return names.search(module.code_for_node(node)) is not None
 
 

@@ -88,17 +88,33 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
                         info.constants[target.value] = small.value
     info.lm_classes = lm_collators.lm_collator_classes(module, facts.imports)
     for top in module.body:
-        # Facts are tied to the function or method they sit in: a pad=EOS in one test method
-        # does not make another test's collator wrong (see ModuleFacts.connected).
-        if isinstance(top, cst.ClassDef):
-            for member in top.body.body:
-                facts.current_owner = owner_of(member, top)
-                _gather(member, info, facts)
-        else:
-            facts.current_owner = owner_of(top, None)
-            _gather(top, info, facts)
+        _gather_top(top, info, facts)
     facts.current_owner = None
     return info
+
+
+def gather_definition(
+    part: cst.Module, stmt: cst.FunctionDef | cst.ClassDef, info: ModuleInfo, facts: ModuleFacts
+) -> None:
+    """Add one top-level definition, parsed on its own (project.load_for_definitions), to the facts
+    of its module gathered without it."""
+    info.unreachable_pad_eos |= pad_guards.unreachable_pad_eos(part)
+    if isinstance(stmt, cst.FunctionDef):
+        info.functions[stmt.name.value] = stmt
+    _gather_top(stmt, info, facts)
+    facts.current_owner = None
+
+
+def _gather_top(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
+    # Facts are tied to the function or method they sit in: a pad=EOS in one test method
+    # does not make another test's collator wrong (see ModuleFacts.connected).
+    if isinstance(top, cst.ClassDef):
+        for member in top.body.body:
+            facts.current_owner = owner_of(member, top)
+            _gather(member, info, facts)
+    else:
+        facts.current_owner = owner_of(top, None)
+        _gather(top, info, facts)
 
 
 def owner_of(stmt: cst.CSTNode, cls: cst.ClassDef | None) -> Owner | None:

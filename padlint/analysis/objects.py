@@ -78,6 +78,11 @@ class ObjectCalls(WalkerState):
         aside = ModuleFacts(module=context.module, positions={}, imports=context.imports, filename=context.path)
         context.aside = aside
         context.info = gather_module_info(context.module, aside)
+        if context.partial:
+            from padlint.analysis.module_info import gather_definition
+
+            for node in context.definitions.values():  # parsed before the module's facts were asked for
+                gather_definition(cst.Module(body=[node]), node, context.info, aside)
         context.info.imports, context.info.filename = context.imports, context.path
         context.info.diffusion = context.imports.diffusion()
         context.env = Env()
@@ -108,7 +113,7 @@ class ObjectCalls(WalkerState):
             return None
         source = self.imports.from_imports.get(name)
         if source is None:
-            return None
+            return self.sibling_value(name)
         key = (self.module_context.path if self.module_context else None, name)
         if key in self.imported:
             return self.imported[key]
@@ -151,6 +156,21 @@ class ObjectCalls(WalkerState):
         if not context.home:
             self.facts.dependencies.add(context.path)
         return frozenset({ref})
+
+    def sibling_value(self, name: str) -> Value | None:
+        """A def or class of the module being walked, when that module is another module of the
+        project read by its definitions: it is bound in the module's globals when first named."""
+        context = self.module_context
+        if context is None or not context.partial or name not in context.spans:
+            return None
+        node = context.definition(name)
+        if node is None:
+            return None
+        ref = FunctionRef(node, context.env) if isinstance(node, cst.FunctionDef) else ClassRef(node, context.env)
+        value = frozenset({ref})
+        if context.env is not None:
+            context.env.vars.setdefault(name, value)
+        return value
 
     def callee_value(self, func: cst.BaseExpression) -> Value:
         """What a callee names: a local or imported function, a class, an instance, a model."""

@@ -29,6 +29,10 @@ from padlint.analysis import patterns as P
 from padlint.look.project_text import definition_text, stamp_of, text_of
 
 # A definition is worth parsing its module when its text mentions something the analysis tracks.
+# A definition larger than this (a trainer class of a thousand lines and more) is not parsed for a
+# caller in another module: walking it for every file that names it cost more than the rest of the
+# analysis of those files (bench/, trl's experimental trainers subclassing its 3,400-line ones).
+MAX_DEFINITION_BYTES = 40_000
 RELEVANT = re.compile(r"pad|mask|label|ignore|-100|ones|full\s*\(|collat|target|loss|forward|input_ids", re.I)
 
 
@@ -44,6 +48,33 @@ class ModuleContext:
     definitions: dict = field(default_factory=dict)  # top-level name -> FunctionDef | ClassDef
     home: bool = False  # the module being linted
     aside: Any = None  # facts.ModuleFacts gathered for it (where it sets pad to EOS), never reported
+    # A module read for its definitions (load_for_definitions): `module` holds its top level without
+    # the defs and classes, and `spans` where each of those is in `text`, parsed when first asked for.
+    partial: bool = False
+    spans: dict = field(default_factory=dict)  # name -> (first line, last line), 1-based; not yet parsed
+    text: str = ""
+
+    def definition(self, name: str) -> cst.FunctionDef | cst.ClassDef | None:
+        """The top-level def or class `name`, parsed on first use in a module read by its definitions."""
+        node = self.definitions.get(name)
+        if node is not None or name not in self.spans:
+            return node
+        first, last = self.spans.pop(name)
+        lines = self.text.splitlines(keepends=True)[first - 1 : last]
+        try:
+            with _quiet_parser():
+                part = cst.parse_module("".join(lines))
+        except Exception:  # parsed by ast, refused by libcst: unknown code
+            return None
+        found = next((s for s in part.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))), None)
+        if found is None or found.name.value != name:
+            return None
+        self.definitions[name] = found
+        if self.info is not None:  # the module's facts were gathered: add this definition's
+            from padlint.analysis.module_info import gather_definition
+
+            gather_definition(part, found, self.info, self.aside)
+        return found
 
 
 class Project:
@@ -66,12 +97,71 @@ class Project:
             return (node, self.home) if node is not None else None
         if not RELEVANT.search(text, start, end):
             return None  # nothing the analysis tracks: as unknown as if never read
-        context = load(path)
-        node = context.definitions.get(name) if context is not None else None
+        if end - start > MAX_DEFINITION_BYTES:
+            return None  # a trainer class of thousands of lines: unknown, as an importer that size is
+        context = load_for_definitions(path)
+        node = context.definition(name) if context is not None else None
         return (node, context) if node is not None else None
+
+    @staticmethod
+    def sibling(context: ModuleContext, name: str):
+        """The def or class `name` of a module read by its definitions, called from code of that module."""
+        return context.definition(name) if context.partial else None
 
 
 _LOADED: dict[str, tuple] = {}  # path -> ((mtime, size), context)
+
+
+def _quiet_parser():
+    from padlint.files.source import quiet_parser
+
+    return quiet_parser()
+
+
+_READ_BY_DEFINITIONS: dict[str, tuple] = {}  # path -> ((mtime, size), context)
+
+
+def load_for_definitions(path: str) -> ModuleContext | None:
+    """The module at `path` as a caller in another module needs it: its top level (imports,
+    constants, script code) parsed now, each def and class only when it is asked for. A trainer of
+    thousands of lines is read for the one helper a collate function calls; parsing all of it for
+    every module that imports it cost more than the rest of the analysis (bench/, cold runs).
+
+    Where each definition is comes from `ast`, which parses in C an order of magnitude faster than
+    libcst. The definitions' lines are dropped from the top level (blank lines would each cost
+    libcst a node); nothing of another module is reported, so its line numbers are not needed."""
+    import ast
+
+    text = text_of(path)
+    stamp = stamp_of(path)
+    held = _READ_BY_DEFINITIONS.get(path)
+    if held is not None and held[0] == stamp:
+        return held[1]
+    context = None
+    if text is not None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):  # does not parse: unknown code
+            tree = None
+        if tree is not None:
+            lines = text.splitlines(keepends=True)
+            spans = {}
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    last = node.end_lineno or node.lineno
+                    spans[node.name] = (first, last)  # a later definition of the name wins, as when run
+                    for index in range(first - 1, min(last, len(lines))):
+                        lines[index] = ""
+            try:
+                with _quiet_parser():
+                    module = cst.parse_module("".join(lines))
+            except Exception:
+                module = None
+            if module is not None:
+                context = ModuleContext(path, module, P.Imports(module), partial=True, spans=spans, text=text)
+    _READ_BY_DEFINITIONS[path] = (stamp, context)
+    return context
 
 
 def load(path: str) -> ModuleContext | None:
