@@ -80,26 +80,40 @@ def lint_source(
     """
     from padlint.suppress import filter_suppressed, report_unused_suppressions
 
-    diagnostics = _lint_module(parse(source), filename, select, line_length)
+    diagnostics = _lint_module(parse(source), filename, select, line_length, source)
     kept = filter_suppressed(source, diagnostics)
     return report_unused_suppressions(source, diagnostics, kept, filename, select)  # PAD100, opt-in
 
 
-def _lint_module(module: cst.Module, filename: str, select, line_length: int | None = None) -> list[Diagnostic]:
+def may_have_findings(source: str, filename: str = "-", select: Collection[str] | None = None) -> bool:
+    """Does any enabled rule find something in `source`, before suppressions? Neither positions nor
+    fixes are worked out (on a large file they cost more than the analysis): the first look's reduced
+    text only asks whether the whole file must be analysed. Raises SourceError if it does not parse."""
+    return bool(_findings(parse(source), filename, select, None, source)[1])
+
+
+def _findings(module: cst.Module, filename: str, select, line_length: int | None, source: str | None):
     from padlint.analysis.flow import analyse
     from padlint.analysis.patterns import Imports
 
     rules = _enabled_rules(select)
-    if not rules:
-        return []
     positions = _LazyPositions(module)
+    if not rules:
+        return positions, [], None
     try:
         facts = analyse(module, positions, Imports(module), filename)
     except RecursionError:
         raise SourceError("too deeply nested to analyse") from None
     if line_length:
         facts.line_length = line_length
-    findings = [(rule, finding) for rule in rules for finding in rule.check(facts)]
+    facts.source_text = source
+    return positions, [(rule, finding) for rule in rules for finding in rule.check(facts)], facts
+
+
+def _lint_module(
+    module: cst.Module, filename: str, select, line_length: int | None = None, source: str | None = None
+) -> list[Diagnostic]:
+    positions, findings, facts = _findings(module, filename, select, line_length, source)
     if not findings:
         return []
     statements = _StatementIndex(module, positions)

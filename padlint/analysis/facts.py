@@ -228,6 +228,7 @@ class ModuleFacts:
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.
     module_names: set[str] | None = field(default=None, repr=False)
     quote: str | None = None
+    source_text: str | None = field(default=None, repr=False)  # the module's text, where the engine has it
     source_lines: list[str] | None = field(default=None, repr=False)  # the module's lines, for fix layout
     dependencies: set[str] = field(default_factory=set)  # other files of the project this analysis read
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)

@@ -15,9 +15,9 @@ import re
 
 import libcst as cst
 
-from padlint.analysis.project import load
+from padlint.analysis.project import ModuleContext, load_for_definitions
 from padlint.analysis.walker_state import WalkerState
-from padlint.look.project_text import importers, span_of, text_of, top_level_spans
+from padlint.look.project_text import importers, text_of
 
 # The facts rules judge across the whole module (PAD004-PAD012): what an importer adds to them is
 # the importer's own business, reported when it is linted.
@@ -39,7 +39,7 @@ MODULE_WIDE = (
     "tokenizer_loads",
 )
 MAX_IMPORTERS = 6  # modules beside the linted one walked for it
-MAX_IMPORTER_BYTES = 150_000  # a larger importer (a trainer of thousands of lines) is not parsed for it
+MAX_IMPORTER_BYTES = 150_000  # a larger importer (a trainer of thousands of lines) is not read for it
 
 
 class Importers(WalkerState):
@@ -56,7 +56,7 @@ class Importers(WalkerState):
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
             text = text_of(path)
             wanted = text is not None and len(text) <= MAX_IMPORTER_BYTES and names.search(text)
-            context = load(path) if wanted else None
+            context = load_for_definitions(path) if wanted else None
             if context is None:
                 continue
             self.prepare_context(context)
@@ -65,31 +65,31 @@ class Importers(WalkerState):
             with self.in_context(context):
                 self.env = context.env
                 try:
-                    module = context.module
-                    mentions = functools.partial(_mentions, module, names, path, text)
-                    for stmt in module.body:
-                        if not mentions(stmt):
-                            continue
-                        if isinstance(stmt, cst.FunctionDef):
-                            self.walk_function(stmt, context.env)
-                        elif isinstance(stmt, cst.ClassDef):
-                            self.walk_class(stmt, context.env, only=mentions)  # the methods that name it
-                        elif not isinstance(stmt, cst.SimpleStatementLine) or not _is_import(stmt):
-                            self.execute(stmt)
+                    self._walk_mentions(context, names)
                 finally:
                     self.env = saved_env
         for values, size in zip(lists, sizes):
             del values[size:]
         facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data = flags
 
+    def _walk_mentions(self, context: ModuleContext, names: re.Pattern) -> None:
+        """Walk the importer's code that names what the linted module exports: its definitions that
+        mention it (found in their text, parsed only then), then its script code that does."""
+        mentions = functools.partial(_mentions, context.module, names)
+        for name, _span in sorted(context.spans.items(), key=lambda item: item[1]):
+            if not names.search(context.definition_source(name) or ""):
+                continue
+            node = context.definition(name)
+            if isinstance(node, cst.FunctionDef):
+                self.walk_function(node, context.env)
+            elif isinstance(node, cst.ClassDef):
+                self.walk_class(node, context.env, only=mentions)  # the methods that name it
+        for stmt in context.module.body:
+            if mentions(stmt) and not (isinstance(stmt, cst.SimpleStatementLine) and _is_import(stmt)):
+                self.execute(stmt)
 
-def _mentions(module: cst.Module, names: re.Pattern, path: str, text: str, node: cst.CSTNode) -> bool:
-    # A top-level def or class is searched in the module's text (rendering it again costs as much
-    # as parsing it); a method, or any other statement, is rendered.
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        start = top_level_spans(path, text).get(node.name.value)
-        if start is not None and not node.decorators:
-            return names.search(text, *span_of(text, start)) is not None
+
+def _mentions(module: cst.Module, names: re.Pattern, node: cst.CSTNode) -> bool:
     return names.search(module.code_for_node(node)) is not None
 
 

@@ -51,19 +51,33 @@ class ModuleContext:
     # A module read for its definitions (load_for_definitions): `module` holds its top level without
     # the defs and classes, and `spans` where each of those is in `text`, parsed when first asked for.
     partial: bool = False
-    spans: dict = field(default_factory=dict)  # name -> (first line, last line), 1-based; not yet parsed
+    spans: dict = field(default_factory=dict)  # name -> (first line, last line), 1-based
     text: str = ""
+    tried: set = field(default_factory=set)  # names whose definition was parsed (or refused)
+
+    def definition_source(self, name: str) -> str | None:
+        """The text of the top-level def or class `name` of a module read by its definitions."""
+        span = self.spans.get(name)
+        if span is None:
+            return None
+        return "".join(self.lines()[span[0] - 1 : span[1]])
+
+    def lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
 
     def definition(self, name: str) -> cst.FunctionDef | cst.ClassDef | None:
-        """The top-level def or class `name`, parsed on first use in a module read by its definitions."""
+        """The top-level def or class `name`, parsed on first use in a module read by its definitions;
+        one larger than MAX_DEFINITION_BYTES stays unknown."""
         node = self.definitions.get(name)
-        if node is not None or name not in self.spans:
+        if node is not None or name in self.tried or name not in self.spans:
             return node
-        first, last = self.spans.pop(name)
-        lines = self.text.splitlines(keepends=True)[first - 1 : last]
+        self.tried.add(name)
+        source = self.definition_source(name) or ""
+        if len(source) > MAX_DEFINITION_BYTES:
+            return None
         try:
             with _quiet_parser():
-                part = cst.parse_module("".join(lines))
+                part = cst.parse_module(source)
         except Exception:  # parsed by ast, refused by libcst: unknown code
             return None
         found = next((s for s in part.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))), None)
@@ -107,9 +121,6 @@ class Project:
     def sibling(context: ModuleContext, name: str):
         """The def or class `name` of a module read by its definitions, called from code of that module."""
         return context.definition(name) if context.partial else None
-
-
-_LOADED: dict[str, tuple] = {}  # path -> ((mtime, size), context)
 
 
 def _quiet_parser():
@@ -161,30 +172,4 @@ def load_for_definitions(path: str) -> ModuleContext | None:
             if module is not None:
                 context = ModuleContext(path, module, P.Imports(module), partial=True, spans=spans, text=text)
     _READ_BY_DEFINITIONS[path] = (stamp, context)
-    return context
-
-
-def load(path: str) -> ModuleContext | None:
-    """The parsed module at `path` with its import table (once per process and version of the
-    file); None if unreadable or not Python."""
-    text = text_of(path)
-    stamp = stamp_of(path)
-    held = _LOADED.get(path)
-    if held is not None and held[0] == stamp:
-        return held[1]
-    context = None
-    if text is not None:
-        from padlint.files.source import quiet_parser
-
-        try:
-            with quiet_parser():
-                module = cst.parse_module(text)
-        except Exception:  # a module that does not parse is unknown code
-            module = None
-        if module is not None:
-            context = ModuleContext(path, module, P.Imports(module))
-            for stmt in module.body:
-                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                    context.definitions[stmt.name.value] = stmt
-    _LOADED[path] = (stamp, context)
     return context

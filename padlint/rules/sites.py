@@ -237,8 +237,24 @@ def module_names(facts: ModuleFacts) -> set[str]:
     """Every identifier of the module: a name a fix binds must not be one of them."""
     names = facts.module_names
     if names is None:
-        names = facts.module_names = {n.value for n in _walk(facts.module) if isinstance(n, cst.Name)}
+        tokens = _tokens(facts)
+        if tokens is not None:
+            names = {t.string for t in tokens if t.type == tokenize.NAME}
+        else:
+            names = {n.value for n in _walk(facts.module) if isinstance(n, cst.Name)}
+        facts.module_names = names
     return names
+
+
+def _tokens(facts: ModuleFacts) -> list[tokenize.TokenInfo] | None:
+    """The module's tokens, from its text: reading names and quotes off them costs a fraction of
+    walking libcst's tree (seconds on a trainer of thousands of lines). None without the text."""
+    if facts.source_text is None:
+        return None
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(facts.source_text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
 
 
 def _walk(node: cst.CSTNode):
@@ -257,16 +273,26 @@ def quote(facts: ModuleFacts) -> str:
     """The module's string quote: `'` when most of its plain string literals use it, else `"`."""
     found = facts.quote
     if found is None:
+        tokens = _tokens(facts)
+        if tokens is not None:
+            # f-strings are not plain literals (libcst's FormattedString; 3.12 tokenizes them apart)
+            literals = [t.string for t in tokens if t.type == tokenize.STRING and not _is_fstring(t.string)]
+        else:
+            literals = [n.value for n in _walk(facts.module) if isinstance(n, cst.SimpleString)]
         single = double = 0
-        for n in _walk(facts.module):
-            if isinstance(n, cst.SimpleString):
-                body = n.value.lstrip("rRbBuUfF")
-                if body.startswith(("'''", '"""')):
-                    continue
-                single += body.startswith("'")
-                double += body.startswith('"')
+        for literal in literals:
+            body = literal.lstrip("rRbBuUfF")
+            if body.startswith(("'''", '"""')):
+                continue
+            single += body.startswith("'")
+            double += body.startswith('"')
         found = facts.quote = "'" if single > double else '"'
     return found
+
+
+def _is_fstring(literal: str) -> bool:
+    prefix = literal[: len(literal) - len(literal.lstrip("rRbBuUfF"))]
+    return "f" in prefix.lower()
 
 
 def key(facts: ModuleFacts, name: str) -> str:

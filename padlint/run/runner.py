@@ -118,7 +118,7 @@ def _analyse(task: tuple) -> tuple:
         # that does not parse) sends the whole file to the analysis, which then says what is reported.
         # The stubs hide their bodies from libcst, so the whole text's syntax is checked too.
         try:
-            if not engine.lint_source(plan, filename, select) and (not report_invalid or prefilter.parses(text)):
+            if not engine.may_have_findings(plan, filename, select) and (not report_invalid or prefilter.parses(text)):
                 return ("ok", [], text, [], None, True)
         except engine.SourceError:
             pass
