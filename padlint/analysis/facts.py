@@ -37,18 +37,6 @@ class OnesAtMask:
 
 
 @dataclass
-class MaskPaddedAsIds:
-    """A value padded like token ids, with the pad id, reached an attention-mask place: at the pads
-    the mask holds the pad id, which is 0 only for some vocabularies."""
-
-    node: cst.CSTNode  # the padding step
-    sink: cst.CSTNode
-    pad: int | str  # the fill: "pad" (the pad id)
-    pad_node: cst.BaseExpression | None = None  # the fill's expression, when written at the step
-    owner: OwnerOrScript = None
-
-
-@dataclass
 class LabelsAtSink:
     """Padded ids (a copy, or the ids themselves) reached a labels place."""
 
@@ -92,6 +80,16 @@ class Fact:
 
     node: cst.CSTNode
     owner: Owner | None = field(default=None, kw_only=True)  # set when recorded
+
+
+@dataclass
+class MaskPaddedAsIds(Fact):
+    """A value padded like token ids, with the pad id, reached an attention-mask place: at the pads
+    the mask holds the pad id, which is 0 only for some vocabularies. `node`: the padding step."""
+
+    sink: cst.CSTNode
+    pad: int | str  # the fill: "pad" (the pad id)
+    pad_node: cst.BaseExpression | None = None  # the fill's expression, when written at the step
 
 
 @dataclass

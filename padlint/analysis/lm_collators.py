@@ -59,7 +59,7 @@ def imported_lm_class(name: str, facts: ModuleFacts) -> tuple | None:
     source = facts.imports.from_imports.get(name)
     if source is None or facts.filename in ("-", "<stdin>"):
         return None
-    from padlint.analysis.project import load
+    from padlint.analysis.project import load_for_definitions
     from padlint.look.project_text import definition_text
 
     found = definition_text(facts.filename, *source)
@@ -69,12 +69,15 @@ def imported_lm_class(name: str, facts: ModuleFacts) -> tuple | None:
     header = re.match(r"class\s+(\w+)", text[start:end])
     if header is None or "DataCollator" not in text:
         return None
-    context = load(path)
+    context = load_for_definitions(path)
     if context is None:
         return None
     classes = _IMPORTED_LM_CLASSES.get(id(context))
     if classes is None:
-        classes = _IMPORTED_LM_CLASSES[id(context)] = lm_collator_classes(context.module, context.imports)
+        # The module's collator classes (a subclass of a subclass of it counts), parsed on their own.
+        nodes = [context.definition(n) for n in context.spans if "Collator" in (context.definition_source(n) or "")]
+        module = cst.Module(body=[n for n in nodes if isinstance(n, cst.ClassDef)])
+        classes = _IMPORTED_LM_CLASSES[id(context)] = lm_collator_classes(module, context.imports)
     held = classes.get(header.group(1))
     if held is not None:
         facts.dependencies.add(path)

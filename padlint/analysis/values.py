@@ -192,7 +192,7 @@ class Context:
     mask_code: str | None = None
 
 
-def tags_of(value: Value, kind: type) -> list:
+def tags_of(value: Value, kind: type | tuple[type, ...]) -> list:
     return [t for t in value if isinstance(t, kind)]
 
 
