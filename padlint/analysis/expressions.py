@@ -481,7 +481,10 @@ class ExpressionEvaluator(WalkerState):
                 # at positions that no earlier mask or lengths describe.
                 padded = sorted(tags_of(data, Padded), key=lambda t: self.code(t.node))[:1]  # one, the same every run
                 rest = (t for t in data if not isinstance(t, (Padded, GoodMask)))
-                return frozenset([*rest, *(t.moved(kind) for t in padded)])
+                # Correct masks joined (`torch.stack([c_mask, r_mask], 1)`) make the correct mask of the
+                # rows joined the same way; which padded value it belongs to is no longer one of them.
+                masks = () if padded else (GoodMask(call, None, kind),) if tags_of(data, GoodMask) else ()
+                return frozenset([*rest, *(t.moved(kind) for t in padded), *masks])
             text, inner = self.code(call), self.code(arg.value)
             start = text.find(inner, len(self.code(call.func)))
             before, after = text[:start], text[start + len(inner) :]

@@ -217,9 +217,14 @@ def masked_labels(
     pad_is_eos: bool,
 ) -> Shape | None:
     """Labels equal to `ids` on real tokens and -100 on padding."""
-    if not is_place(ids):
-        return None  # the fix names the ids more than once: evaluating a call twice is not a fix
     title = "Set the labels of padding positions to -100 (from the attention mask)"
+    if not is_place(ids):
+        # Named once by a shape from the mask: a call (`torch.tensor([...])`) is still evaluated once.
+        # Every other shape names the ids more than once: evaluating a call twice is not a fix.
+        if mask and padded.kind == "pt":
+            operand = ids if _atomic(ids) else f"({ids})"
+            return Shape(f"{operand}.masked_fill({mask} == 0, {IGNORE})", Applicability.SAFE, title, name=LABELS)
+        return None
     by_lengths = "Set the labels of padding positions to -100 (from the lengths)"
     if padded.kind == "pt":
         if mask:

@@ -10,6 +10,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
 from padlint.types import Applicability
@@ -121,10 +122,68 @@ def run(model, tokenizer, texts):
         if event.how == "sink" and event.mask_code and event.sink is not None:
             edit = add_mask_beside_ids(facts, event.sink, event.mask_code)
             return FixProposal(safe, "Pass the tokenizer's attention mask along", (edit,)) if edit else None
+        if event.how == "call" and isinstance(event.node, cst.Call) and event.padded is not None:
+            return _mask_into_callee(facts, event.node, event.sink, event.padded.encoding_mask())
         if event.how == "columns" and isinstance(event.sink, cst.Call):
             edit = _columns_with_mask(facts, event.sink)
             return FixProposal(safe, "Keep the `attention_mask` column", (edit,)) if edit else None
         return None
+
+
+def _mask_into_callee(facts: ModuleFacts, call: cst.Call, sink, mask_code: str | None) -> FixProposal | None:
+    """The ids go into a function of this module that hands its own mask parameter to the model
+    (`forward(self, input_ids, attention_mask=None)`): pass the encoding's mask to that parameter."""
+    if mask_code is None or not isinstance(sink, cst.Call) or any(a.star for a in call.args):
+        return None
+    given = P.keyword(sink, "attention_mask")
+    if given is None or not isinstance(given.value, cst.Name):
+        return None
+    callee = next((s for s in reversed(sites.path_to(facts, sink)) if isinstance(s, cst.FunctionDef)), None)
+    if callee is None or not _called_here(call, callee):
+        return None
+    param = given.value.value
+    names = [p.name.value for p in P.parameters(callee.params) if p.star not in ("*", "**")]
+    posonly = {p.name.value for p in callee.params.posonly_params}
+    if param not in names or param in posonly or P.keyword(call, param) is not None or _rebinds(callee, param):
+        return None
+    edit = add_keyword_arg(facts, call, param, mask_code)
+    title = f"Pass the tokenizer's attention mask to `{param}`"
+    return FixProposal(Applicability.SAFE, title, tuple(sites.fit_line(facts, [edit]))) if edit else None
+
+
+def _called_here(call: cst.Call, callee: cst.FunctionDef) -> bool:
+    """Is `callee` what `call` runs: the function or method of that name, or a module's `forward`
+    (`__call__`) for a call of the instance itself?"""
+    name = P.last_name(call.func)
+    return name == callee.name.value or (
+        callee.name.value in ("forward", "__call__") and isinstance(call.func, cst.Name)
+    )
+
+
+def _rebinds(fn: cst.FunctionDef, name: str) -> bool:
+    """Does the function assign `name` anywhere (then the parameter may not be what reaches the model)?"""
+    found = []
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(n for n in _names(node.target) if n == name)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.extend(n for n in _names(node.target) if n == name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.extend(n for n in _names(node.target) if n == name)
+
+    fn.body.visit(_Targets())
+    return bool(found)
+
+
+def _names(target: cst.CSTNode) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []
 
 
 def _takes_a_mask(sink) -> bool:
