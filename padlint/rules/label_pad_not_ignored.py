@@ -16,9 +16,9 @@ from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
 from padlint.types import Applicability
 
 MESSAGES = {
-    "padding_value": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
-    "list": "labels are padded with `{pad}`, not -100: the loss trains on the padding",
-    "collator": "`label_pad_token_id={pad}` pads labels with a real token id instead of -100: the loss trains on the padding",
+    "padding_value": "labels are padded with `{pad}`{what}, not -100: {harm}",
+    "list": "labels are padded with `{pad}`{what}, not -100: {harm}",
+    "collator": "`label_pad_token_id={pad}` pads labels with {what_alone} instead of -100: {harm}",
     "zeros": "labels are a zero buffer filled row by row: the padding holds 0, not -100, and the loss trains on it",
     "text_target": "targets padded by the tokenizer keep the pad id as their label: set pad positions to -100 before training",
 }
@@ -77,8 +77,8 @@ def collate(batch, pad_id):
             if pad_node is not None and event.how in ("padding_value", "list") and _marks(facts, pad_node):
                 continue  # the module marks the labels it does not train on with this value: its own ignore value
             shown = facts.brief(pad_node) if pad_node is not None else "0"
-            node = event.node
-            yield Finding(node, MESSAGES[event.how].format(pad=shown), self.fix(facts, event, pad_node))
+            message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
+            yield Finding(event.node, message, self.fix(facts, event, pad_node))
 
     def fix(
         self, facts: ModuleFacts, event: LabelsPaddedWithToken, pad_node: cst.BaseExpression | None
@@ -117,6 +117,22 @@ def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:
     """Is the pad value one the module also writes over labels that are not padding (`[-1] * len(prompt)`)?"""
     value = P.int_value(pad_node)
     return value is not None and value in facts.label_marks
+
+
+TRAINS_ON_PADDING = "the loss trains on the padding"
+NOT_IGNORED = "a loss that ignores -100 does not ignore them"
+
+
+def _pad_value_words(pad_node: cst.BaseExpression | None) -> dict[str, str]:
+    """What the label pad value is, for the message: a token id (the pad id, a literal >= 0: the loss
+    learns to predict it), a negative sentinel (no token: a loss that ignores -100 still reads it, and
+    rejects it as a class), or a value the code does not show."""
+    value = 0 if pad_node is None else P.int_value(pad_node)
+    if (pad_node is not None and P.is_pad_id_expression(pad_node)) or (value is not None and value >= 0):
+        return {"what": " (a token id)", "what_alone": "a token id", "harm": TRAINS_ON_PADDING}
+    if value is not None:
+        return {"what": " (a sentinel, no token id)", "what_alone": f"the sentinel {value}", "harm": NOT_IGNORED}
+    return {"what": "", "what_alone": "a value that is not -100", "harm": NOT_IGNORED}
 
 
 def _filled_with(facts: ModuleFacts, call: cst.Call, value: str) -> str | None:
