@@ -54,9 +54,18 @@ def _parenthesized(line: str, width: int) -> list[str]:
             token.type == tokenize.NAME and token.string == "return"
         ):
             head, value = line[: token.end[1]].rstrip(), line[token.end[1] :].strip()
+            # An item of a call or a list (`padding_value=a if c else b,`): its comma stays outside the
+            # parentheses, which would make it a tuple; a keyword's `=` takes no space before `(`.
+            comma = "," if value.endswith(",") else ""
+            value = value.removesuffix(",").rstrip()
             if not value:
                 return [line]
-            return [f"{head} (", *(INDENT + sub for sub in _body_lines(value, width - len(INDENT))), ")"]
+            opener = (
+                f"{head} ("
+                if token.string == "return" or line[token.start[1] - 1 : token.start[1]] == " "
+                else f"{head}("
+            )
+            return [opener, *(INDENT + sub for sub in _body_lines(value, width - len(INDENT))), ")" + comma]
     return [line]
 
 
