@@ -118,11 +118,23 @@ def _lint_module(
         return []
     statements = _StatementIndex(module, positions)
     diagnostics: list[Diagnostic] = []
+    names = None
     for rule, finding in findings:
         span = positions.get(finding.node)
         if span is None:
             continue
         fix = _make_fix(finding.fix, positions, module, _quote(facts)) if finding.fix is not None else None
+        no_fix = rule.no_fix_help(finding) if fix is None else None
+        if fix is not None:
+            from padlint.rules.bound_names import NameCheck
+
+            names = names or NameCheck(module, positions)
+            added = ("torch",) * finding.fix.needs_torch + tuple(_imported(finding.fix.import_lines))
+            missing = names.unbound(finding.fix.replacements, added)
+            if missing:  # the code would raise NameError where it runs: no fix is better than that one
+                fix = None
+                unbound = f"the fix would read `{missing[0]}`, which is not defined where it would run"
+                no_fix = "; ".join(p for p in (unbound, rule.MANUAL_FIX) if p)
         diagnostics.append(
             Diagnostic(
                 code=rule.code,
@@ -134,12 +146,26 @@ def _lint_module(
                 url=rule.url(),
                 fix=fix,
                 confidence=finding.confidence,
-                no_fix=rule.no_fix_help(finding) if fix is None else None,
+                no_fix=no_fix,
                 statement_rows=statements.rows_of(span.start.line, span.start.column),
             )
         )
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
+
+
+def _imported(lines) -> list[str]:
+    """The names import statements bind: `import numpy` -> numpy, `from x import a as b` -> b."""
+    names = []
+    for line in lines:
+        words = line.replace(",", " ").split()
+        if "as" in words:
+            names.append(words[words.index("as") + 1])
+        elif words[:1] == ["import"]:
+            names += [w.split(".")[0] for w in words[1:]]
+        elif words[:1] == ["from"] and "import" in words:
+            names += words[words.index("import") + 1 :]
+    return names
 
 
 class _LazyPositions:
