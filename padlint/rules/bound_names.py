@@ -124,6 +124,12 @@ def bound_by(code: str) -> set[str]:
         tokens = _tokens(line.strip())
         if len(tokens) > 1 and tokens[0].type == tokenize.NAME and tokens[1].string == "=":
             names.add(tokens[0].string)
+        if len(tokens) > 1 and tokens[0].string in ("def", "class"):
+            names.add(tokens[1].string)
+        if tokens and tokens[0].string in ("import", "from"):
+            names |= set(_imported_names(tokens))
+        if tokens and tokens[0].string == "def":  # its parameters are bound in its body
+            names |= {t.string for t in tokens[2:] if t.type == tokenize.NAME}
         binding = None
         for i, token in enumerate(tokens):
             if token.string in ("for", "lambda"):
@@ -134,6 +140,22 @@ def bound_by(code: str) -> set[str]:
                 names.add(token.string)
             if token.string == ":=" and i and tokens[i - 1].type == tokenize.NAME:
                 names.add(tokens[i - 1].string)
+    return names
+
+
+def _imported_names(tokens: list) -> list[str]:
+    """`import a.b as c, d` -> [c, d]; `from x import y` -> [y]."""
+    words = [t.string for t in tokens]
+    start = words.index("import") + 1 if "import" in words else len(words)
+    names, i = [], start
+    while i < len(words):
+        if words[i] == "as" and i + 1 < len(words):
+            names[-1:] = [words[i + 1]]
+            i += 2
+            continue
+        if words[i] not in (",", ".", "(", ")"):
+            names.append(words[i] if not names or words[i - 1] != "." else names.pop())
+        i += 1
     return names
 
 
