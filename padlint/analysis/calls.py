@@ -326,7 +326,7 @@ class CallEvaluator(WalkerState):
                     if "mask" in key.lower() or mask.padded is padded and padded is not None:
                         candidates.append(key)
             env = env.parent
-        if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding):
+        if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding, padded):
             return padded.encoding_mask()
         unique = sorted(set(candidates))
         if len(unique) != 1:
@@ -340,11 +340,11 @@ class CallEvaluator(WalkerState):
             self.imports.local_name_for("numpy"),
         )
 
-    def bound_here(self, code: str | None) -> bool:
-        """Is the name `code` starts with bound in this scope or an enclosing one? (The encoding a row
-        came from may be a comprehension's variable, gone after it.)"""
+    def bound_here(self, code: str | None, padded: Padded) -> bool:
+        """Is the encoding `code` names readable here: padded in this function (not in a caller or a
+        callee walked from here) and its name still bound (not a comprehension's variable, gone after it)?"""
         root = re.match(r"[A-Za-z_]\w*", code or "")
-        return root is not None and self.env.get(root.group()) is not None
+        return padded.made_in is self.current_fn and root is not None and self.env.get(root.group()) is not None
 
     def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False) -> None:
         """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads."""
