@@ -10,6 +10,9 @@ exactly on padding. All these fixes are safe, so both tokenizers must pass.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -77,3 +80,35 @@ def test_cross_scope_fix_is_safe_and_right_when_run(name, tmp_path):
 
 def test_every_cross_fixture_is_described():
     assert {p.name for p in CROSS_DIR.glob("*.py")} == set(CASES)
+
+
+MODULES_DIR = Path(__file__).parent / "fixtures" / "fix_cross_modules"
+
+
+def test_loss_ignores_the_value_another_module_pads_labels_with(tmp_path, monkeypatch):
+    """PAD007 where the labels are padded with a constant of another module: the loss is given its value."""
+    torch = pytest.importorskip("torch")
+    project = tmp_path / "ignore_const_elsewhere"
+    shutil.copytree(MODULES_DIR / "ignore_const_elsewhere", project)
+    import padlint
+
+    here = str(Path(padlint.__file__).resolve().parent.parent)  # this padlint, not an installed one
+    run = subprocess.run(
+        [sys.executable, "-m", "padlint", "check", "--fix", "--no-cache", "--exit-zero", "-q", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": here},
+    )
+    assert run.returncode == 0, run.stderr
+    fixed = (project / "objective.py").read_text()
+    assert fixed != (MODULES_DIR / "ignore_const_elsewhere" / "objective.py").read_text()
+    monkeypatch.syspath_prepend(str(project))
+    objective = load_module(project / "objective.py", "padlint_cross_objective").TokenObjective(pad_token_id=0)
+    rows = [[5, 0, 7], [8]]  # a real target equal to the pad id (0) must still be graded
+    torch.manual_seed(0)
+    logits = torch.randn(2, 3, 10)
+    expected = torch.stack(
+        [-torch.log_softmax(logits[i, j], -1)[t] for i, row in enumerate(rows) for j, t in enumerate(row)]
+    ).mean()
+    assert torch.allclose(objective(logits, rows), expected, atol=1e-6), fixed

@@ -100,8 +100,12 @@ def loss_fn(logits, labels):
         if len(values) != 1:
             return None
         ((value, code),) = values.items()
-        if value == "pad" or not _writable_anywhere(facts, code):
+        if value == "pad":
             return None
+        if not _writable_anywhere(facts, code):
+            if not isinstance(value, int):
+                return None
+            code = str(value)  # a constant of another module (`LABEL_PAD`): its value, which is what the loss compares
         title = f"Make the loss ignore {code}"
         # A negative value is never a class: ignoring it drops nothing real. A value >= 0 may be one
         # (a detection head's class 1, a vocabulary's token 0): the loss would skip real targets.
