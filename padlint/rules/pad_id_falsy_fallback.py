@@ -8,7 +8,6 @@ import libcst as cst
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.fixshapes import is_place
-from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
@@ -62,8 +61,9 @@ def collate(seqs, tokenizer):
             fix = None
             if isinstance(node, cst.BooleanOperation) and is_place(facts.code(node.left)):
                 left, right = facts.code(node.left), facts.code(node.right)
-                # The rewrite is longer than the `or`: the line is broken at its brackets when it no longer
-                # fits (sites.fit_line leaves alone a line it cannot break safely, e.g. `a; b`).
-                edits = sites.fit_line(facts, [(node, f"{left} if {left} is not None else {right}")])
-                fix = FixProposal(Applicability.SAFE, "Fall back only when the pad id is None", tuple(edits))
+                fix = FixProposal(
+                    Applicability.SAFE,
+                    "Fall back only when the pad id is None",
+                    ((node, f"{left} if {left} is not None else {right}"),),
+                )
             yield Finding(node, message, fix)
