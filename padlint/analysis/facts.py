@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 
-from padlint.analysis.patterns import Imports
+from padlint.analysis.patterns import Imports, dotted
 from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
 
 if TYPE_CHECKING:
@@ -361,10 +361,10 @@ def _is_setup(owner: Owner) -> bool:
     node = owner.node
     if owner.kind == "class" or not isinstance(node, cst.FunctionDef):
         return True
-    return node.name.value in SETUP_METHODS or any(
-        "fixture" in getattr(d.decorator, "value", "")
-        or "fixture" in getattr(getattr(d.decorator, "attr", None), "value", "")
-        or isinstance(d.decorator, cst.Call)
-        and "fixture" in getattr(getattr(d.decorator.func, "attr", d.decorator.func), "value", "")
-        for d in node.decorators
-    )
+    return node.name.value in SETUP_METHODS or any(_is_fixture(d.decorator) for d in node.decorators)
+
+
+def _is_fixture(decorator: cst.BaseExpression) -> bool:
+    """`@fixture`, `@pytest.fixture`, `@pytest.fixture(scope=...)`; not `@pytest.mark.parametrize(...)`."""
+    callee = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return "fixture" in dotted(callee).rpartition(".")[2]
