@@ -5,6 +5,7 @@ must still fire."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from padlint.engine import lint_source
 
@@ -67,3 +68,92 @@ def test_a_marked_test_method_is_analysed_not_crashed_on():
 
 def test_a_fixture_still_sets_up_the_class_for_a_marked_method():
     assert ("PAD004", 12) in findings(FIXTURE_SETS_PAD_EOS)
+
+
+# ---- facts found in a callee of another module are reported there, not in the caller ---------------
+BASE_WORKER = """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+
+    class Worker:
+        def __init__(self, path):
+            self.tokenizer = AutoTokenizer.from_pretrained(path)
+            self.model = AutoModelForCausalLM.from_pretrained(path)
+
+        @torch.no_grad()
+        def score(self, prompts):
+            enc = self.tokenizer(prompts, padding=True, return_tensors="pt")
+            return self.model(enc.input_ids).logits
+"""
+
+SUBCLASS_WORKER = """
+    from base_worker import Worker
+
+
+    class PooledWorker(Worker):
+        def score_all(self, groups):
+            return [self.score(prompts) for prompts in groups]
+
+
+    def own_scores(model, tokenizer, prompts):
+        enc = tokenizer(prompts, padding=True, return_tensors="pt")
+        return model(enc.input_ids).logits
+
+
+    def main(paths, groups):
+        return [PooledWorker(path).score_all(groups) for path in paths]
+"""
+
+REWARD_SCRIPT = """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+
+    def make_reward_fn(path):
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        reward_model = AutoModelForSequenceClassification.from_pretrained(path)
+
+        def reward_fn(samples):
+            enc = tokenizer(samples, padding=True, truncation=True, return_tensors="pt")
+            return reward_model(enc.input_ids).logits[:, 0]
+
+        return reward_fn
+"""
+
+SIBLING_SCRIPT = """
+    from reward import make_reward_fn
+
+
+    def own_scores(model, tokenizer, prompts):
+        enc = tokenizer(prompts, padding=True, return_tensors="pt")
+        return model(enc.input_ids).logits
+
+
+    def evaluate(path, samples):
+        reward_fn = make_reward_fn(path)
+        return reward_fn(samples).mean()
+"""
+
+
+def _project(tmp_path: Path, modules: dict[str, str]) -> dict[str, Path]:
+    paths = {}
+    for name, source in modules.items():
+        paths[name] = tmp_path / f"{name}.py"
+        paths[name].write_text(textwrap.dedent(source))
+    return paths
+
+
+def _lint(path: Path) -> list[tuple[str, int]]:
+    return sorted((d.code, d.location.row) for d in lint_source(path.read_text(), str(path)))
+
+
+def test_an_inherited_method_of_another_module_is_reported_where_it_is_defined(tmp_path: Path):
+    paths = _project(tmp_path, {"base_worker": BASE_WORKER, "pool_worker": SUBCLASS_WORKER})
+    assert _lint(paths["base_worker"]) == [("PAD003", 14)]
+    assert _lint(paths["pool_worker"]) == [("PAD003", 12)]  # its own call only: no crash, no leak
+
+
+def test_a_function_imported_from_a_sibling_script_is_reported_in_that_script(tmp_path: Path):
+    paths = _project(tmp_path, {"reward": REWARD_SCRIPT, "sft": SIBLING_SCRIPT})
+    assert _lint(paths["reward"]) == [("PAD003", 11)]
+    assert _lint(paths["sft"]) == [("PAD003", 7)]

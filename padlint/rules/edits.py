@@ -67,14 +67,18 @@ def ignore_spelling(facts: ModuleFacts) -> str:
 
 def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -> tuple | None:
     """Insert `attention_mask` right after the ids (after the last positional argument in a call), on
-    a line of its own when the dict or call has one item per line."""
+    a line of its own when the dict or call has one item per line. None where `sink` is not a node of
+    this module (a callee of another module followed by the analysis: no edit can reach it)."""
+    sink_span = facts.span(sink)
+    if sink_span is None:
+        return None
     if isinstance(sink, cst.Dict):
         items = [e for e in sink.elements if isinstance(e, cst.DictElement)]
         for element in items:
             if P.string_value(element.key) == "input_ids":
                 quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
                 item = f"{quote}attention_mask{quote}: {mask_code}"
-                return insert_item(facts, list(sink.elements), element, item, facts.range_of(sink).end.line)
+                return insert_item(facts, list(sink.elements), element, item, sink_span.end.line)
         return None
     if isinstance(sink, cst.Call):
         args = list(sink.args)
@@ -85,7 +89,7 @@ def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -
             return None
         if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
             anchor = positional[-1]
-        return insert_item(facts, args, anchor, f"attention_mask={mask_code}", facts.range_of(sink).end.line)
+        return insert_item(facts, args, anchor, f"attention_mask={mask_code}", sink_span.end.line)
     return None
 
 

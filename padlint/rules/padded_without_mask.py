@@ -78,8 +78,8 @@ def run(model, tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.mask_lost:
-            if event.node in seen:
-                continue
+            if event.node in seen or facts.span(event.node) is None:
+                continue  # found while following a callee of another module: reported in that module
             if _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
                 # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).
