@@ -157,3 +157,31 @@ def test_a_function_imported_from_a_sibling_script_is_reported_in_that_script(tm
     paths = _project(tmp_path, {"reward": REWARD_SCRIPT, "sft": SIBLING_SCRIPT})
     assert _lint(paths["reward"]) == [("PAD003", 11)]
     assert _lint(paths["sft"]) == [("PAD003", 7)]
+
+
+# ---- a pretrained model's own method has a signature not in view -----------------------------------
+REMOTE_MODEL_TEXT_FEATURES = """
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained("org/dual-encoder", trust_remote_code=True)
+    tokenizer.pad_token_id = 0
+    model = AutoModel.from_pretrained("org/dual-encoder", trust_remote_code=True).eval()
+
+
+    def text_features(captions):
+        input_ids = tokenizer(captions, return_tensors="pt", padding="max_length", max_length=32).input_ids
+        with torch.no_grad():
+            return model.{call}(input_ids)
+"""
+
+
+def test_a_custom_method_of_a_remote_code_model_is_not_a_model_call():
+    # `encode_text(ids)` may take the ids alone and build `ids > 0` itself: no finding, and no edit
+    # that would add `attention_mask=` to a signature nobody has seen.
+    assert codes(REMOTE_MODEL_TEXT_FEATURES.replace("{call}", "encode_text")) == set()
+
+
+def test_the_forward_pass_of_the_same_model_still_loses_the_mask():
+    assert codes(REMOTE_MODEL_TEXT_FEATURES.replace("{call}", "forward")) == {"PAD003"}
+    assert codes(REMOTE_MODEL_TEXT_FEATURES.replace("model.{call}", "model")) == {"PAD003"}

@@ -44,6 +44,8 @@ MODEL_FACTORY = re.compile(r"(Model|LM|Encoder|Decoder|For[A-Z]\w*|Transformer|B
 NOT_MODEL_FACTORY = re.compile(r"Tokeni[sz]er|Processor|Config|FeatureExtractor|Scheduler|Pipeline", re.I)
 # Methods of a model that hand back the same model.
 MODEL_SELF_METHODS = {"to", "eval", "train", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_", "to_empty"}
+# Methods of a pretrained model that run its forward pass (their signature is the model's).
+MODEL_ENTRY_METHODS = {"forward", "__call__", "generate"}
 MASK_PARAM = re.compile(r"(^|_)(attention_mask|attn_mask|mask|masks|padding_mask|pad_mask)$")
 
 
@@ -409,8 +411,10 @@ class ObjectCalls(WalkerState):
         return bool(MODEL_FACTORY.search(cls)) and not NOT_MODEL_FACTORY.search(cls)
 
     def model_receiver(self, value: Value, method: str | None) -> bool:
-        """Is a call on this value (`value(...)`, or `value.method(...)`) a model call?"""
-        if tags_of(value, Model):
+        """Is a call on this value (`value(...)`, or `value.method(...)`) a model call? A pretrained
+        model's own methods other than its forward pass and `generate` have signatures not in view
+        (remote code, `encode_text(ids)` that builds its mask from the ids): not model calls."""
+        if tags_of(value, Model) and (method is None or method in MODEL_ENTRY_METHODS):
             return True
         for inst in tags_of(value, Instance):
             if not inst.model:
