@@ -185,3 +185,72 @@ def test_a_custom_method_of_a_remote_code_model_is_not_a_model_call():
 def test_the_forward_pass_of_the_same_model_still_loses_the_mask():
     assert codes(REMOTE_MODEL_TEXT_FEATURES.replace("{call}", "forward")) == {"PAD003"}
     assert codes(REMOTE_MODEL_TEXT_FEATURES.replace("model.{call}", "model")) == {"PAD003"}
+
+
+# ---- writing a token id back over the ignore index makes ids, not labels padded with the pad id ------
+DECODER_INPUTS_FROM_LABELS = """
+    import torch
+
+    IGNORE_INDEX = -100
+
+
+    class Seq2SeqCollator:
+        def __init__(self, tokenizer, max_len):
+            self.tokenizer = tokenizer
+            self.max_len = max_len
+
+        def __call__(self, pairs):
+            rows = []
+            for source, target in pairs:
+                target = target + [IGNORE_INDEX] * (self.max_len - len(target))
+                rows.append({"input_ids": source, "labels": target, "attention_mask": [1] * len(source)})
+            batch = self.tokenizer.pad(rows, padding="max_length", max_length=self.max_len, return_tensors="pt")
+            start_id = self.tokenizer.pad_token_id
+            batch["decoder_input_ids"] = torch.cat(
+                [torch.full((len(rows), 1), start_id), batch["labels"][:, :-1]], dim=1
+            )
+            batch["decoder_input_ids"].masked_fill_(batch["decoder_input_ids"] == IGNORE_INDEX, start_id)
+            return batch
+"""
+
+DECODE_FOR_METRICS = """
+    import numpy as np
+
+
+    def make_compute_metrics(tokenizer, metric):
+        def compute_metrics(eval_pred):
+            predictions, labels = eval_pred
+            labels = np.where(labels != -100, labels, tokenizer.pad_token_id)
+            decoded_preds = tokenizer.batch_decode(predictions, skip_special_tokens=True)
+            decoded_labels = tokenizer.batch_decode(labels, skip_special_tokens=True)
+            return metric.compute(predictions=decoded_preds, references=decoded_labels)
+
+        return compute_metrics
+"""
+
+GRADED_BY_IGNORE_INDEX = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def sequence_logprob(model, tokenizer, texts):
+        enc = tokenizer(texts, padding=True, return_tensors="pt")
+        labels = enc.input_ids.clone()
+        logits = model(**enc).logits[:, :-1]
+        labels = labels[:, 1:]
+        keep = labels != -100
+        logp = torch.gather(F.log_softmax(logits, -1), 2, labels.clamp(min=0).unsqueeze(2)).squeeze(2)
+        return (logp * keep).sum(-1)
+"""
+
+
+def test_decoder_inputs_shifted_from_labels_get_the_pad_id_back():
+    assert codes(DECODER_INPUTS_FROM_LABELS) == set()
+
+
+def test_labels_turned_back_into_ids_for_decoding_are_not_labels():
+    assert codes(DECODE_FOR_METRICS) == set()
+
+
+def test_labels_graded_where_they_are_not_the_ignore_index_still_need_it_at_pads():
+    assert findings(GRADED_BY_IGNORE_INDEX) == [("PAD002", 8)]

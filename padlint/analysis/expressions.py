@@ -263,10 +263,30 @@ class ExpressionEvaluator(WalkerState):
             return self.pad_comparison(expr, *pair)
         return EMPTY
 
+    def note_ids_restored(self, call: cst.Call, qualified: str | None) -> None:
+        """`x.masked_fill_(x == -100, pad_id)`, `np.where(y != -100, y, pad_id)`: the ignore index is
+        replaced by a token id, which makes model inputs (`decoder_input_ids` shifted from labels) or ids
+        to decode; the comparison picks positions to write ids into, it grades no labels."""
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("masked_fill", "masked_fill_"):
+            condition = P.positional(call, 0) or P.keyword(call, "mask")
+            fills = [P.positional(call, 1) or P.keyword(call, "value")]
+        elif qualified in P.WHERE:
+            condition = P.positional(call, 0) or P.keyword(call, "condition")
+            fills = [P.positional(call, 1), P.positional(call, 2)]
+        else:
+            return
+        if condition is None or any(fill is None or self.is_ignore(fill.value) for fill in fills):
+            return
+        pair = P.comparison_operand(condition.value, (cst.NotEqual, cst.Equal))
+        if pair is not None and any(self.is_ignore(side) for side in pair):
+            self.ids_restored_at.add(condition.value)
+
     def graded_labels(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
         """`labels != -100`, `labels.ne(IGNORE_INDEX)`: the code grades the positions whose label is not
         the ignore value (a hand-written loss, sequence log-probs), so the labels reach a consumer that
         needs -100 at the pads, as a loss's target does."""
+        if node in self.ids_restored_at:
+            return True
         for labels, other in ((left, right), (right, left)):
             if self.is_ignore(other) and not self.is_ignore(labels):
                 self.label_sink(self.evaluate(labels), labels, node, "compare")
@@ -362,6 +382,7 @@ class ExpressionEvaluator(WalkerState):
     def dispatch_call(self, call: cst.Call) -> Value:
         func = call.func
         qualified = self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        self.note_ids_restored(call, qualified)
         if qualified is not None:
             wired = self.wiring_call(call, qualified)
             if wired is not None:

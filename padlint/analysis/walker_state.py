@@ -80,6 +80,9 @@ class WalkerState:
         self.exported: set[str] = set()  # top-level defs and classes that hand back padded values
         # call -> (what its callee or receiver holds, method name or None)
         self.callees: dict[cst.Call, tuple[Value, str | None]] = {}
+        # Comparisons with the ignore index that pick the positions a token id is written back into
+        # (`x.masked_fill_(x == -100, pad_id)`, `np.where(y != -100, y, pad_id)`): ids, not graded labels.
+        self.ids_restored_at: set[cst.CSTNode] = set()
 
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)
