@@ -254,3 +254,52 @@ def test_labels_turned_back_into_ids_for_decoding_are_not_labels():
 
 def test_labels_graded_where_they_are_not_the_ignore_index_still_need_it_at_pads():
     assert findings(GRADED_BY_IGNORE_INDEX) == [("PAD002", 8)]
+
+
+# ---- a fill value handed through a function held by an attribute ----------------------------------
+PAD_FN_ON_INSTANCE = """
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    IGNORE_INDEX = -100
+
+
+    def pad_rows(sequences, batch_first=True, padding_value=0):
+        width = max(s.size(0) for s in sequences)
+        out = torch.full((len(sequences), width), padding_value, dtype=sequences[0].dtype)
+        for i, s in enumerate(sequences):
+            out[i, : s.size(0)] = s
+        return out
+
+
+    class Collator:
+        def __init__(self, pad_token_id, pad_fn=pad_sequence):
+            self.pad_token_id = pad_token_id
+            self.ignore_index = IGNORE_INDEX
+            self.pad_fn = pad_fn
+
+        def __call__(self, examples):
+            input_ids = self.pad_fn([e["input_ids"] for e in examples], batch_first=True, padding_value=self.pad_token_id)
+            attention_mask = self.pad_fn([e["attention_mask"] for e in examples], batch_first=True, padding_value=0)
+            labels = self.pad_fn([e["labels"] for e in examples], batch_first=True, padding_value=self.ignore_index)
+            return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}
+
+
+    def make_collator(tokenizer, packed):
+        if packed:
+            return Collator(tokenizer.pad_token_id, pad_fn=pad_rows)
+        return Collator(tokenizer.pad_token_id, pad_fn=pad_sequence)
+"""
+
+
+def test_the_ignore_index_handed_to_a_helper_held_by_an_attribute_masks_the_labels():
+    # `padding_value=self.ignore_index` reaches the helper's `torch.full(..., padding_value)`: the
+    # parameter is named like a pad id, but the value handed to it is the ignore index.
+    assert codes(PAD_FN_ON_INSTANCE) == set()
+
+
+def test_the_pad_id_handed_to_the_same_helper_leaves_pads_in_the_labels():
+    labels_with_pad_id = PAD_FN_ON_INSTANCE.replace(
+        "padding_value=self.ignore_index)", "padding_value=self.pad_token_id)"
+    )
+    assert codes(labels_with_pad_id) == {"PAD002"}

@@ -70,8 +70,13 @@ class ExpressionEvaluator(WalkerState):
         if held is None and (expr.value in self.imports.from_imports or self.module_context is not None):
             held = self.project_value(expr.value)  # a function or class of another module
         if held:
-            if all(isinstance(t, (Const, NoneValue)) for t in held) and P.is_pad_id_expression(expr):
-                # `pad_id` handed an int or left to its default: still named as the pad id.
+            if (
+                all(isinstance(t, (Const, NoneValue)) for t in held)
+                and P.is_pad_id_expression(expr)
+                and not any(isinstance(t, Const) and t.value == P.IGNORE_VALUE for t in held)
+            ):
+                # `pad_id` handed an int or left to its default: still named as the pad id (a
+                # `padding_value` handed the ignore value is that value, whatever its name).
                 return held | {PadId(expr, names=self.versions_of(expr))}
             return self.seen_as(expr, held)
         if P.is_pad_id_expression(expr):
