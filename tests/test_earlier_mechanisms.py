@@ -303,3 +303,38 @@ def test_the_pad_id_handed_to_the_same_helper_leaves_pads_in_the_labels():
         "padding_value=self.ignore_index)", "padding_value=self.pad_token_id)"
     )
     assert codes(labels_with_pad_id) == {"PAD002"}
+
+
+# ---- a row cut to its count of real tokens holds no padding ------------------------------------
+ROW_CUT_TO_REAL_COUNT = """
+    import torch
+    import torch.nn.functional as F
+
+
+    @torch.no_grad()
+    def per_token_losses(model, tokenizer, texts):
+        enc = tokenizer(texts, padding=True, padding_side="left", return_tensors="pt")
+        logits = model(**enc).logits
+        losses = []
+        for row_logits, row_ids, row_mask in zip(logits, enc["input_ids"], enc["attention_mask"]):
+            real = row_mask.sum()
+            row_logits = row_logits[-real:]
+            row_ids = row_ids[-real:]
+            losses.append(F.cross_entropy(row_logits[:-1], row_ids[1:], reduction="none"))
+        return torch.cat(losses).mean()
+"""
+
+
+def test_a_left_padded_row_cut_to_its_mask_count_holds_no_padding():
+    assert codes(ROW_CUT_TO_REAL_COUNT) == set()
+
+
+def test_a_right_padded_row_cut_to_its_mask_count_holds_no_padding():
+    right = ROW_CUT_TO_REAL_COUNT.replace('padding_side="left", ', "").replace("[-real:]", "[:real]")
+    assert codes(right) == set()
+
+
+def test_the_same_rows_uncut_still_train_on_padding():
+    uncut = ROW_CUT_TO_REAL_COUNT.replace("row_logits = row_logits[-real:]", "pass")
+    uncut = uncut.replace("row_ids = row_ids[-real:]", "pass")
+    assert codes(uncut) == {"PAD002"}

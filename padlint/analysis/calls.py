@@ -37,6 +37,7 @@ from padlint.analysis.values import (
     Padded,
     PadId,
     PadIdMask,
+    RealCount,
     ShapeOf,
     TokenIds,
     Tokenizer,
@@ -100,6 +101,8 @@ class CallEvaluator(WalkerState):
             return self.pad_comparison(call, receiver, call.args[0].value)
         if method == "mean":
             return self.masked_mean(call, receiver, dims=bool(call.args))
+        if method == "sum" and not call.args and self.is_mask(receiver, recv):
+            return frozenset({RealCount(call)})
         if method in ("backward", "manual_backward"):
             # `loss.backward()`, `accelerator.backward(loss)`, `self.manual_backward(loss)`
             self.is_loss(recv | frozenset().union(*args), by_name=False)
@@ -125,6 +128,11 @@ class CallEvaluator(WalkerState):
         if method in ("rename_column", "filter", "shuffle", "select", "with_transform"):
             return recv
         return EMPTY
+
+    def is_mask(self, expr: cst.BaseExpression, value: Value) -> bool:
+        """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
+        named = "mask" in (place_key(expr) or "").lower()
+        return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
 
     def masked_fill(self, call: cst.Call, method: str, receiver, recv: Value) -> Value:
         fill = P.positional(call, 1) or P.keyword(call, "value")

@@ -36,6 +36,7 @@ from padlint.analysis.values import (
     PadId,
     PadIdMask,
     Partial,
+    RealCount,
     ShapeOf,
     TokenIds,
     Tokenizer,
@@ -137,11 +138,31 @@ class ExpressionEvaluator(WalkerState):
         padded = tags_of(base, Padded)
         if not padded:
             return kept
+        if self.slices_to_real_count(expr):
+            return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))  # pads cut off
         index = self.code(expr)[len(self.code(expr.value)) :]
         kept |= {p.derived("", index) for p in padded}
         if _is_full_slice(expr):
             return kept | {self.make_copy(expr, base, self.code(expr.value))}
         return kept
+
+    def slices_to_real_count(self, expr: cst.Subscript) -> bool:
+        """`row[-mask.sum():]` (left padding) or `row[:n]` with `n = mask.sum()` (right padding): a
+        row cut to its count of real tokens (issue 12: padding removed before use)."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Slice):
+            return False
+        bounds = expr.slice[0].slice
+        if bounds.step is not None:
+            return False
+        if bounds.lower is None and bounds.upper is not None:
+            count = bounds.upper
+        elif bounds.upper is None and isinstance(bounds.lower, cst.UnaryOperation):
+            if not isinstance(bounds.lower.operator, cst.Minus):
+                return False
+            count = bounds.lower.expression
+        else:
+            return False
+        return bool(tags_of(self.evaluate(count), RealCount))
 
     def selects_by_mask(self, expr: cst.Subscript) -> bool:
         """Is `x[index]` a selection by a mask: a mask value or a place named as one, a `!=`/`==`

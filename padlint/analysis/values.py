@@ -105,6 +105,14 @@ class ShapeOf:
 
 
 @dataclass(eq=False)
+class RealCount:
+    """`mask.sum()`: how many real tokens a row of a mask holds. Slicing a row to it (`x[-n:]` under
+    left padding, `x[:n]` under right padding) keeps the real tokens only."""
+
+    node: cst.CSTNode = field(repr=False)
+
+
+@dataclass(eq=False)
 class Gap:
     """`width - len(x)`: how much padding a row needs; `width` is the padding target."""
 
