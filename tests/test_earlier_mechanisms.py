@@ -338,3 +338,56 @@ def test_the_same_rows_uncut_still_train_on_padding():
     uncut = ROW_CUT_TO_REAL_COUNT.replace("row_logits = row_logits[-real:]", "pass")
     uncut = uncut.replace("row_ids = row_ids[-real:]", "pass")
     assert codes(uncut) == {"PAD002"}
+
+
+# ---- pad = EOS set by a helper of another module, called from there: not a line of this module -----
+POLICY_MODULE = """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+
+    def load_tokenizer(name):
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        tokenizer.pad_token = tokenizer.eos_token
+        return tokenizer
+
+
+    class Policy(torch.nn.Module):
+        def __init__(self, name):
+            super().__init__()
+            self.tokenizer = load_tokenizer(name)
+            self.lm = AutoModelForCausalLM.from_pretrained(name)
+
+        def forward(self, input_ids, attention_mask):
+            return self.lm(input_ids=input_ids, attention_mask=attention_mask)
+"""
+
+TRAINER_MODULE = """
+    from transformers import AutoTokenizer
+
+    from policies import Policy
+
+
+    class Trainer:
+        def __init__(self, name):
+            self.model = Policy(name)
+            self.tokenizer = AutoTokenizer.from_pretrained(name)
+            if self.tokenizer.pad_token is None:
+                self.tokenizer.pad_token_id = self.tokenizer.eos_token_id
+
+        def score(self, texts):
+            ids = self.tokenizer(texts, padding=True, return_tensors="pt").input_ids
+            mask = ids.ne(self.tokenizer.pad_token_id)
+            return self.model(input_ids=ids, attention_mask=mask).logits
+
+
+    def main(name, texts):
+        return Trainer(name).score(texts)
+"""
+
+
+def test_pad_eos_found_inside_another_module_is_not_placed_in_this_one(tmp_path: Path):
+    paths = _project(tmp_path, {"policies": POLICY_MODULE, "trainer": TRAINER_MODULE})
+    found = lint_source(paths["trainer"].read_text(), str(paths["trainer"]))
+    assert [(d.code, d.location.row) for d in found] == [("PAD005", 16)]
+    assert "(line 12)" in found[0].message  # where this module sets pad = EOS, never "line 0"

@@ -227,7 +227,12 @@ class ObjectCalls(WalkerState):
 
     def call_function(self, fn: cst.FunctionDef, parent, values: list, bound: bool, call, cls=None) -> Value:
         context = self.context_of(parent)
-        if call is not None and context is not None and context.aside is not None:
+        if (
+            call is not None
+            and self.module_context is self.linted_context  # a call in another module is its own fact
+            and context is not None
+            and context.aside is not None
+        ):
             if any(owner is not None and owner[1] is fn for _, owner, _tokenizer in context.aside.pad_eos):
                 # `tok = load_tokenizer(name)` where the project's helper sets the pad token to EOS.
                 self.facts.note_pad_eos(call)

@@ -71,6 +71,7 @@ class WalkerState:
         # Objects and the project's other modules (objects.py, wiring.py, importers.py, project.py).
         self.project = project  # project.Project, or None for a text without a file
         self.module_context = context  # the module whose code is being walked (project.ModuleContext)
+        self.linted_context = context  # the module being linted: only its nodes become its facts
         self.contexts: dict[int, Any] = {id(self.module_env): context}  # globals env -> its module
         self.imported: dict[tuple, Value | None] = {}  # (module path, name) -> what an imported name is
         self.instances: dict[tuple, Value] = {}  # (class, constructor values) -> the instance
