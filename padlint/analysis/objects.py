@@ -222,7 +222,8 @@ class ObjectCalls(WalkerState):
                 resolved = self.resolve_int(expr)
                 number = resolved if isinstance(resolved, int) else None
             if number is None and self.is_ignore(expr):
-                number = P.IGNORE_VALUE  # `padding_value=self.ignore_index`: the caller names the ignore value
+                # `padding_value=self.ignore_index`: the caller names the ignore value
+                number = P.IGNORE_VALUE if isinstance(P.IGNORE_VALUE, int) else None
         return value | {Const(number)} if number is not None else value
 
     def call_function(self, fn: cst.FunctionDef, parent, values: list, bound: bool, call, cls=None) -> Value:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import keyword
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import libcst as cst
 
@@ -26,7 +26,7 @@ class NameCheck:
     def __init__(self, module: cst.Module, positions) -> None:
         self.module = module
         self.positions = positions
-        self._scopes = None
+        self._scopes: Mapping[cst.CSTNode, object] | None = None
         self.star_import = any(
             isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
             for stmt in module.body
@@ -73,7 +73,8 @@ class NameCheck:
 
     def _node_at(self, at) -> cst.CSTNode | None:
         """The innermost node whose span holds the position `at`."""
-        node, found = self.module, None
+        node: cst.CSTNode = self.module
+        found: cst.CSTNode | None = None
         while True:
             for child in node.children:
                 span = self.positions.get(child)
@@ -147,7 +148,8 @@ def _imported_names(tokens: list) -> list[str]:
     """`import a.b as c, d` -> [c, d]; `from x import y` -> [y]."""
     words = [t.string for t in tokens]
     start = words.index("import") + 1 if "import" in words else len(words)
-    names, i = [], start
+    names: list[str] = []
+    i = start
     while i < len(words):
         if words[i] == "as" and i + 1 < len(words):
             names[-1:] = [words[i + 1]]

@@ -162,7 +162,7 @@ def _called_here(call: cst.Call, callee: cst.FunctionDef) -> bool:
 
 def _rebinds(fn: cst.FunctionDef, name: str) -> bool:
     """Does the function assign `name` anywhere (then the parameter may not be what reaches the model)?"""
-    found = []
+    found: list[str] = []
 
     class _Targets(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
