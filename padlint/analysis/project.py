@@ -18,6 +18,7 @@ docs/ARCHITECTURE.md, "Modules of the same project", for the measurement).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -60,9 +61,11 @@ class ModuleContext:
         span = self.spans.get(name)
         if span is None:
             return None
-        return "".join(self.lines()[span[0] - 1 : span[1]])
+        return "".join(self.lines[span[0] - 1 : span[1]])
 
+    @functools.cached_property
     def lines(self) -> list[str]:
+        # Split once: importers and lm_collators ask for the text of every definition in turn.
         return self.text.splitlines(keepends=True)
 
     def definition(self, name: str) -> cst.FunctionDef | cst.ClassDef | None:
