@@ -391,3 +391,45 @@ def test_pad_eos_found_inside_another_module_is_not_placed_in_this_one(tmp_path:
     found = lint_source(paths["trainer"].read_text(), str(paths["trainer"]))
     assert [(d.code, d.location.row) for d in found] == [("PAD005", 16)]
     assert "(line 12)" in found[0].message  # where this module sets pad = EOS, never "line 0"
+
+
+# ---- labels a test builds for a metric: checked by the test, never trained on -----------------------
+METRIC_TEST = """
+    import torch
+
+    from scoring import AnswerAccuracy
+
+
+    def ragged_batch(tokenizer, width):
+        pad = tokenizer.pad_token_id
+        rows = [tokenizer(text)["input_ids"] for text in ["a cat", "two small dogs"]]
+        ids = torch.tensor([row + [pad] * (width - len(row)) for row in rows])
+        batch = {"input_ids": ids, "labels": ids.roll(-1), "answer_spans": [(1, 2), (1, 3)]}
+        return batch
+
+
+    def check_accuracy(tokenizer):
+        batch = ragged_batch(tokenizer, 16)
+        logits = torch.nn.functional.one_hot(batch["labels"], num_classes=tokenizer.vocab_size).float()
+        metric = AnswerAccuracy()
+        metric.update(batch, logits, batch["labels"])
+        assert metric.compute() == 1.0
+"""
+
+
+def test_labels_a_test_module_builds_for_a_metric_are_not_trained_on():
+    assert codes(METRIC_TEST, "tests/test_scoring.py") == set()
+    assert codes(METRIC_TEST, "scoring_test.py") == set()
+
+
+def test_the_same_labels_outside_test_code_reach_an_unknown_consumer():
+    assert codes(METRIC_TEST, "scoring_checks.py") == {"PAD002"}
+
+
+def test_a_test_that_hands_its_labels_to_the_model_still_trains_on_padding():
+    trained = METRIC_TEST.replace(
+        'metric.update(batch, logits, batch["labels"])',
+        'model(input_ids=batch["input_ids"], labels=batch["input_ids"].clone()).loss.backward()',
+    ).replace("def check_accuracy(tokenizer):", "def check_accuracy(tokenizer, model):")
+    assert "labels=batch" in trained
+    assert codes(trained, "tests/test_scoring.py") == {"PAD002"}

@@ -476,6 +476,7 @@ class CallEvaluator(WalkerState):
                 gap_ok=bool(padded.gap) and self.still_valid(padded.names),
                 mask_code=mask_code,
                 pad_code=self.pad_code(padded),
+                in_test_code=self.in_test_code(),
             )
         )
 

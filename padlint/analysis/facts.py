@@ -51,6 +51,7 @@ class LabelsAtSink:
     gap_ok: bool
     mask_code: str | None  # a correct mask for these ids in scope, if any
     pad_code: str | None = None  # the pad value, when its code is valid at the sink
+    in_test_code: bool = False  # built by a test (docs/usage.md, "Test code")
 
 
 @dataclass

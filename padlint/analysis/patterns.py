@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 
 import libcst as cst
@@ -236,6 +237,12 @@ def positional(call: cst.Call, index: int) -> cst.Arg | None:
 
 def has_star_kwargs(call: cst.Call) -> bool:
     return any(a.star == "**" for a in call.args)
+
+
+def is_test_module(path: str) -> bool:
+    """A module pytest collects by its default `python_files` (`test_*.py`, `*_test.py`), or `conftest.py`."""
+    stem, _, suffix = os.path.basename(path).rpartition(".")
+    return suffix == "py" and (stem.startswith("test_") or stem.endswith("_test") or stem == "conftest")
 
 
 def string_value(expr: cst.BaseExpression | None) -> str | None:

@@ -295,9 +295,12 @@ class RelativesMixin(WalkerState):
             mean.fact.loss = True
 
     def in_test_code(self) -> bool:
+        """A `test*` function, a method of a `Test*` class, or any code of a module pytest collects
+        (`test_*.py`, `*_test.py`) or reads for fixtures (`conftest.py`): what its values reach is the
+        test's own checks, not training (docs/usage.md, "Test code")."""
         name = self.function_name or ""
         cls = self.class_envs[-1][0].name.value if self.class_envs else ""
-        return name.startswith("test") or cls.startswith("Test")
+        return name.startswith("test") or cls.startswith("Test") or P.is_test_module(self.module_context.path)
 
     def returns_a_loss(self) -> bool:
         """Is the function being walked a loss: named as one (`masked_lm_loss`, `compute_loss`), a

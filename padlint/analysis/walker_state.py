@@ -189,6 +189,9 @@ class WalkerState:
     def resolve_int(self, expr: cst.BaseExpression) -> int | str | None: ...
 
     @abstractmethod
+    def in_test_code(self) -> bool: ...
+
+    @abstractmethod
     def label_padding(self, padded: Padded, pad: cst.BaseExpression | None, how: str) -> None: ...
 
     @abstractmethod

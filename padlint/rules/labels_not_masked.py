@@ -10,6 +10,10 @@ from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.rules.keep_mask import keep_encoding
 from padlint.types import Applicability
 
+# Where labels are trained on whatever the code around them is: a `labels=` keyword (a model or a loss)
+# and a loss's target. A dict, a store or a return only holds them for whoever reads them next.
+TRAINING_SINKS = ("keyword", "loss")
+
 
 class LabelsNotMasked(Rule):
     """Labels copied from padded input ids with no -100 at the pad positions."""
@@ -71,6 +75,8 @@ def group_texts(examples, block=512):
                 continue
             if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
                 continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
+            if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
+                continue  # a test's own labels that reach no model or loss in view: checked, not trained on
             if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
                 continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
             if event.node in seen:
