@@ -36,6 +36,21 @@ CASES = {
     # ids handed to a project function whose mask parameter reaches the model
     "x3_wrapper_forward_mask_param.py": ("PAD003", "score_texts", "model", ("mask",), 1),
     "x3_method_mask_keyword_only.py": ("PAD003", "score_texts", "model", ("mask",), 1),
+    # ones built in a numpy helper whose mask its caller hands to the model: lengths valid in the helper
+    "x4_numpy_helper_ones_for_caller.py": ("PAD001", "embed", "model", ("mask",), 1),
+    # labels copied in a batch object's __init__, which is handed the encoding's mask beside the ids
+    "x4_batch_object_labels_clone.py": ("PAD002", "lm_batch", "texts", ("mask", "labels"), 1),
+}
+
+# Fixes that can only be unsafe: right with pad != EOS (checked by running them), offered only with
+# --unsafe-fixes. name: (code, entry, how the entry is called, checks)
+UNSAFE_CASES = {
+    # ids padded by an object the caller owns: its pad value, read through the receiver (`self.padder.fill`)
+    "x4_padder_object_ones.py": ("PAD001", "score_texts", "model", ("mask",)),
+    # ids padded by a method of the base class: its pad value, read through `self`
+    "x4_inherited_pad_method_ones.py": ("PAD001", "PairCollator", "collator", ("mask",)),
+    # (ids, label) items of a Dataset unpacked by a loop: the mask goes into the tuple, the loop, the call
+    "x4_dataset_tuple_loop.py": ("PAD003", "classify", "model", ("mask",)),
 }
 
 
@@ -47,7 +62,13 @@ def _run(path: Path, name: str, entry: str, how: str, checks, copies: int) -> di
         try:
             module = load_module(path, f"padlint_cross_{name}_{int(pad_is_eos)}")
             call = getattr(module, entry)
-            out = call(list(TEXTS), tokenizer, RecordingModel()) if how == "model" else call(list(TEXTS), tokenizer)
+            if how == "model":
+                out = call(list(TEXTS), tokenizer, RecordingModel())
+            elif how == "collator":  # Collator(pad id)(features), each row split in two parts it joins again
+                rows = [tokenizer.encode(t) for t in TEXTS]
+                out = call(tokenizer.pad_token_id)([{"query": r[:1], "passage": r[1:]} for r in rows])
+            else:
+                out = call(list(TEXTS), tokenizer)
             real = [tokenizer.encode(t) for t in TEXTS] * copies if copies == 1 else _paired(tokenizer)
             results[label] = structure_errors([out], case) + invariant_errors(real, out, case)
         except Exception as exc:  # a fix that breaks the code fails the check
@@ -78,8 +99,28 @@ def test_cross_scope_fix_is_safe_and_right_when_run(name, tmp_path):
     assert code not in {d.code for d in outcome.remaining}, outcome.source
 
 
+@pytest.mark.parametrize("name", sorted(UNSAFE_CASES))
+def test_cross_scope_unsafe_fix_is_right_when_pad_is_not_eos(name, tmp_path):
+    pytest.importorskip("torch")
+    code, entry, how, checks = UNSAFE_CASES[name]
+    source = (CROSS_DIR / name).read_text()
+    assert code in {d.code for d in lint_source(source, name)}
+    stem = Path(name).stem
+    original = tmp_path / f"{stem}_orig.py"
+    original.write_text(source)
+    assert _run(original, f"{stem}_orig", entry, how, checks, 1)["pad!=eos"], "the fixture is not buggy"
+    assert fix_source(source, name, unsafe=False).source == source, "a fix that depends on the pad id is safe"
+    outcome = fix_source(source, name, unsafe=True)
+    assert outcome.error is None and outcome.source != source, f"{name}: no unsafe fix"
+    fixed = tmp_path / f"{stem}_fixed.py"
+    fixed.write_text(outcome.source)
+    results = _run(fixed, f"{stem}_fixed", entry, how, checks, 1)
+    assert not results["pad!=eos"], f"{results}\n---- fixed ----\n{outcome.source}"
+    assert code not in {d.code for d in outcome.remaining}, outcome.source
+
+
 def test_every_cross_fixture_is_described():
-    assert {p.name for p in CROSS_DIR.glob("*.py")} == set(CASES)
+    assert {p.name for p in CROSS_DIR.glob("*.py")} == set(CASES) | set(UNSAFE_CASES)
 
 
 MODULES_DIR = Path(__file__).parent / "fixtures" / "fix_cross_modules"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import libcst as cst
@@ -92,7 +93,7 @@ class CallEvaluator(WalkerState):
                     return EMPTY
             shape = P.positional(call, 0) or P.keyword(call, "size")
             over, code = self.shape_source(shape.value) if shape else (None, None)
-            return frozenset({Ones(call, over, code)})
+            return frozenset({self.ones(call, over, code)})
         if method in ("masked_fill", "masked_fill_"):
             return self.masked_fill(call, method, receiver, recv)
         if method in ("ne", "eq") and call.args and self.graded_labels(call, receiver, call.args[0].value):
@@ -337,6 +338,12 @@ class CallEvaluator(WalkerState):
         if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding, padded):
             return padded.encoding_mask()
         unique = sorted(set(candidates))
+        if len(unique) > 1:
+            # one mask held in several places (`self.attention_mask = attention_mask`): any of them
+            # will do; the shortest spelling reads best (a parameter before the attribute it is stored in)
+            held = {frozenset(tags_of(self.env.get(key) or EMPTY, GoodMask)) for key in unique}
+            if len(held) == 1:
+                unique = [min(unique, key=lambda key: (len(key), key))]
         if len(unique) != 1:
             return None
         kinds = {m.kind for m in tags_of(self.env.get(unique[0]) or EMPTY, GoodMask)}
@@ -388,8 +395,18 @@ class CallEvaluator(WalkerState):
         fact = MaskPaddedAsIds(padded.node, sink, fill, padded.pad)
         self.facts.record(self.facts.masks_padded_as_ids, fact)
 
+    def ones(self, node: cst.CSTNode, over: Padded | None, code: str | None) -> Ones:
+        """An all-ones mask built here over `over`, with what a fix written here may read."""
+        ones = Ones(node, over, code, built_in=self.current_fn)
+        if over is not None:
+            ones.at_builder = self.mask_event(ones, over, code, node)  # its sink is set where it is found
+        return ones
+
     def mask_event(self, mask, padded: Padded, code: str | None, sink: cst.CSTNode) -> OnesAtMask:
         """What a fix needs to write a correct mask for `padded` at this point."""
+        if isinstance(mask, Ones) and mask.at_builder is not None and mask.built_in is not self.current_fn:
+            # built in a function this one called: the fix is written there, with what is valid there
+            return dataclasses.replace(mask.at_builder, sink=sink)
         if code is None or not code.isidentifier():
             holders = [k for k in self.places_with(padded) if k.isidentifier()]
             code = holders[0] if holders else code

@@ -380,10 +380,10 @@ class ExpressionEvaluator(WalkerState):
         padded = first(iterated, Padded)
         code = self.code(clauses[0].iter) if padded is not None else None
         if P.int_value(expr.elt) == 1 and not isinstance(expr.elt, cst.Name):
-            return Ones(expr, padded, code) if padded is not None else Ones(expr)
+            return self.ones(expr, padded, code) if padded is not None else Ones(expr)
         inner = [o for o in tags_of(value, Ones) if o.over is not None]
         if inner and padded is not None and any(o.over.node is padded.node for o in inner):
-            return Ones(expr, padded, code)
+            return self.ones(expr, padded, code)
         if inner and padded is None and inner[0].over_code is None:
             return Ones(expr, inner[0].over, None)  # `[[1] * MAX_LEN for _ in range(n)]`
         return None
@@ -491,7 +491,7 @@ class ExpressionEvaluator(WalkerState):
             if name in P.FULL_LIKE and (fill is None or P.int_value(fill.value) != 1):
                 return frozenset({Masked(call)}) if fill is not None and self.is_ignore(fill.value) else EMPTY
             padded = first(data, Padded)
-            return frozenset({Ones(call, padded, self.code(source.value) if padded and source else None)})
+            return frozenset({self.ones(call, padded, self.code(source.value) if padded and source else None)})
         if name in P.ZEROS or name in P.FULL and _fills_zero(call):
             self.evaluate_args(call)
             dims = [a.value for a in call.args if a.keyword is None and not a.star]

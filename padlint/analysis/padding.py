@@ -35,7 +35,7 @@ class PaddingSteps(WalkerState):
                 number = P.int_value(item)
                 if number == 1:
                     over, code = self.shape_source(count)
-                    return Fill("one", count, ones=Ones(expr, over, code))
+                    return Fill("one", count, ones=self.ones(expr, over, code))
                 if self.is_ignore(item):
                     self.note_label_value(expr, item)
                     return Fill("ignore", count)
@@ -171,7 +171,7 @@ class PaddingSteps(WalkerState):
         if dims:
             over, code = self.shape_source(dims[-1] if len(dims) > 1 else dims[0])
             if over is not None:
-                return frozenset({Ones(call, over, code)})
+                return frozenset({self.ones(call, over, code)})
         return frozenset({Ones(call)})
 
     def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]:

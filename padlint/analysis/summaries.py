@@ -4,11 +4,12 @@ bounded, context-sensitive summary (a local `pad_rows()` pads, a local `hide_pad
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, Env
+from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.objects import mask_passed
 from padlint.analysis.values import (
     Const,
@@ -92,7 +93,29 @@ class LocalCalls(WalkerState):
         returned = handed_back(returned, call, getattr(env, "return_nodes", ()))
         if key is not None:
             self.summary_memo[key] = returned
-        return returned
+        return self.spelled_for_caller(returned, fn, bound, call)
+
+    def spelled_for_caller(self, value: Value, fn: cst.FunctionDef, bound: bool, call) -> Value:
+        """The pad value of what `fn` pads, also spelled in the caller's terms: `self.pad_id` of
+        `__call__` is `self.collator.pad_id` at `self.collator(rows)`, a `fill` parameter is the
+        argument handed to it. A fix written at the caller reads the pad value as the caller names it."""
+        if call is None or not isinstance(call, cst.Call) or not _holds(value, Padded):
+            return value
+        arguments = _argument_nodes(fn, bound, call)
+        if not arguments:
+            return value
+
+        def respelled(padded: Padded) -> Padded:
+            added = []
+            for expr, names in padded.pad_spellings:
+                roots = {name for name, *_ in names}
+                # spelled with the callee's parameters (names that mean something else here)
+                if roots and roots <= arguments.keys() and not self.still_valid(names):
+                    spelled = expr.visit(_Substitute(arguments))
+                    added.append((spelled, self.versions_of(spelled)))
+            return padded.but(pad_spellings=(*padded.pad_spellings, *added)) if added else padded
+
+        return each_padded(value, respelled)
 
     def bind_arguments(self, fn: cst.FunctionDef, values: list, bound: bool, call) -> dict[str, Value]:
         """Parameter -> the value the caller hands it; a parameter left to its default holds
@@ -178,13 +201,22 @@ def handed_back(value: Value, call, return_nodes) -> Value:
     mask_back = _holds(value, GoodMask)
     where = return_nodes[0] if return_nodes else None
 
+    def convert(tag: Padded) -> Padded:
+        if tag.crossed_at is call and call is not None:
+            tag = tag.but(crossed_at=None)
+        if tag.encoding and tag.lost_at is None and tag.crossed_at is None:
+            tag = tag.but(encoding=None) if mask_back or where is None else tag.but(encoding=None, lost_at=where)
+        return tag
+
+    return each_padded(value, convert)
+
+
+def each_padded(value: Value, change: Callable[[Padded], Padded]) -> Value:
+    """`value` with `change` applied to every padded value in it, in tuples and feature dicts too."""
+
     def convert(tag):
         if isinstance(tag, Padded):
-            if tag.crossed_at is call and call is not None:
-                tag = tag.but(crossed_at=None)
-            if tag.encoding and tag.lost_at is None and tag.crossed_at is None:
-                tag = tag.but(encoding=None) if mask_back or where is None else tag.but(encoding=None, lost_at=where)
-            return tag
+            return change(tag)
         if isinstance(tag, TupleOf):
             return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
         if isinstance(tag, Fields):
@@ -192,6 +224,45 @@ def handed_back(value: Value, call, return_nodes) -> Value:
         return tag
 
     return frozenset(convert(t) for t in value)
+
+
+def _argument_nodes(fn: cst.FunctionDef, bound: bool, call: cst.Call) -> dict[str, cst.BaseExpression]:
+    """Parameter -> the caller's expression for it, where that expression is a place (a name, an
+    attribute, a constant subscript: reading it again reads the same value). A bound method's `self`
+    is the call's receiver: `obj` of `obj.method(...)`, or the object called (`self.collator(...)`)."""
+    params = [p for p in P.parameters(fn.params) if p.star not in ("*", "**")]
+    found: dict[str, cst.BaseExpression] = {}
+    if bound and params:
+        func = call.func
+        receiver = func.value if isinstance(func, cst.Attribute) and func.attr.value == fn.name.value else func
+        found[params[0].name.value] = receiver
+        params = params[1:]
+    if any(a.star for a in call.args):
+        return {k: v for k, v in found.items() if place_key(v) is not None}
+    positional = [a.value for a in call.args if a.keyword is None]
+    for param, value in zip(params, positional):
+        found[param.name.value] = value
+    for arg in call.args:
+        if arg.keyword is not None:
+            found[arg.keyword.value] = arg.value
+    return {k: v for k, v in found.items() if place_key(v) is not None}
+
+
+class _Substitute(cst.CSTTransformer):
+    """Names replaced by the caller's expressions (an attribute's name and a keyword stay)."""
+
+    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.arguments = arguments
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.arguments.get(original.value, updated)
 
 
 def _holds(value: Value, kind: type) -> bool:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from padlint.analysis.facts import OnesAtMask
 
 Value = frozenset
 
@@ -94,6 +97,10 @@ class Ones:
     over: Padded | None = None
     over_code: str | None = None  # code of the padded expression at the builder
     pads_only: bool = False  # `mask += [1] * gap`: these ones cover only the padding of `over`
+    built_in: object = None  # the function whose walk built the mask
+    # What a fix written at the builder may read, judged there (an OnesAtMask without its sink): the
+    # sink may be in a caller, whose names mean nothing where the ones are built.
+    at_builder: OnesAtMask | None = None
 
 
 @dataclass(eq=False)

@@ -18,7 +18,7 @@ from padlint.analysis.env import Env
 from padlint.analysis.facts import AliasWrittenInPlace, LabelsAtSink, ModuleFacts, OnesAtMask
 from padlint.analysis.module_info import ModuleInfo
 from padlint.analysis.shape_ops import KeepsPadding
-from padlint.analysis.values import Copy, Encoding, Fill, Padded, Value
+from padlint.analysis.values import Copy, Encoding, Fill, Ones, Padded, Value
 
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
 INSTANCE_METHOD_WALKS = 40  # methods walked over constructed instances, per module
@@ -125,6 +125,9 @@ class WalkerState:
 
     @abstractmethod
     def ones_or_full(self, call: cst.Call, is_full: bool, kind: str) -> Value: ...
+
+    @abstractmethod
+    def ones(self, node: cst.CSTNode, over: Padded | None, code: str | None) -> Ones: ...
 
     @abstractmethod
     def shape_source(self, expr: cst.BaseExpression) -> tuple[Padded | None, str | None]: ...

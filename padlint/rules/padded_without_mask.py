@@ -13,6 +13,7 @@ from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
+from padlint.rules.mask_through_tuple import mask_through_tuple
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -105,7 +106,8 @@ def run(model, tokenizer, texts):
             kept = keep_encoding(facts, event.padded, (sink,))
             edit = add_mask_beside_ids(facts, sink, kept.mask_where_ids_are()) if kept is not None else None
             if kept is None or edit is None:
-                return None
+                # returned in a tuple that a loop of another function unpacks: carry the mask through it
+                return mask_through_tuple(facts, event)
             *named, split = kept.edits
             at_sink = sites.fit_line(facts, [split, edit])  # one line: broken up together
             if at_sink == [split, edit]:

@@ -1,0 +1,113 @@
+"""Carry a tokenizer's mask through a returned tuple to the loop that unpacks it (PAD003).
+
+`return enc["input_ids"].squeeze(0), label` in a `Dataset.__getitem__` (or a collate function)
+leaves the mask behind, and `for input_ids, labels in loader: model(input_ids=input_ids, ...)`
+in another function of the module sends the ids alone. Neither place can be fixed alone: the tuple
+gets the mask beside the ids (read off the encoding the way the ids are), the loop unpacks it into a
+name of its own, and the model call passes it. Unsafe: whoever else unpacks these items (another
+loop, another module) must unpack one more value too.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import MaskLost, ModuleFacts
+from padlint.rules import sites
+from padlint.rules.base import FixProposal
+from padlint.rules.edits import add_mask_beside_ids
+from padlint.types import Applicability
+
+PREFERRED_NAME = "attention_mask"
+TITLE = (
+    "Return the tokenizer's attention mask beside the ids, unpack it in the loop and pass it to the model "
+    "(every other reader of these items must unpack it too)"
+)
+
+
+def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
+    """The three edits, when the ids leave in a returned tuple and a `for` loop of this module unpacks
+    that tuple, position by position, around the model call."""
+    returned, sink = event.node, event.sink
+    if not isinstance(returned, cst.Tuple) or not isinstance(sink, cst.Call) or facts.span(sink) is None:
+        return None
+    path = sites.path_to(facts, returned)
+    if len(path) < 2 or not isinstance(path[-2], cst.Return):
+        return None
+    elements = list(returned.elements)
+    found = [(i, read) for i, e in enumerate(elements) for read in [_ids_read(e.value)] if read is not None]
+    if len(found) != 1 or any(isinstance(e, cst.StarredElement) for e in elements):
+        return None
+    index, read = found[0]
+    ids_arg = P.keyword(sink, "input_ids") or P.positional(sink, 0)
+    if ids_arg is None or not isinstance(ids_arg.value, cst.Name):
+        return None
+    loop = _unpacking_loop(facts, sink, ids_arg.value.value, index, len(elements))
+    if loop is None:
+        return None
+    name = sites.Site(loop, "", facts).fresh(PREFERRED_NAME)
+    mask_element = facts.code(elements[index].value.deep_replace(read, _mask_read(read)))
+    items = [facts.code(e.value) for e in elements]
+    items.insert(index + 1, mask_element)
+    tuple_code = ", ".join(items)
+    site = sites.site_of(facts, returned)
+    if returned.lpar or site is None or not site.fits(returned, tuple_code):
+        tuple_code = f"({tuple_code})"  # a bare tuple too long for its line: black's parentheses to break in
+    target = loop.target
+    assert isinstance(target, cst.Tuple)
+    names = [facts.code(e.value) for e in target.elements]
+    names.insert(index + 1, name)
+    # the loop's header is written again from `for`: the new name is bound by it where the call reads it
+    header = (facts.range_of(loop).start, facts.range_of(target).end, f"for {', '.join(names)}")
+    at_call = add_mask_beside_ids(facts, sink, name)
+    if at_call is None:
+        return None
+    at_return = sites.fit_line(facts, [(returned, tuple_code)])
+    edits = (*at_return, header, *sites.fit_line(facts, [at_call]))
+    return FixProposal(Applicability.UNSAFE, TITLE, edits)
+
+
+def _ids_read(value: cst.BaseExpression) -> cst.CSTNode | None:
+    """The `enc["input_ids"]` / `enc.input_ids` read inside a returned element, if there is one."""
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index) and P.string_value(index.value) == "input_ids":
+                found.append(node)
+                continue
+        if isinstance(node, cst.Attribute) and node.attr.value == "input_ids":
+            found.append(node)
+            continue
+        stack.extend(P.child_nodes(node))
+    return found[0] if len(found) == 1 else None
+
+
+def _mask_read(read: cst.CSTNode) -> cst.BaseExpression:
+    if isinstance(read, cst.Attribute):
+        return read.with_changes(attr=cst.Name("attention_mask"))
+    assert isinstance(read, cst.Subscript)
+    index = read.slice[0].slice
+    assert isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)
+    quote = index.value.value[-1]
+    key = index.with_changes(value=cst.SimpleString(f"{quote}attention_mask{quote}"))
+    return read.with_changes(slice=[read.slice[0].with_changes(slice=key)])
+
+
+def _unpacking_loop(facts: ModuleFacts, sink: cst.Call, ids: str, index: int, width: int) -> cst.For | None:
+    """The innermost `for a, b, ... in ...:` around the call that binds `ids` at `index` of `width`
+    plain names, with nothing in its body rebinding it before the call."""
+    for step in reversed(sites.path_to(facts, sink)):
+        if not isinstance(step, cst.For):
+            continue
+        target = step.target
+        if not isinstance(target, cst.Tuple) or len(target.elements) != width:
+            return None
+        if not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+            return None
+        value = target.elements[index].value
+        return step if isinstance(value, cst.Name) and value.value == ids else None
+    return None
