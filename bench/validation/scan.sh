@@ -16,6 +16,6 @@ for name in */; do
     # a copy of trl; a copy of EasyR1's fork of volcengine/verl (reserved: never scanned or read)
     LLaVA-NeXT) vendored=(--extend-exclude "LLaVA-NeXT/trl" --extend-exclude "LLaVA-NeXT/llava-critic-r1/EasyR1") ;;
   esac
-  PYTHONPATH=$tree python -m padlint check --output-format json --exit-zero --no-cache "${vendored[@]}" "$@" "$name" \
+  PYTHONPATH=$tree python -m padlint check --output-format json --exit-zero --no-cache --jobs 1 --timeout 0 "${vendored[@]}" "$@" "$name" \
     > "$out/$name.json" 2> "$out/$name.err"
 done

@@ -220,7 +220,10 @@ class CallEvaluator(WalkerState):
         # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")
         identical = text is not None and pair is None and _repeats_one_text(text.value)
-        padded = padding == "max_length" or (padding == "longest" and single is not True and not identical)
+        # `encode`, `encode_plus` encode one sequence (a list of strings is one pre-tokenized text in 4.x, a
+        # batch only from 5.x): "longest" pads there only where the text is known to be a list of texts.
+        one_sequence = single is True or (method in ("encode", "encode_plus") and single is None)
+        padded = padding == "max_length" or (padding == "longest" and not one_sequence and not identical)
         if padded and padding == "longest" and text is not None and pair is None and self.one_row_text(text.value):
             padded = False  # at most one row: nothing to pad
         width = P.keyword(call, "max_length")
@@ -505,6 +508,7 @@ class CallEvaluator(WalkerState):
                 or padded.target_ids
                 or padded.of_labels
                 or _prompt_encoder_input(padded.node, self.module_info)
+                or self.right_pads_unread(padded, sink)
             ):
                 continue
             if padded.crossed_at is not None and padded.lost_at is None and not carries_mask:
@@ -623,6 +627,14 @@ class CallEvaluator(WalkerState):
         for padded in tags_of(self.evaluate(given.value), Padded):
             if padded.side == "left" and padded.from_tokenizer and not padded.of_labels:
                 self.facts.mask_lost.append(MaskLost(given.value, "decoder", padded=padded, sink=call))
+
+    def right_pads_unread(self, padded: Padded, sink: cst.CSTNode) -> bool:
+        """Ids padded on the right (a side the module states) for causal decoders only, going anywhere but
+        `generate`: no real token attends to a later position, so a missing mask changes nothing a real
+        token reads (graded pads are the labels' business). `generate` appends after the pads: it needs it."""
+        if padded.side != "right" or not self.module_info.right_side_stated() or not self.causal_consumer():
+            return False
+        return not (isinstance(sink, cst.Call) and P.last_name(sink.func) == "generate")
 
     def causal_consumer(self) -> bool:
         """Are the models this module loads all causal decoders (library table: consumer rows)?"""

@@ -420,7 +420,9 @@ class ScopeWalker(
             self.facts.label_store_places[target] = (self.current_fn, place_key(container))
             self.label_sink(value, value_node, target, "store")
             self.labels_replaced.update(tags_of(self.evaluate(container), Encoding))
-        if subscript_key is not None:
+        if subscript_key is not None or isinstance(target, cst.Name):
+            # A mask or labels stored under a name or key are judged by their last value: a later store
+            # of the same place withdraws what this one raised (and raises what the new value holds).
             self.store_events[key] = (
                 self.facts.labels_at_sink[labels_before:],
                 self.facts.ones_at_mask[masks_before:],

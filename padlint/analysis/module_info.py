@@ -22,6 +22,9 @@ class ModuleInfo:
     functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
     padding_side: str = "right"
+    # Every side the module states (`padding_side="right"` to a tokenizer, `tok.padding_side = ...`); a
+    # value that is not a string literal counts as unknown (None).
+    stated_sides: set = field(default_factory=set)
     model_context_names: set = field(default_factory=set)  # `max_length = tokenizer.model_max_length`
     # `model = T5ForConditionalGeneration.from_pretrained(...)`: the code of the place -> the class's
     # qualified name, for the library table's consumer rows.
@@ -44,6 +47,15 @@ class ModuleInfo:
     # Classes of this module that build labels as a library LM collator does (a subclass that keeps its
     # label building): name -> (the library row, whether its own `__init__` sets `mlm=False`).
     lm_classes: dict = field(default_factory=dict)
+
+    def note_padding_side(self, side: str | None) -> None:
+        self.stated_sides.add(side)
+        if side == "left":
+            self.padding_side = "left"
+
+    def right_side_stated(self) -> bool:
+        """Does the module state right padding, and no other side, for its tokenizers?"""
+        return self.stated_sides == {"right"}
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
         """The parameters of `fn` (a function of `module`) every call hands at most one item."""
@@ -198,8 +210,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             facts.note_pad_eos(arg)
         if arg.keyword.value in PAD_VALUE_KEYWORDS and name in PADDING_CALLS and P.is_eos_expression(arg.value):
             facts.note_pad_eos(arg, padding=True)  # `pad_sequence(..., padding_value=tok.eos_token_id)`
-        if arg.keyword.value == "padding_side" and P.string_value(arg.value) == "left":
-            info.padding_side = "left"
+        if arg.keyword.value == "padding_side":
+            info.note_padding_side(P.string_value(arg.value))
         if arg.keyword.value == "attention_mask" and _compares_with_pad_id(arg.value):
             facts.mask_rebuilt_from_pad_id = True
 
@@ -293,8 +305,8 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             and P.TOKENIZER_FACTORIES.search(P.dotted(node.value.func))
         ):
             facts.tokenizer_loads.append((t.value, node))
-        if isinstance(t, cst.Attribute) and t.attr.value == "padding_side" and P.string_value(node.value) == "left":
-            info.padding_side = "left"
+        if isinstance(t, cst.Attribute) and t.attr.value == "padding_side":
+            info.note_padding_side(P.string_value(node.value))
         if (
             isinstance(t, cst.Name)
             and isinstance(node.value, cst.Attribute)

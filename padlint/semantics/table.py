@@ -120,7 +120,10 @@ ROWS: tuple[Row, ...] = (
         "(encode_plus and batch_encode_plus: transformers 4.46.3)",
         on="method",
         defaults={"padding_side": "right", "return_attention_mask": True},
-        condition="pads with `padding=True|'longest'|'max_length'`; `pad` always pads; `encode` returns ids only",
+        condition="pads with `padding=True|'longest'|'max_length'`; `pad` always pads; `encode` returns ids only, "
+        "of one sequence, like encode_plus: its text is one text or one pre-tokenized text (4.46.3 encode -> "
+        "encode_plus), a batch only when it is a list of texts (5.24.0 tokenization_utils_tokenizers.py "
+        "_encode_plus: is_batched), so 'longest' pads nothing unless the text is known to be a list of texts",
     ),
     # Collators that pad the features they are handed again, through tokenizer.pad: a feature without
     # `attention_mask` gets `[1] * len(ids)` before padding (PreTrainedTokenizerBase._pad).
