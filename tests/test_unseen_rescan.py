@@ -113,3 +113,39 @@ def test_the_same_mask_converted_as_it_is_still_holds_ones_over_the_pads():
 def test_a_mask_never_stored_again_keeps_its_finding():
     left = MASK_REBUILT_UNDER_ITS_NAME.replace("        attention_mask = torch.from_numpy(square)[None]\n", "")
     assert "PAD001" in codes(left)
+
+
+# ---- pads written over with a token of text are no padding any more ------------------------------------
+DIGITS_TO_FIXED_WIDTH = """
+    import torch
+
+    def scores_as_tokens(model, tokenizer, scores):
+        texts = [f"{s:.1f}" for s in scores]
+        ids = torch.tensor([tokenizer.encode(t, padding="max_length", max_length=6) for t in texts])
+        zero = tokenizer.encode("0", add_special_tokens=False)[0]
+        ids[ids == tokenizer.pad_token_id] = zero
+        return model(input_ids=ids).logits
+"""
+
+
+def test_pads_replaced_by_a_digit_token_hold_no_padding():
+    assert "PAD003" not in codes(DIGITS_TO_FIXED_WIDTH)
+
+
+def test_pads_replaced_by_the_eos_are_still_padding():
+    eos = DIGITS_TO_FIXED_WIDTH.replace(
+        "ids[ids == tokenizer.pad_token_id] = zero", "ids[ids == tokenizer.pad_token_id] = tokenizer.eos_token_id"
+    )
+    assert "PAD003" in codes(eos)
+
+
+def test_pads_replaced_by_a_constant_are_still_padding():
+    constant = DIGITS_TO_FIXED_WIDTH.replace(
+        "ids[ids == tokenizer.pad_token_id] = zero", "ids[ids == tokenizer.pad_token_id] = 0"
+    )
+    assert "PAD003" in codes(constant)
+
+
+def test_writing_the_digit_token_elsewhere_leaves_the_pads():
+    elsewhere = DIGITS_TO_FIXED_WIDTH.replace("ids[ids == tokenizer.pad_token_id] = zero", "ids[:, 0] = zero")
+    assert "PAD003" in codes(elsewhere)

@@ -164,6 +164,16 @@ class RelativesMixin(WalkerState):
                     return True
         return False
 
+    def selects_own_pads(self, target: cst.Subscript) -> bool:
+        """Does `x[index]` select the positions where `x` itself holds the pad id (`ids[ids == pad_id]`,
+        `ids[ids.eq(tok.pad_token_id)]`)?"""
+        index = single_index(target)
+        pair = _equality(index) if index is not None else None
+        if pair is None:
+            return False
+        place = self.code(target.value)
+        return any(self.code(side) == place and self.is_pad_id(other) for side, other in (pair, pair[::-1]))
+
     def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool:
         """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
         `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the

@@ -8,7 +8,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
-from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, TupleOf, Value, tags_of
+from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, TokenIds, TupleOf, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
@@ -37,6 +37,14 @@ class StoresMixin(WalkerState):
         labels = any(c.padded is not None for c in tags_of(base, Copy)) or (
             self.is_label_code(target.value, strict=True) and not self.is_score_buffer(target.value)
         )
+        if not labels and not ignore and self.pads_become_text(target, value, value_node):
+            # `ids[ids == pad_id] = tok.encode("0")[0]`: every pad is now a token of text the code chose
+            # (a number written to a fixed width): the ids hold no padding any more, nothing to mask.
+            key = place_key(target.value)
+            held = self.env.get(key) if key is not None else None
+            if key is not None and held is not None:
+                self.env.put(key, frozenset(t for t in held if not isinstance(t, Padded)))
+            return
         written = labels and (ignore or P.int_value(value_node) is not None)
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
         at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
@@ -54,6 +62,13 @@ class StoresMixin(WalkerState):
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+
+    def pads_become_text(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> bool:
+        """Is `x[x == pad_id] = v` writing, at every pad, a token the tokenizer made from text (not the
+        EOS, not another pad id, not a padded value)?"""
+        if not tags_of(value, TokenIds) or tags_of(value, Padded) or P.mentions_eos(value_node):
+            return False
+        return not self.is_pad_id(value_node) and self.selects_own_pads(target)
 
     def is_score_buffer(self, place: cst.BaseExpression) -> bool:
         """Was `target` made as a zeros/empty buffer or a one-hot (`torch.zeros_like(logits)`,
