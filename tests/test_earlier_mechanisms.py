@@ -433,3 +433,50 @@ def test_a_test_that_hands_its_labels_to_the_model_still_trains_on_padding():
     ).replace("def check_accuracy(tokenizer):", "def check_accuracy(tokenizer, model):")
     assert "labels=batch" in trained
     assert codes(trained, "tests/test_scoring.py") == {"PAD002"}
+
+
+# ---- labels padded with -100 by a helper whose fill parameter is named like a pad id -----------------
+WIDTH_HELPERS = """
+    import torch.nn.functional as F
+
+
+    def extend_right(rows, width, pad_value):
+        missing = width - rows.size(-1)
+        return rows if missing <= 0 else F.pad(rows, (0, missing), value=pad_value)
+"""
+
+PACKED_COLLATOR = """
+    import torch
+
+    from width_helpers import extend_right
+
+
+    class PackedRows:
+        def __init__(self, width, pad_id):
+            self.width = width
+            self.pad_id = pad_id
+
+        def __call__(self, examples):
+            ids = torch.cat([e["input_ids"] for e in examples])[None]
+            targets = torch.cat([e["labels"] for e in examples])[None]
+            lengths = torch.tensor([len(e["input_ids"]) for e in examples])
+            return {
+                "input_ids": extend_right(ids, self.width, pad_value=self.pad_id),
+                "labels": extend_right(targets, self.width, pad_value=-100),
+                "seq_lengths": lengths,
+            }
+"""
+
+
+def test_labels_a_helper_pads_with_the_ignore_index_are_masked(tmp_path: Path):
+    paths = _project(tmp_path, {"width_helpers": WIDTH_HELPERS, "collator": PACKED_COLLATOR})
+    assert _lint(paths["collator"]) == []
+    # the same helper in the collator's own module
+    same_module = PACKED_COLLATOR.replace("from width_helpers import extend_right", WIDTH_HELPERS)
+    assert codes(same_module) == set()
+
+
+def test_labels_the_same_helper_pads_with_the_pad_id_still_train_on_padding(tmp_path: Path):
+    with_pad_id = PACKED_COLLATOR.replace("pad_value=-100)", "pad_value=self.pad_id)")
+    paths = _project(tmp_path, {"width_helpers": WIDTH_HELPERS, "collator": with_pad_id})
+    assert [code for code, _ in _lint(paths["collator"])] == ["PAD002"]

@@ -85,9 +85,11 @@ class RelativesMixin(WalkerState):
         if number is not None:
             return number
         value = self.evaluate(expr)
+        handed = {t.value for t in value if isinstance(t, Const)}
+        if handed == {P.IGNORE_VALUE} and all(isinstance(t, Const) for t in value):
+            return P.IGNORE_VALUE  # `pad_value` handed -100 by its caller holds the ignore index, not a pad id
         if tags_of(value, PadId) or P.is_pad_id_expression(expr):
             return "pad"
-        handed = {t.value for t in value if isinstance(t, Const)}
         if len(handed) == 1 and all(isinstance(t, Const) for t in value):
             return handed.pop()  # an int handed to a parameter or stored from one (`ignore_index=0`)
         if isinstance(expr, cst.Name):
