@@ -107,7 +107,10 @@ CASES = {
     "p3_return_mask_false.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",)),
     "p3_numpy_dict_ids_only.py": _case("PAD003", ["PAD003"], "collate_np", "texts", checks=("mask",), lib="numpy"),
     "p3_batched_map_lists_dict.py": _case("PAD003", ["PAD003"], "encode_batch", "batch", checks=("mask",), lib="lists"),
-    "p3_model_call_ids_only.py": _case("PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",)),
+    # `model` is a parameter: whether it takes `attention_mask=` is not in view, so the fix is unsafe
+    "p3_model_call_ids_only.py": _case(
+        "PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",), safe_fix=False
+    ),
     "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
     "p3_dict_call_tensor_ids.py": _case("PAD003", ["PAD003"], "encode_item", "example", checks=("mask",)),
     "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),

@@ -502,6 +502,7 @@ class CallEvaluator(WalkerState):
 
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
+        accepted = self.accepts_mask(sink) if isinstance(sink, cst.Call) else None
         for padded in tags_of(value, Padded):
             if (
                 not padded.from_tokenizer
@@ -525,11 +526,12 @@ class CallEvaluator(WalkerState):
                     if isinstance(padded.lost_at, cst.Arg)
                     else ("encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
                 )
-                self.facts.mask_lost.append(MaskLost(padded.lost_at, how, padded=padded, sink=sink))
+                lost = MaskLost(padded.lost_at, how, padded=padded, sink=sink, mask_accepted=accepted)
+                self.facts.mask_lost.append(lost)
             elif padded.encoding and not carries_mask:
-                self.facts.mask_lost.append(
-                    MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=padded.encoding_mask())
-                )
+                mask = padded.encoding_mask()
+                lost = MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=mask, mask_accepted=accepted)
+                self.facts.mask_lost.append(lost)
 
     def returned(self, value: Value, node: cst.CSTNode) -> None:
         """A function or lambda hands back a padded encoding or ids whose mask was lost."""

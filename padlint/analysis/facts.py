@@ -64,6 +64,8 @@ class MaskLost:
     encoding: Encoding | None = None
     sink: cst.CSTNode | None = None
     mask_code: str | None = None  # the mask to carry along, when known
+    # Does the model call the mask would go into take `attention_mask=`? None: its signature is not in view.
+    mask_accepted: bool | None = None
 
 
 class Owner(NamedTuple):

@@ -432,6 +432,35 @@ class ObjectCalls(WalkerState):
                 return True
         return False
 
+    def accepts_mask(self, call: cst.Call) -> bool | None:
+        """Does the callee of `call` take `attention_mask=`? True for a pretrained model of the library
+        table and for project code whose signature has the parameter (or `**kwargs`); False for project
+        code whose signature has neither; None when the callee's signature is not in view."""
+        found = self.callees.get(call)
+        if found is None:
+            return None
+        value, method = found
+        if tags_of(value, Model) and (method is None or method in MODEL_ENTRY_METHODS):
+            return True
+        verdicts = set()
+        for inst in tags_of(value, Instance):
+            names = [method] if method else ["__call__", "forward"] if inst.model else ["__call__"]
+            defined = next((m for m in map(lambda name: self.find_method(inst, name), names) if m is not None), None)
+            if defined is None:
+                return None
+            verdicts.add(takes_keyword(defined[0], "attention_mask"))
+        if method is None:
+            verdicts |= {takes_keyword(ref.node, "attention_mask") for ref in tags_of(value, FunctionRef)}
+        return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def takes_keyword(fn: cst.FunctionDef, keyword: str) -> bool:
+    """Can `fn` be called with `keyword=`: a parameter of that name that is not positional-only, or `**kwargs`?"""
+    if fn.params.star_kwarg is not None:
+        return True
+    named = [*fn.params.params, *fn.params.kwonly_params]
+    return any(p.name.value == keyword for p in named)
+
 
 def mask_passed(values: list) -> bool:
     """Does a call hand over a mask with the ids (`attention_mask=...`, a mask positionally, `**enc`)?"""

@@ -335,6 +335,9 @@ class WalkerState:
     def model_receiver(self, value: Value, method: str | None) -> bool: ...
 
     @abstractmethod
+    def accepts_mask(self, call: cst.Call) -> bool | None: ...
+
+    @abstractmethod
     def prepare_context(self, context: Any) -> None: ...
 
     @abstractmethod

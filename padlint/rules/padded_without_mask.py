@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 import libcst as cst
@@ -28,6 +29,10 @@ MESSAGES = {
 }
 
 
+# A keyword added to a call of a model whose signature is not in view may raise TypeError there.
+UNSEEN = " (unsafe: the called model's signature is not in view; it must take `attention_mask=`)"
+
+
 class PaddedWithoutMask(Rule):
     """The output of a padding tokenizer call loses its attention mask on the way to the model."""
 
@@ -35,7 +40,10 @@ class PaddedWithoutMask(Rule):
     REQUIRES = ("pad",)  # a padding tokenizer call (padding=, .pad)
     name = "padded-without-mask"
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
-    fix_safety = "safe (keep the encoding and carry its mask along); none where the ids leave the function alone"
+    fix_safety = (
+        "safe (keep the encoding and carry its mask along); unsafe where the called model's signature is not in "
+        "view; none where the ids leave the function alone or the model takes no `attention_mask`"
+    )
     MANUAL_FIX = "keep the tokenizer's encoding and pass its `attention_mask` with the ids (to the model call, or in the returned features)"
 
     INVALID = [
@@ -94,6 +102,16 @@ def run(model, tokenizer, texts):
             yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
+        if event.how == "call" or not isinstance(event.sink, cst.Call) or _is_feature_dict(event.sink):
+            return self.fix_in_view(facts, event)  # a feature dict, or a callee whose parameters were checked
+        if event.mask_accepted is False:
+            return None  # the model call takes no `attention_mask=`: adding one raises TypeError
+        proposal = self.fix_in_view(facts, event)
+        if proposal is None or event.mask_accepted or proposal.applicability is not Applicability.SAFE:
+            return proposal
+        return dataclasses.replace(proposal, applicability=Applicability.UNSAFE, message=proposal.message + UNSEEN)
+
+    def fix_in_view(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         safe = Applicability.SAFE
         sink = event.sink
         if (
@@ -194,6 +212,8 @@ def _takes_a_mask(sink) -> bool:
 
 
 def _why_no_fix(event: MaskLost) -> str | None:
+    if event.mask_accepted is False and isinstance(event.sink, cst.Call) and not _is_feature_dict(event.sink):
+        return "the model called here takes no `attention_mask` parameter (nor `**kwargs`): give its forward one first"
     if event.how in ("subscript", "encode", "sink") and not _takes_a_mask(event.sink):
         return "the ids leave this function without a place for the mask (returned or passed on alone)"
     if event.how in ("subscript", "encode"):
