@@ -4,9 +4,17 @@ be reported. Fixtures are our own."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import textwrap
+from pathlib import Path
 
-from padlint.engine import lint_source
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from standin_tokenizer import StandInTokenizer  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
 
 
 def codes(source: str, filename: str = "case.py") -> list[str]:
@@ -149,3 +157,58 @@ def test_pads_replaced_by_a_constant_are_still_padding():
 def test_writing_the_digit_token_elsewhere_leaves_the_pads():
     elsewhere = DIGITS_TO_FIXED_WIDTH.replace("ids[ids == tokenizer.pad_token_id] = zero", "ids[:, 0] = zero")
     assert "PAD003" in codes(elsewhere)
+
+
+# ---- a fix passes `attention_mask=` only to a model whose forward takes it -----------------------------
+OWN_ENCODER = """
+    import torch
+    from torch import nn
+
+
+    class TinyEncoder(nn.Module):
+        def __init__(self, vocab):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, 4)
+
+        def forward(self, idx, targets=None):
+            return self.embed(idx).sum(-1)
+
+
+    def encode_all(tokenizer, texts):
+        model = TinyEncoder(1000)
+        enc = tokenizer(texts, padding=True, return_tensors="pt")
+        return model(enc["input_ids"])
+"""
+
+OWN_MASKED_ENCODER = OWN_ENCODER.replace(
+    "def forward(self, idx, targets=None):\n            return self.embed(idx).sum(-1)",
+    "def forward(self, idx, attention_mask=None):\n"
+    "            self.seen_mask = attention_mask\n"
+    "            return self.embed(idx).sum(-1)",
+).replace('        return model(enc["input_ids"])', '        model(enc["input_ids"])\n        return model')
+
+
+def _mask_fixes(source: str) -> list:
+    return [d.fix for d in lint_source(textwrap.dedent(source), "case.py") if d.code == "PAD003" and d.fix]
+
+
+def test_no_mask_is_offered_to_a_forward_that_takes_none():
+    found = [d for d in lint_source(textwrap.dedent(OWN_ENCODER), "case.py") if d.code == "PAD003"]
+    assert found, "the padded ids still reach the model without a mask"
+    assert not any(d.fix for d in found)
+
+
+def test_a_forward_taking_the_mask_gets_it_and_the_fixed_code_runs(tmp_path):
+    torch = pytest.importorskip("torch")
+    assert OWN_MASKED_ENCODER != OWN_ENCODER and _mask_fixes(OWN_MASKED_ENCODER)
+    fixed = fix_source(textwrap.dedent(OWN_MASKED_ENCODER), "case.py", select=["PAD003"]).source
+    path = tmp_path / "fixed_encoder.py"
+    path.write_text(fixed)
+    spec = importlib.util.spec_from_file_location("fixed_encoder", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tokenizer = StandInTokenizer()
+    model = module.encode_all(tokenizer, ["the cat sat", "a longer line of words here", "hi"])
+    ids = tokenizer(["the cat sat", "a longer line of words here", "hi"], padding=True, return_tensors="pt")
+    assert torch.equal(model.seen_mask, ids["attention_mask"])
+    assert torch.equal(model.seen_mask, (ids["input_ids"] != tokenizer.pad_token_id).long())
