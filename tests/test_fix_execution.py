@@ -63,6 +63,10 @@ CASES = {
     "p1_map_list_max_length.py": _case("PAD001", ["PAD001"], "encode_example", "example", lib="lists"),
     "p1_tokenizer_ones_like_labels.py": _case("PAD001", ["PAD001"], "batch_texts", "texts"),
     "p1_numpy_tokenizer_ones.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", lib="numpy"),
+    # numpy rows padded on the left: the mask from the lengths counts from the right end
+    "p1_numpy_left_pad_ones.py": _case(
+        "PAD001", ["PAD001"], "collate_left", "features", checks=("mask",), lib="numpy", side="left"
+    ),
     "p1_left_pad_rows_class.py": _case("PAD001", ["PAD001"], "LeftPadCollator", "class", side="left"),
     "p1_pad_is_eos_fpad_stack.py": _case("PAD001", ["PAD001"], "collate", "features", setup="setup"),
     "p1_left_pad_map_example.py": _case("PAD001", ["PAD001"], "left_pad_example", "example", lib="lists", side="left"),
@@ -92,8 +96,12 @@ CASES = {
     ),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
+    "p2_left_tokenizer_clone.py": _case("PAD002", ["PAD002"], "encode_dialogues", "texts", side="left"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
     "p2_example_list_labels.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists"),
+    "p2_left_list_example_copy.py": _case(
+        "PAD002", ["PAD002"], "left_padded_example", "example", lib="lists", side="left"
+    ),
     "p2_dataclass_pad_sequence.py": _case("PAD002", ["PAD002"], "SupervisedCollator", "class"),
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
@@ -105,6 +113,9 @@ CASES = {
     ),
     # PAD003: the padded encoding loses its mask
     "p3_return_mask_false.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",)),
+    "p3_left_tokenizer_dict_ids.py": _case(
+        "PAD003", ["PAD003"], "prompt_batch", "texts", checks=("mask",), side="left"
+    ),
     "p3_numpy_dict_ids_only.py": _case("PAD003", ["PAD003"], "collate_np", "texts", checks=("mask",), lib="numpy"),
     "p3_batched_map_lists_dict.py": _case("PAD003", ["PAD003"], "encode_batch", "batch", checks=("mask",), lib="lists"),
     # `model` is a parameter: whether it takes `attention_mask=` is not in view, so the fix is unsafe
