@@ -142,6 +142,73 @@ def test_a_finding_without_a_fix_says_why_and_what_to_do(tmp_path: Path, monkeyp
     assert "help: no automatic fix: " in out and "attention_mask" in out
 
 
+# Findings of several rules with no fix: the help line names what the fix would have needed (the first
+# part, before the rule's advice of what to do by hand).
+NO_FIX = {
+    # PAD001: the rows are rebound after padding (their lengths are gone) and pad = EOS (no pad-id mask)
+    "mask from nothing in view": (
+        """\
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        def collate(features, tokenizer):
+            tokenizer.pad_token = tokenizer.eos_token
+            seqs = [torch.tensor(f["input_ids"]) for f in features]
+            ids = pad_sequence(seqs, batch_first=True, padding_value=tokenizer.pad_token_id)
+            seqs = [s.flip(0) for s in seqs]
+            return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "reversed": seqs}
+        """,
+        "PAD001",
+        "EOS",
+    ),
+    # PAD002: labels from an expression a fix would have to evaluate twice
+    "labels from a comprehension": (
+        """\
+        def collate(features, tokenizer):
+            rows = [list(f["input_ids"]) for f in features]
+            width = max(len(r) for r in rows)
+            pad = tokenizer.pad_token_id
+            input_ids = [[pad] * (width - len(r)) + r for r in rows]
+            labels = [[pad] * (width - len(r)) + r for r in rows]
+            return {"input_ids": input_ids, "labels": labels}
+        """,
+        "PAD002",
+        "twice",
+    ),
+    # PAD003: ids returned in a tuple that the caller unpacks before the model call
+    "tuple unpacked by a caller": (
+        """\
+        def collate(samples, tokenizer):
+            enc = tokenizer([s["text"] for s in samples], padding=True, return_tensors="pt")
+            return enc["input_ids"], [s["label"] for s in samples]
+
+
+        def train_step(model, samples, tokenizer):
+            ids, targets = collate(samples, tokenizer)
+            return model(input_ids=ids, labels=targets).loss
+        """,
+        "PAD003",
+        "tuple",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_FIX))
+def test_no_fix_help_says_why_before_what_to_do(name):
+    source, code, word = NO_FIX[name]
+    found = [d for d in lint_source(textwrap.dedent(source), "m.py") if d.code == code]
+    assert found, f"{name}: {code} not reported"
+    from padlint.rules import ALL_RULES
+
+    manual = next(rule.MANUAL_FIX for rule in ALL_RULES if rule.code == code)
+    for diagnostic in found:
+        assert diagnostic.fix is None and diagnostic.no_fix
+        why = diagnostic.no_fix.removesuffix(manual).rstrip("; ")
+        assert why, f"{name}: the help line only says what to do, not why there is no fix"
+        assert word is None or word in why, why
+
+
 def test_diff_with_only_unsafe_fixes_says_they_are_hidden(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     source = textwrap.dedent(

@@ -12,6 +12,7 @@ from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.analysis.values import Ones
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.rules.keep_mask import keep_encoding
+from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.rules.padding_mask import mask_at_padding
 from padlint.types import Applicability
 
@@ -97,7 +98,15 @@ def forward(model, input_ids, attention_mask=None):
                     f"attention mask is padded with ones where `{what}` is padded by `{facts.brief(padded.node)}` "
                     f"on line {facts.line(padded.node)}: the model attends to padding"
                 )
-            yield Finding(ones.node, message, self.fix(facts, event))
+            fix = self.fix(facts, event)
+            why = (
+                None
+                if fix
+                else why_no_mask_fix(
+                    event.padded, event.padded_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the mask"
+                )
+            )
+            yield Finding(ones.node, message, fix, no_fix=why)
         yield from masks_padded_as_ids(facts)
 
     def fix(self, facts: ModuleFacts, event: OnesAtMask) -> FixProposal | None:
@@ -157,7 +166,8 @@ def masks_padded_as_ids(facts: ModuleFacts) -> Iterable[Finding]:
         fix = None
         if event.pad_node is not None and _inside(event.pad_node, event.node):
             fix = FixProposal(Applicability.SAFE, "Pad the mask with 0", ((event.pad_node, "0"),))
-        yield Finding(event.node, message, fix)
+        why = None if fix else f"`{facts.brief(event.node)}` takes its pad value from the tokenizer, not from this code"
+        yield Finding(event.node, message, fix, no_fix=why)
 
 
 def _inside(node: cst.CSTNode, step: cst.CSTNode) -> bool:

@@ -8,6 +8,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.rules.keep_mask import keep_encoding
+from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.types import Applicability
 
 # Where labels are trained on whatever the code around them is: a `labels=` keyword (a model or a loss)
@@ -87,7 +88,13 @@ def group_texts(examples, block=512):
                 f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "
                 f"{facts.at(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
-            yield Finding(event.node, message, self.fix(facts, event))
+            fix = self.fix(facts, event)
+            why = None
+            if fix is None:
+                why = why_no_mask_fix(
+                    padded, event.source_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the labels"
+                )
+            yield Finding(event.node, message, fix, no_fix=why)
 
     def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded

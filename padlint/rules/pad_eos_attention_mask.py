@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, Rule
+from padlint.rules.no_fix_reasons import why_no_mask_fix
 
 
 class PadEosAttentionMask(Rule):
@@ -78,4 +79,8 @@ def collate(rows, tok):
                 dtype=None,
                 cast=False,
             )  # `(ids != pad).long()` keeps its cast
-            yield Finding(event.node, message, shape.proposal(event.node, facts) if shape else None)
+            fix = shape.proposal(event.node, facts) if shape else None
+            why = None
+            if fix is None:
+                why = why_no_mask_fix(mask.padded, mask.padded_code, mask.lengths_ok, None, True, "the mask")
+            yield Finding(event.node, message, fix, no_fix=why)

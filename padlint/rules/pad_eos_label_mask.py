@@ -82,7 +82,8 @@ def collate(tokenizer, texts):
                 fix = FixProposal(
                     Applicability.SAFE, "Mask the labels where the attention mask is 0", ((condition, f"{mask} == 0"),)
                 )
-            yield Finding(event.node, message, fix)
+            why = None if fix else "no attention mask of these labels' ids is in view where the labels are masked"
+            yield Finding(event.node, message, fix, no_fix=why)
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner, call)
             if eos is not None:

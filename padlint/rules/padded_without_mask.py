@@ -216,6 +216,12 @@ def _why_no_fix(event: MaskLost) -> str | None:
         return "the model called here takes no `attention_mask` parameter (nor `**kwargs`): give its forward one first"
     if event.how in ("subscript", "encode", "sink") and not _takes_a_mask(event.sink):
         return "the ids leave this function without a place for the mask (returned or passed on alone)"
+    if event.how in ("subscript", "encode") and isinstance(event.node, cst.Tuple) and event.sink is not None:
+        # returned beside other values and unpacked by the caller before the model call
+        return (
+            "the ids are returned in a tuple that a caller unpacks before the model call (a fix edits one file): "
+            "return the encoding's `attention_mask` in the tuple too, unpack it there and pass it as `attention_mask=`"
+        )
     if event.how in ("subscript", "encode"):
         return "the encoding cannot be named where the ids are used (another function, or a branch)"
     if event.how == "decoder":
