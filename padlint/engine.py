@@ -128,7 +128,7 @@ def _lint_module(
         if fix is not None:
             from padlint.rules.bound_names import NameCheck
 
-            names = names or NameCheck(module, positions)
+            names = names or NameCheck(module, positions, source)
             added = ("torch",) * finding.fix.needs_torch + tuple(_imported(finding.fix.import_lines))
             missing = names.unbound(finding.fix.replacements, added)
             if missing:  # the code would raise NameError where it runs: no fix is better than that one

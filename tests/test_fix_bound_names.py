@@ -93,3 +93,47 @@ def test_engine_drops_a_fix_that_would_raise_name_error(monkeypatch, tmp_path):
     assert finding.fix is None
     assert "model_inputs" in finding.no_fix
     assert fix_source(source, "tuner.py", unsafe=True).source == source
+
+
+SCOPES = textwrap.dedent(
+    """
+    import torch
+
+    SEEN = 0
+
+
+    def outer(rows, pad_id):
+        width = max(len(r) for r in rows)
+
+        def fill(row):
+            global SEEN
+            nonlocal width
+            SEEN += 1
+            return [t
+                    for t in row]
+
+        scale = lambda row, k=2: [x * k for x in row]
+        if (n := len(rows)) > 1:
+            total = n
+        return fill, scale
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "anchor, code, missing",
+    [
+        ("t", "[t != pad_id]", []),  # a comprehension's variable, bound on a later line than its element
+        ("SEEN += 1", "SEEN + width + pad_id", []),  # global, nonlocal, a parameter of the enclosing function
+        ("SEEN += 1", "scale", []),  # a local of the enclosing function, bound after the inner def
+        ("[x * k for x in row]", "[x * k for x in row if k]", []),  # a lambda's parameters
+        ("total = n", "n + total", []),  # `:=` binds in the function, on an earlier line
+        ("total = n", "later", ["later"]),  # never bound
+        ("return fill, scale", "r", ["r"]),  # a generator's variable is not the function's
+    ],
+)
+def test_scopes_follow_python_lookup(anchor, code, missing):
+    module = cst.parse_module(SCOPES)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    node = next(n for n in positions if module.code_for_node(n).strip() == anchor)
+    assert NameCheck(module, positions, SCOPES).unbound([(node, code)]) == missing

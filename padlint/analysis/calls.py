@@ -281,8 +281,9 @@ class CallEvaluator(WalkerState):
             return "left" if P.string_value(arg.value) == "left" else "right"
         return self.module_info.padding_side
 
-    def is_single_text(self, expr: cst.BaseExpression) -> bool | None:
-        """True for one string, False for a list of strings, None when unknown."""
+    def is_single_text(self, expr: cst.BaseExpression, value: Value | None = None) -> bool | None:
+        """True for one string, False for a list of strings, None when unknown. `value`: what `expr`
+        evaluates to, when the caller has it already."""
         if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return True
         if isinstance(expr, (cst.List, cst.ListComp, cst.Tuple)):
@@ -305,7 +306,9 @@ class CallEvaluator(WalkerState):
                 return False
         if isinstance(expr, cst.Subscript) and self.map_batched is not None:
             return not self.map_batched
-        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and tags_of(self.evaluate(expr), OneText):
+        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and tags_of(
+            self.evaluate(expr) if value is None else value, OneText
+        ):
             return True  # a helper that returns one string (`prompt = render(conversation)`)
         return None
 

@@ -436,7 +436,7 @@ class ScopeWalker(
             if padded.target and padded not in self.padded_targets:
                 self.padded_targets.append(padded)
         if isinstance(target, cst.Name):
-            self.note_text_kind(target.value, value_node)
+            self.note_text_kind(target.value, value_node, value)
         if self.last_dict is not None and self.last_dict[0] is value_node:
             for name, (entry, _) in self.last_dict[1].items():
                 self.env.put(f"{key}[{name!r}]", entry)
@@ -452,8 +452,9 @@ class ScopeWalker(
         self.facts.labels_at_sink[:] = [e for e in self.facts.labels_at_sink if all(e is not x for x in labels)]
         self.facts.ones_at_mask[:] = [e for e in self.facts.ones_at_mask if all(e is not x for x in masks)]
 
-    def note_text_kind(self, name: str, value_node: cst.BaseExpression) -> None:
-        single = self.is_single_text(value_node) if not isinstance(value_node, cst.Name) else None
+    def note_text_kind(self, name: str, value_node: cst.BaseExpression, value: Value) -> None:
+        # `value` is what the assignment already evaluated: evaluating the call again costs as much.
+        single = self.is_single_text(value_node, value) if not isinstance(value_node, cst.Name) else None
         self.str_names.discard(name)
         self.list_names.discard(name)
         if single is True:

@@ -10,23 +10,26 @@ bound before the edit, a parameter, a name of an enclosing function or of the mo
 
 from __future__ import annotations
 
+import ast
+import builtins
 import io
 import keyword
 import tokenize
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import libcst as cst
 
-LOCAL_SCOPES = ("FunctionScope", "ComprehensionScope")
-
 
 class NameCheck:
-    """The module's scopes, resolved once (only for a file with a fix to check)."""
+    """Which names are bound where: the module's scopes from the stdlib's `ast` (only for a file with
+    a fix to check). libcst's ScopeProvider gives the same answer at some fifty times the cost on a
+    large module (measured on transformers' generation/utils.py)."""
 
-    def __init__(self, module: cst.Module, positions) -> None:
+    def __init__(self, module: cst.Module, positions, source: str | None = None) -> None:
         self.module = module
         self.positions = positions
-        self._scopes: Mapping[cst.CSTNode, object] | None = None
+        self.source = source if source is not None else module.code
+        self._scopes: list[_Scope] | None = None
         self.star_import = any(
             isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
             for stmt in module.body
@@ -34,11 +37,13 @@ class NameCheck:
             for small in stmt.body
         )
 
-    def scopes(self):
+    def scopes(self) -> list[_Scope]:
         if self._scopes is None:
-            from libcst.metadata import MetadataWrapper, ScopeProvider
-
-            self._scopes = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ScopeProvider)
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError):
+                tree = None  # a text libcst parses and CPython does not: no scopes, nothing refused
+            self._scopes = _index(tree, self.source) if tree is not None else []
         return self._scopes
 
     def unbound(self, replacements: Iterable[tuple], added: Iterable[str] = ()) -> list[str]:
@@ -46,61 +51,146 @@ class NameCheck:
         if self.star_import:
             return []  # `from x import *` binds names nobody can list
         edits = [self._placed(r) for r in replacements]
-        if any(e is None for e in edits):
+        if any(e is None for e in edits) or not self.scopes():
             return []
         own = set(added)
-        for _, _, text, _ in edits:
+        for _, text, _ in edits:
             own |= bound_by(text)
         missing: list[str] = []
-        for node, start, text, replaced in edits:
-            scope = self._scope_at(node, start)
-            if scope is None:
-                continue
+        for start, text, replaced in edits:
+            chain = [s for s in self.scopes() if s.holds(start.line, start.column)]
+            chain.sort(key=lambda s: s.depth, reverse=True)  # innermost first
             for name in read_by(text) - own - read_by(replaced):
-                if name not in missing and not self._visible(scope, name, start.line):
+                if name not in missing and not _visible(chain, name, start.line):
                     missing.append(name)
         return missing
 
     def _placed(self, replacement: tuple):
-        """(node at the edit, start position, new text, replaced text) of one edit, or None."""
+        """(start position, new text, replaced text) of one edit, or None."""
         if len(replacement) == 2:
             node, text = replacement
             span = self.positions.get(node)
-            return (node, span.start, text, self.module.code_for_node(node)) if span is not None else None
+            return (span.start, text, self.module.code_for_node(node)) if span is not None else None
         start, end, text = replacement
-        node = self._node_at(start)
-        return (node, start, text, _text_between(self.module.code, start, end)) if node is not None else None
+        return start, text, _text_between(self.source, start, end)
 
-    def _node_at(self, at) -> cst.CSTNode | None:
-        """The innermost node whose span holds the position `at`."""
-        node: cst.CSTNode = self.module
-        found: cst.CSTNode | None = None
-        while True:
-            for child in node.children:
-                span = self.positions.get(child)
-                if span is not None and (span.start.line, span.start.column) <= (at.line, at.column) <= (
-                    span.end.line,
-                    span.end.column,
-                ):
-                    node = found = child
-                    break
-            else:
-                return found if found is not None else self.module
 
-    def _scope_at(self, node: cst.CSTNode, start):
-        return self.scopes().get(node)
+class _Scope:
+    """One scope of the module: where its code runs (lines and columns, libcst's counting) and the
+    names bound in it, each with the first line that binds it."""
 
-    def _visible(self, scope, name: str, line: int) -> bool:
-        if name not in scope:
-            return False
-        if type(scope).__name__ not in LOCAL_SCOPES or not scope.assignments[name]:
-            return True  # bound in an enclosing function, the module or builtins
-        # a local: bound before the edit (a parameter, an earlier statement, an enclosing loop's target)
-        for assignment in scope.assignments[name]:
-            span = self.positions.get(getattr(assignment, "node", None))
-            if span is None or span.start.line <= line:
-                return True
-        return False
+    def __init__(self, kind: str, depth: int, start: tuple[int, int], end: tuple[int, int]) -> None:
+        self.kind = kind  # "module", "class", "function", "lambda", "comprehension"
+        self.depth = depth
+        self.start, self.end = start, end
+        self.bound: dict[str, int] = {}
+        self.declared: dict[str, str] = {}  # name -> "global" / "nonlocal"
+
+    def holds(self, line: int, column: int) -> bool:
+        return self.start <= (line, column) <= self.end
+
+    def bind(self, name: str, line: int) -> None:
+        self.bound[name] = min(line, self.bound.get(name, line))
+
+
+def _visible(chain: list[_Scope], name: str, line: int) -> bool:
+    """Python's lookup from the innermost scope out: a local of the function the edit is in must be
+    bound on an earlier line; enclosing functions, the module and builtins bind for the whole run;
+    a class body is not seen from the functions inside it."""
+    for i, scope in enumerate(chain):
+        if scope.declared.get(name) == "global":
+            return name in chain[-1].bound or hasattr(builtins, name)
+        if (scope.kind == "class" and i > 0) or scope.declared.get(name) == "nonlocal":
+            continue
+        if name in scope.bound:
+            return scope.kind != "function" or i > 0 or scope.bound[name] <= line
+    return hasattr(builtins, name)
+
+
+def _index(tree: ast.Module, source: str) -> list[_Scope]:
+    lines = source.splitlines()
+
+    def at(line: int, byte_column: int) -> tuple[int, int]:
+        """ast counts columns in UTF-8 bytes, libcst in characters."""
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return line, len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+
+    module = _Scope("module", 0, (0, 0), (len(lines) + 1, 0))
+    scopes = [module]
+
+    def opened(kind: str, node: ast.AST, first: ast.AST, parent: _Scope) -> _Scope:
+        end = at(node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
+        scope = _Scope(kind, parent.depth + 1, at(first.lineno, first.col_offset), end)  # type: ignore[attr-defined]
+        scopes.append(scope)
+        return scope
+
+    def bind_target(target: ast.AST, scope: _Scope) -> None:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                scope.bind(node.id, node.lineno)
+
+    def visit(node: ast.AST, scope: _Scope, function_scope: _Scope) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope.bind(node.name, node.lineno)
+            for outer in [*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())]:
+                visit(outer, scope, function_scope)
+            if isinstance(node, ast.ClassDef):
+                inner = opened("class", node, node.body[0], scope)
+                for stmt in node.body:
+                    visit(stmt, inner, function_scope)
+                return
+            for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]:
+                visit(default, scope, function_scope)
+            inner = opened("function", node, node.body[0], scope)
+            _bind_parameters(node.args, inner, node.lineno)
+            for stmt in node.body:
+                visit(stmt, inner, inner)
+            return
+        if isinstance(node, ast.Lambda):
+            inner = opened("lambda", node, node.body, scope)
+            _bind_parameters(node.args, inner, node.lineno)
+            visit(node.body, inner, inner)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            inner = opened("comprehension", node, node, scope)
+            for generator in node.generators:
+                bind_target(generator.target, inner)
+            for child in ast.iter_child_nodes(node):
+                visit(child, inner, function_scope)
+            return
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                scope.declared[name] = "global" if isinstance(node, ast.Global) else "nonlocal"
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                bind_target(target, scope)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            bind_target(node.target, scope)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            bind_target(node.optional_vars, scope)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bind(node.name, node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                scope.bind(alias.asname or alias.name.split(".")[0], node.lineno)
+        elif isinstance(node, ast.NamedExpr):
+            bind_target(node.target, function_scope)  # `:=` in a comprehension binds in the function
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            scope.bind(node.name, node.lineno)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            scope.bind(node.rest, node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope, function_scope)
+
+    for stmt in tree.body:
+        visit(stmt, module, module)
+    return scopes
+
+
+def _bind_parameters(args: ast.arguments, scope: _Scope, line: int) -> None:
+    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if arg is not None:
+            scope.bind(arg.arg, line)
 
 
 def read_by(code: str) -> set[str]:
