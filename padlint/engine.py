@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from padlint.analysis import parsing
 from padlint.analysis.patterns import child_nodes
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
 
@@ -38,7 +39,7 @@ class FixOutcome:
 
 def parse(source: str) -> cst.Module:
     try:
-        return cst.parse_module(source)
+        return parsing.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(source, exc) from None
     except RecursionError:
@@ -89,7 +90,8 @@ def may_have_findings(source: str, filename: str = "-", select: Collection[str] 
     """Does any enabled rule find something in `source`, before suppressions? Neither positions nor
     fixes are worked out (on a large file they cost more than the analysis): the first look's reduced
     text only asks whether the whole file must be analysed. Raises SourceError if it does not parse."""
-    return bool(_findings(parse(source), filename, select, None, source)[1])
+    _, findings, facts = _findings(parse(source), filename, select, None, source)
+    return any(facts.is_local(finding.node) for _, finding in findings)  # as _lint_module reports
 
 
 def _findings(module: cst.Module, filename: str, select, line_length: int | None, source: str | None):
@@ -114,6 +116,7 @@ def _lint_module(
     module: cst.Module, filename: str, select, line_length: int | None = None, source: str | None = None
 ) -> list[Diagnostic]:
     positions, findings, facts = _findings(module, filename, select, line_length, source)
+    findings = [(rule, f) for rule, f in findings if facts.is_local(f.node)]  # others: their module's
     if not findings:
         return []
     statements = _StatementIndex(module, positions)

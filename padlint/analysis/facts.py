@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 
-from padlint.analysis.patterns import Imports, dotted
+from padlint.analysis.patterns import Imports, dotted, node_order
 from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
 
 if TYPE_CHECKING:
@@ -256,6 +256,7 @@ class ModuleFacts:
     labels_built: list[tuple[str | None, OwnerOrScript]] = field(default_factory=list)
     map_calls: list[tuple[str, OwnerOrScript]] = field(default_factory=list)  # (function name, owner) of `ds.map(fn)`
     _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
+    _order: dict[int, int] | None = field(default=None, repr=False)  # id(node) -> reading order (order())
     # padding step of labels -> (how, pad) until the labels reach a labels place
     # ... and where a pad value handed in by a caller was handed (relatives.pad_origin)
     pending_label_pads: dict[
@@ -285,9 +286,8 @@ class ModuleFacts:
         and a tokenizer loaded again under the same name no longer has it."""
         candidates = self._pad_eos_candidates(owner, at)
         if len(candidates) <= 1:
-            # Lines cost the whole module's positions (seconds on a large file): only order several.
             return candidates[0] if candidates else None
-        return min(candidates, key=self.line)
+        return min(candidates, key=self.order)
 
     def pad_eos_reaches(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> bool:
         """Does a pad = EOS setting reach code owned by `owner` (at node `at`)? (pad_eos_for, unordered)"""
@@ -308,12 +308,10 @@ class ModuleFacts:
     ) -> bool:
         if at is None or where is not None or owner is not None:
             return True  # functions run when called: order in the file says nothing
-        set_line, use_line = self.line(node), self.line(at)
-        if set_line > use_line:
+        set_at, use_at = self.order(node), self.order(at)
+        if set_at > use_at:
             return False
-        return not any(
-            name == tokenizer and set_line < self.line(load) < use_line for name, load in self.tokenizer_loads
-        )
+        return not any(name == tokenizer and set_at < self.order(load) < use_at for name, load in self.tokenizer_loads)
 
     @staticmethod
     def connected(a: OwnerOrScript, b: OwnerOrScript) -> bool:
@@ -330,12 +328,26 @@ class ModuleFacts:
             found = self._code[node] = self.module.code_for_node(node)
         return found
 
+    def order(self, node: cst.CSTNode) -> int:
+        """Where a node comes in this module, in reading order; -1 for a node of another module (of a
+        callee the analysis followed there). Positions would say the same at many times the cost:
+        libcst renders the whole module's code to work them out (seconds on a large file)."""
+        if self._order is None:
+            self._order = node_order(self.module)
+        return self._order.get(id(node), -1)
+
+    def is_local(self, node: cst.CSTNode) -> bool:
+        """Is `node` a node of this module (so a finding there can be reported here)?"""
+        return self.order(node) >= 0
+
     def span(self, node: cst.CSTNode) -> CodeRange | None:
+        if getattr(self.positions, "resolved", True) is None and not self.is_local(node):
+            return None  # another module's node: no need to work out this module's positions
         return self.positions.get(node)
 
     def range_of(self, node: cst.CSTNode) -> CodeRange:
         """Where a node of this module is (every node of the module has a position)."""
-        span = self.positions.get(node)
+        span = self.span(node)
         if span is None:
             raise LookupError(f"no position for {type(node).__name__}: not a node of this module")
         return span
@@ -346,7 +358,7 @@ class ModuleFacts:
         return f"on line {line}" if line else "in another module of the project"
 
     def line(self, node: cst.CSTNode) -> int:
-        span = self.positions.get(node)
+        span = self.span(node)
         return span.start.line if span is not None else 0
 
     def brief(self, node: cst.CSTNode) -> str:

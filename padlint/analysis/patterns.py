@@ -101,6 +101,32 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def node_order(root: cst.CSTNode) -> dict[int, int]:
+    """id -> index of every node under `root` (tokens and whitespace too), in reading order: between
+    statements the order of the source. Rendering no code, it costs a fraction of libcst's positions."""
+    order: dict[int, int] = {}
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        order[id(node)] = len(order)
+        names = _ALL_FIELDS.get(type(node))
+        if names is None:
+            names = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+        children: list[cst.CSTNode] = []
+        for name in names:
+            value = getattr(node, name)
+            kind = _kind_of(value)
+            if kind == _NODE:
+                children.append(value)
+            elif kind == _SEQUENCE:
+                children.extend(v for v in value if _kind_of(v) == _NODE)
+        stack.extend(reversed(children))
+    return order
+
+
 # A field's kind by its type, looked up once per type: `isinstance` against libcst's abstract base
 # classes was a tenth of the analysis time.
 _NODE, _SEQUENCE, _OTHER = 1, 2, 0

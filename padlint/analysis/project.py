@@ -26,6 +26,7 @@ from typing import Any
 
 import libcst as cst
 
+from padlint.analysis import parsing
 from padlint.analysis import patterns as P
 from padlint.look.project_text import definition_text, stamp_of, text_of
 
@@ -80,7 +81,7 @@ class ModuleContext:
             return None
         try:
             with _quiet_parser():
-                part = cst.parse_module(source)
+                part = parsing.parse_module(source)
         except Exception:  # parsed by ast, refused by libcst: unknown code
             return None
         found = next((s for s in part.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))), None)
@@ -169,7 +170,7 @@ def load_for_definitions(path: str) -> ModuleContext | None:
                         lines[index] = ""
             try:
                 with _quiet_parser():
-                    module = cst.parse_module("".join(lines))
+                    module = parsing.parse_module("".join(lines))
             except Exception:
                 module = None
             if module is not None:

@@ -196,8 +196,8 @@ def handed_back(value: Value, call, return_nodes) -> Value:
     """What a walked function hands back, as its caller sees it: a crossing of this call is over,
     and ids read from an encoding of the callee leave its mask behind unless a mask goes back too
     (the encoding's name means nothing in the caller)."""
-    if not value:
-        return value
+    if not value or not _holds(value, Padded):
+        return value  # nothing to convert (most returns): rebuilding every tuple and dict costs
     mask_back = _holds(value, GoodMask)
     where = return_nodes[0] if return_nodes else None
 
