@@ -3,8 +3,8 @@
 Usage: python bench/validation/summarize.py [findings.csv]
 
 Each row of findings.csv is one finding that padlint reported on a validation repository, judged by
-hand. `scan` says which padlint it came from (`before`: the pinned commit, `after`, `after2`, ...: later
-mains, each judged against the one before);
+hand. `scan` says which padlint it came from (`before`: the pinned commit, `after`, `after2`, ..., `now`,
+`now2`: later mains, each judged against the one before);
 `verdict` is real / false alarm / uncertain; `fix_verdict` starts with right / wrong / ineffective /
 moot / unneeded / n/a. Precision counts uncertain findings as not real (and prints them apart).
 """
