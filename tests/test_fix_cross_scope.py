@@ -51,6 +51,8 @@ UNSAFE_CASES = {
     "x4_inherited_pad_method_ones.py": ("PAD001", "PairCollator", "collator", ("mask",)),
     # (ids, label) items of a Dataset unpacked by a loop: the mask goes into the tuple, the loop, the call
     "x4_dataset_tuple_loop.py": ("PAD003", "classify", "model", ("mask",)),
+    # (ids, targets) returned by a helper and unpacked by one assignment before the model call
+    "x4_collate_tuple_assign.py": ("PAD003", "forward_step", "model", ("mask",)),
 }
 
 

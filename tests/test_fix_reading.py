@@ -176,7 +176,7 @@ NO_FIX = {
         "PAD002",
         "twice",
     ),
-    # PAD003: ids returned in a tuple that the caller unpacks before the model call
+    # PAD003: ids returned in a tuple that the caller indexes before the model call
     "tuple unpacked by a caller": (
         """\
         def collate(samples, tokenizer):
@@ -185,8 +185,8 @@ NO_FIX = {
 
 
         def train_step(model, samples, tokenizer):
-            ids, targets = collate(samples, tokenizer)
-            return model(input_ids=ids, labels=targets).loss
+            batch = collate(samples, tokenizer)
+            return model(input_ids=batch[0], labels=batch[1]).loss
         """,
         "PAD003",
         "tuple",

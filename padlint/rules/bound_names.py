@@ -215,6 +215,8 @@ def bound_by(code: str) -> set[str]:
         tokens = _tokens(line.strip())
         if len(tokens) > 1 and tokens[0].type == tokenize.NAME and tokens[1].string == "=":
             names.add(tokens[0].string)
+        unpacked = _unpacking_targets(tokens)  # `a, b, c = ...`
+        names |= set(unpacked)
         if len(tokens) > 1 and tokens[0].string in ("def", "class"):
             names.add(tokens[1].string)
         if tokens and tokens[0].string in ("import", "from"):
@@ -232,6 +234,21 @@ def bound_by(code: str) -> set[str]:
             if token.string == ":=" and i and tokens[i - 1].type == tokenize.NAME:
                 names.add(tokens[i - 1].string)
     return names
+
+
+def _unpacking_targets(tokens: list) -> list[str]:
+    """`a, b, c = ...` -> [a, b, c]: plain names separated by commas, then `=`."""
+    names: list[str] = []
+    for i, token in enumerate(tokens):
+        if i % 2 == 0:
+            if token.type != tokenize.NAME or keyword.iskeyword(token.string):
+                return []
+            names.append(token.string)
+        elif token.string == "=":
+            return names if len(names) > 1 else []
+        elif token.string != ",":
+            return []
+    return []
 
 
 def _imported_names(tokens: list) -> list[str]:

@@ -43,7 +43,8 @@ def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | Non
     ids_arg = P.keyword(sink, "input_ids") or P.positional(sink, 0)
     if ids_arg is None or not isinstance(ids_arg.value, cst.Name):
         return None
-    loop = _unpacking_loop(facts, sink, ids_arg.value.value, index, len(elements))
+    ids = ids_arg.value.value
+    loop = _unpacking_loop(facts, sink, ids, index, len(elements)) or _unpacking_assign(facts, sink, ids, index)
     if loop is None:
         return None
     name = sites.Site(loop, "", facts).fresh(PREFERRED_NAME)
@@ -54,12 +55,17 @@ def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | Non
     site = sites.site_of(facts, returned)
     if returned.lpar or site is None or not site.fits(returned, tuple_code):
         tuple_code = f"({tuple_code})"  # a bare tuple too long for its line: black's parentheses to break in
-    target = loop.target
+    target = loop.target if isinstance(loop, cst.For) else loop.targets[0].target
     assert isinstance(target, cst.Tuple)
+    if len(target.elements) != len(elements):
+        return None
     names = [facts.code(e.value) for e in target.elements]
     names.insert(index + 1, name)
-    # the loop's header is written again from `for`: the new name is bound by it where the call reads it
-    header = (facts.range_of(loop).start, facts.range_of(target).end, f"for {', '.join(names)}")
+    # the header is written again from `for` (up to `=`): the new name is bound by it where the call reads it
+    if isinstance(loop, cst.For):
+        header = (facts.range_of(loop).start, facts.range_of(target).end, f"for {', '.join(names)}")
+    else:
+        header = (facts.range_of(target).start, facts.range_of(loop.value).start, f"{', '.join(names)} = ")
     at_call = add_mask_beside_ids(facts, sink, name)
     if at_call is None:
         return None
@@ -111,3 +117,52 @@ def _unpacking_loop(facts: ModuleFacts, sink: cst.Call, ids: str, index: int, wi
         value = target.elements[index].value
         return step if isinstance(value, cst.Name) and value.value == ids else None
     return None
+
+
+def _unpacking_assign(facts: ModuleFacts, sink: cst.Call, ids: str, index: int) -> cst.Assign | None:
+    """`ids, labels = collate(...)` before the call, in its function: the only statement there that binds
+    `ids`, unpacking a call's result into plain names."""
+    path = sites.path_to(facts, sink)
+    function = next((step for step in reversed(path) if isinstance(step, cst.FunctionDef)), None)
+    if function is None:
+        return None
+    bindings: list[cst.CSTNode] = []
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if ids in plain_names(node.target):
+                bindings.append(node)
+
+        def visit_For(self, node: cst.For) -> None:
+            if ids in plain_names(node.target):
+                bindings.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if ids in plain_names(node.target):
+                bindings.append(node)
+
+    function.body.visit(_Bindings())
+    if len(bindings) != 1 or not isinstance(bindings[0], cst.AssignTarget):
+        return None
+    target = bindings[0].target
+    statement = next((s for s in reversed(sites.path_to(facts, target)) if isinstance(s, cst.Assign)), None)
+    if statement is None or len(statement.targets) != 1 or not isinstance(statement.value, cst.Call):
+        return None
+    if not isinstance(target, cst.Tuple) or not all(
+        isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements
+    ):
+        return None
+    value = target.elements[index].value if index < len(target.elements) else None
+    if not isinstance(value, cst.Name) or value.value != ids:
+        return None
+    sink_at, assign_at = facts.range_of(sink).start, facts.range_of(statement).end
+    return statement if (assign_at.line, assign_at.column) <= (sink_at.line, sink_at.column) else None
+
+
+def plain_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment target binds (`a`, `a, (b, c)`); attributes and subscripts bind none."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in plain_names(e.value)]
+    return []

@@ -14,7 +14,7 @@ from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
-from padlint.rules.mask_through_tuple import mask_through_tuple
+from padlint.rules.mask_through_tuple import mask_through_tuple, plain_names
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -186,24 +186,16 @@ def _rebinds(fn: cst.FunctionDef, name: str) -> bool:
 
     class _Targets(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.extend(n for n in _names(node.target) if n == name)
+            found.extend(n for n in plain_names(node.target) if n == name)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.extend(n for n in _names(node.target) if n == name)
+            found.extend(n for n in plain_names(node.target) if n == name)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.extend(n for n in _names(node.target) if n == name)
+            found.extend(n for n in plain_names(node.target) if n == name)
 
     fn.body.visit(_Targets())
     return bool(found)
-
-
-def _names(target: cst.CSTNode) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    return []
 
 
 def _takes_a_mask(sink) -> bool:
