@@ -84,6 +84,8 @@ def forward(model, input_ids, attention_mask=None):
         seen = set()
         for event in facts.ones_at_mask:
             ones = event.ones
+            if not facts.is_local(ones.node):
+                continue  # found in a callee of another module: reported there
             if ones in facts.corrected_ones or ones.node in seen or event.padded.node in facts.rows_overwritten:
                 continue
             seen.add(ones.node)
@@ -155,6 +157,8 @@ def masks_padded_as_ids(facts: ModuleFacts) -> Iterable[Finding]:
     """A mask padded like token ids, with the pad id, where the pad id is the EOS token (so not 0):
     at the pads the mask holds the EOS id and the model attends to them. Fix: pad the mask with 0."""
     for event in facts.masks_padded_as_ids:
+        if not facts.is_local(event.node):
+            continue  # found in a callee of another module: reported there
         eos = facts.pad_eos_for(event.owner, event.node)
         if eos is None:
             continue  # the pad id may be 0 (BERT, T5): then the mask is right

@@ -59,6 +59,8 @@ def collate(rows, tok):
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.pad_id_masks_at_sink:
+            if not facts.is_local(event.node):
+                continue  # found in a callee of another module: reported there
             eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None:
                 continue

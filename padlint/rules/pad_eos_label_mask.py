@@ -69,6 +69,8 @@ def collate(tokenizer, texts):
             # labels, so masking the pad id costs nothing. Ids made out of view may hold one.
             return
         for event in facts.labels_masked_where_pad_id:
+            if not facts.is_local(event.node):
+                continue  # found in a callee of another module: reported there
             eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None:
                 continue
