@@ -96,6 +96,8 @@ CASES = {
     ),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
+    # labels stacked from left-padded rows: masked by the mask built beside them, the stack evaluated once
+    "p2_left_fpad_stack_labels.py": _case("PAD002", ["PAD002"], "collate_left", "features", side="left"),
     "p2_left_tokenizer_clone.py": _case("PAD002", ["PAD002"], "encode_dialogues", "texts", side="left"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
     "p2_example_list_labels.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists"),
@@ -113,6 +115,12 @@ CASES = {
     ),
     # PAD003: the padded encoding loses its mask
     "p3_return_mask_false.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",)),
+    "p3_left_numpy_ids_only.py": _case(
+        "PAD003", ["PAD003"], "prompts_np", "texts", checks=("mask",), lib="numpy", side="left"
+    ),
+    "p3_left_lists_ids_only.py": _case(
+        "PAD003", ["PAD003"], "prompts_lists", "texts", checks=("mask",), lib="lists", side="left"
+    ),
     "p3_left_tokenizer_dict_ids.py": _case(
         "PAD003", ["PAD003"], "prompt_batch", "texts", checks=("mask",), side="left"
     ),
@@ -132,6 +140,9 @@ CASES = {
     "p5_pad_sequence_lengths_ne.py": _case("PAD005", ["PAD005"], "collate", "features", setup="configure_tokenizer"),
     "p5_left_pad_tokenizer_ne.py": _case(
         "PAD005", ["PAD005"], "encode_prompts", "texts", checks=("mask",), side="left", setup="configure_tokenizer"
+    ),
+    "p5_left_numpy_ne_pad_is_eos.py": _case(
+        "PAD005", ["PAD005"], "collate_left_np", "features", checks=("mask",), lib="numpy", side="left", setup="setup"
     ),
     "p5_numpy_rowfill_neq.py": _case(
         "PAD005", ["PAD005"], "collate_np", "features", checks=("mask",), lib="numpy", setup="configure_tokenizer"
