@@ -480,3 +480,45 @@ def test_labels_the_same_helper_pads_with_the_pad_id_still_train_on_padding(tmp_
     with_pad_id = PACKED_COLLATOR.replace("pad_value=-100)", "pad_value=self.pad_id)")
     paths = _project(tmp_path, {"width_helpers": WIDTH_HELPERS, "collator": with_pad_id})
     assert [code for code, _ in _lint(paths["collator"])] == ["PAD002"]
+
+
+# ---- a collator built and never used collates nothing ---------------------------------------------
+LEFTOVER_COLLATOR = """
+    from datasets import load_dataset
+    from transformers import AutoTokenizer, Trainer, TrainingArguments
+    from trl import DataCollatorForCompletionOnlyLM
+
+
+    def main(model, name):
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        tokenizer.pad_token = tokenizer.eos_token
+        rows = load_dataset("json", data_files="dialogues.jsonl", split="train")
+        rows = rows.map(lambda r: tokenizer(r["text"] + tokenizer.eos_token), remove_columns=["text"])
+        collator = DataCollatorForCompletionOnlyLM(response_template="### Answer:", tokenizer=tokenizer)
+        trainer = Trainer(model=model, args=TrainingArguments("out"), train_dataset=rows)
+        trainer.train()
+
+
+    if __name__ == "__main__":
+        main(None, "gpt2")
+"""
+
+
+def test_a_collator_built_and_never_used_is_not_reported():
+    assert codes(LEFTOVER_COLLATOR) == set()
+    plain = LEFTOVER_COLLATOR.replace(
+        'DataCollatorForCompletionOnlyLM(response_template="### Answer:", tokenizer=tokenizer)',
+        "DataCollatorForLanguageModeling(tokenizer, mlm=False)",
+    ).replace(
+        "from trl import DataCollatorForCompletionOnlyLM", "from transformers import DataCollatorForLanguageModeling"
+    )
+    assert codes(plain) == set()
+
+
+def test_the_same_collator_handed_to_the_trainer_still_masks_every_eos():
+    used = LEFTOVER_COLLATOR.replace("train_dataset=rows)", "train_dataset=rows, data_collator=collator)")
+    assert codes(used) == {"PAD004"}
+    read_later = LEFTOVER_COLLATOR.replace(
+        "trainer.train()", "trainer.data_collator = collator\n        trainer.train()"
+    )
+    assert codes(read_later) == {"PAD004"}

@@ -54,6 +54,25 @@ def loss_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
     return stores == 1 and reads > 0
 
 
+def value_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
+    """Is `call`'s result stored in one name that nothing in `scope` mentions again (`collator =
+    DataCollator(...)` left behind while the trainer builds its own)? Any other mention of the name,
+    even as an attribute or keyword, or a `global`/`nonlocal` of it, may read it."""
+    holder = _holder_name(scope, call)
+    if holder is None:
+        return False
+    mentions = 0
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name) and node.target.value == holder:
+            continue  # a store is not a read
+        if isinstance(node, cst.Name) and node.value == holder:
+            mentions += 1
+        stack.extend(P.child_nodes(node))
+    return mentions == 0
+
+
 def _holder_name(scope: cst.CSTNode, call: cst.Call) -> str | None:
     """The one name `call`'s result is assigned to (`out = model(...)`), if it is assigned so."""
     stack: list[cst.CSTNode] = [scope]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.output_use import value_never_read
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
@@ -88,7 +89,7 @@ def collate(tokenizer, texts):
             yield Finding(event.node, message, fix, no_fix=why)
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner, call)
-            if eos is not None:
+            if eos is not None and not value_never_read(facts.module, call):
                 suggestion = _collate_by_mask(facts, call) or DEDICATED_PAD
                 yield Finding(
                     call,
@@ -99,7 +100,7 @@ def collate(tokenizer, texts):
                 )
         for call, owner in facts.lm_collator_kin:  # trl's completion-only collator, a project subclass
             eos = facts.pad_eos_for(owner, call)
-            if eos is not None:
+            if eos is not None and not value_never_read(facts.module, call):  # a collator never used builds nothing
                 yield Finding(
                     call,
                     f"`{facts.code(call.func)}` builds labels as `DataCollatorForLanguageModeling(mlm=False)` does: "
