@@ -522,3 +522,37 @@ def test_the_same_collator_handed_to_the_trainer_still_masks_every_eos():
         "trainer.train()", "trainer.data_collator = collator\n        trainer.train()"
     )
     assert codes(read_later) == {"PAD004"}
+
+
+# ---- a helper's pad-named parameter handed 0 pads a mask with 0 ------------------------------------
+FILL_PARAMETER_HANDED_ZERO = """
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+
+    class CaptionModel(torch.nn.Module):
+        def __init__(self, name):
+            super().__init__()
+            self.tokenizer = AutoTokenizer.from_pretrained(name)
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+            self.lm = AutoModelForCausalLM.from_pretrained(name)
+
+        def forward(self, rows, masks):
+            def widen(tensors, pad_token_id):
+                width = max(t.size(1) for t in tensors)
+                return [F.pad(t, (0, width - t.size(1)), value=pad_token_id) for t in tensors]
+
+            ids = torch.cat(widen(rows, self.tokenizer.pad_token_id), dim=0)
+            mask = torch.cat(widen(masks, 0), dim=0)
+            return self.lm(input_ids=ids, attention_mask=mask)
+"""
+
+
+def test_a_mask_a_helper_pads_with_the_zero_it_is_handed_is_right():
+    assert codes(FILL_PARAMETER_HANDED_ZERO) == set()
+
+
+def test_a_mask_the_same_helper_pads_with_the_eos_pad_id_still_attends_to_pads():
+    with_pad_id = FILL_PARAMETER_HANDED_ZERO.replace("widen(masks, 0)", "widen(masks, self.tokenizer.pad_token_id)")
+    assert codes(with_pad_id) == {"PAD001"}

@@ -389,10 +389,14 @@ class CallEvaluator(WalkerState):
             return
         key = place_key(padded.pad) if padded.pad is not None else None
         where = padded.made_in if isinstance(padded.made_in, cst.FunctionDef) else self.current_fn
-        if key is not None and (
-            tags_of(self.env.get(key) or EMPTY, Const)
-            or _bound_to_int(where, key)
-            or (key in self.constants and P.int_value(self.constants[key]) is not None)
+        if (
+            padded.pad_number is not None
+            or key is not None
+            and (
+                tags_of(self.env.get(key) or EMPTY, Const)
+                or _bound_to_int(where, key)
+                or (key in self.constants and P.int_value(self.constants[key]) is not None)
+            )
         ):
             return  # `pad_id = 0` (or any int) bound here: a pad-id name holding a number is that number
         fill = self.resolve_int(padded.pad) if padded.pad is not None else "pad" if padded.from_tokenizer else None

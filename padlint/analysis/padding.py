@@ -8,6 +8,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.values import (
+    Const,
     Fill,
     Gap,
     GoodMask,
@@ -290,7 +291,11 @@ class PaddingSteps(WalkerState):
             return Padded(node, **fields)
         self.note_pad_fallback(pad)
         spellings = [(pad, self.versions_of(pad))]
-        for origin in tags_of(self.evaluate(pad), PadId):
+        value = self.evaluate(pad)
+        numbers = {t.value for t in value if isinstance(t, Const)}
+        if len(numbers) == 1 and all(isinstance(t, (Const, PadId)) for t in value):
+            fields["pad_number"] = numbers.pop()  # `pad_token_id` handed 0 by this call: it pads with 0
+        for origin in tags_of(value, PadId):
             # A helper's `fill` parameter is the caller's `self.pad_id`: keep every spelling, and
             # let the fix use the first one that is valid where it is written.
             spellings += [a for a in origin.aliases if place_key(a[0]) is not None]

@@ -27,6 +27,7 @@ class Padded:
     kind: str = "?"  # "pt", "np", "list" or "?"
     pad: cst.BaseExpression | None = None  # the pad value, when known
     pad_spellings: tuple = ()  # (expression, bindings it reads) for the pad value, nearest first
+    pad_number: int | None = None  # the int the pad value held where the padding ran (a helper handed 0)
     made_in: object = None  # the function being walked when the padding step was seen
     side: str = "right"
     from_tokenizer: bool = False
