@@ -556,3 +556,39 @@ def test_a_mask_a_helper_pads_with_the_zero_it_is_handed_is_right():
 def test_a_mask_the_same_helper_pads_with_the_eos_pad_id_still_attends_to_pads():
     with_pad_id = FILL_PARAMETER_HANDED_ZERO.replace("widen(masks, 0)", "widen(masks, self.tokenizer.pad_token_id)")
     assert codes(with_pad_id) == {"PAD001"}
+
+
+# ---- masks a test builds for the code under test: its input, not a model's ---------------------------
+PACKER_TEST = """
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    from packing import RowPacker
+
+
+    def _ragged_batch(rows, pad_id):
+        ids = pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=pad_id)
+        return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
+    def test_packer_keeps_every_token():
+        packed = RowPacker(width=6).pack(_ragged_batch([[5, 6], [7, 8, 9]], pad_id=0))
+        assert packed["input_ids"].count_nonzero() == 5
+"""
+
+
+def test_a_mask_a_test_builds_for_the_code_under_test_is_not_reported():
+    assert codes(PACKER_TEST, "tests/test_packing.py") == set()
+
+
+def test_the_same_mask_outside_test_code_is_reported():
+    assert codes(PACKER_TEST, "packing_checks.py") == {"PAD001"}
+
+
+def test_a_mask_a_test_hands_to_the_model_still_attends_to_pads():
+    to_model = PACKER_TEST.replace(
+        "packed = RowPacker(width=6).pack(_ragged_batch([[5, 6], [7, 8, 9]], pad_id=0))",
+        "ids = pad_sequence([torch.tensor([5, 6]), torch.tensor([7, 8, 9])], batch_first=True)\n"
+        "        packed = model(input_ids=ids, attention_mask=torch.ones_like(ids))",
+    ).replace("def test_packer_keeps_every_token():", "def test_packer_keeps_every_token(model):")
+    assert codes(to_model, "tests/test_packing.py") == {"PAD001"}

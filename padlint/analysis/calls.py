@@ -367,8 +367,12 @@ class CallEvaluator(WalkerState):
         root = re.match(r"[A-Za-z_]\w*", code or "")
         return padded.made_in is self.current_fn and root is not None and self.env.get(root.group()) is not None
 
-    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False) -> None:
-        """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads."""
+    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: bool = False) -> None:
+        """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads.
+        `handed`: passed as a call's `attention_mask=`. A mask test code puts in a dict, a store or a
+        return is the test's input for its checks, not what a model is run on (docs/usage.md)."""
+        if not handed and self.in_test_code():
+            return
         for ones in tags_of(value, Ones):
             if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_consumer():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
@@ -592,7 +596,7 @@ class CallEvaluator(WalkerState):
             return
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
-                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value)
+                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value, handed=True)
         if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
