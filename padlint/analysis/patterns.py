@@ -80,17 +80,21 @@ _LAYOUT_FIELD = re.compile(
 
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The child nodes of `node`, read straight from its fields.
+    """The child nodes of `node`, read straight from its fields (whitespace and tokens left out).
 
     libcst's `node.children` runs a visitor per call, which made it the hot spot of the pass;
-    reading the dataclass fields gives the same nodes (whitespace and tokens included) far faster.
+    reading the dataclass fields gives the same nodes far faster.
     """
-    out: list[cst.CSTNode] = []
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(
             f.name for f in dataclasses.fields(node) if not _LAYOUT_FIELD.search(f.name)
         )
+    return _nodes_in(node, names)
+
+
+def _nodes_in(node: cst.CSTNode, names: tuple[str, ...]) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
         kind = _kind_of(value)
@@ -115,15 +119,7 @@ def node_order(root: cst.CSTNode) -> dict[int, int]:
         names = _ALL_FIELDS.get(type(node))
         if names is None:
             names = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
-        children: list[cst.CSTNode] = []
-        for name in names:
-            value = getattr(node, name)
-            kind = _kind_of(value)
-            if kind == _NODE:
-                children.append(value)
-            elif kind == _SEQUENCE:
-                children.extend(v for v in value if _kind_of(v) == _NODE)
-        stack.extend(reversed(children))
+        stack.extend(reversed(_nodes_in(node, names)))
     return order
 
 
