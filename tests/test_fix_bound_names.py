@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import textwrap
 
 import libcst as cst
@@ -137,3 +138,36 @@ def test_scopes_follow_python_lookup(anchor, code, missing):
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     node = next(n for n in positions if module.code_for_node(n).strip() == anchor)
     assert NameCheck(module, positions, SCOPES).unbound([(node, code)]) == missing
+
+
+def test_a_subscript_target_binds_none_of_the_names_it_reads(tmp_path):
+    """`labels[i, : len(p)] = -100` stores into `labels`; it binds neither `len` nor `labels` nor `p`: a fix
+    that builds lengths with `len` before that line is not refused as reading an unbound local."""
+    torch = pytest.importorskip("torch")
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        def collate(examples, pad_id):
+            seqs = [torch.tensor(e["prompt"] + e["answer"]) for e in examples]
+            input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)
+            labels = input_ids.clone()
+            for i, e in enumerate(examples):
+                labels[i, : len(e["prompt"])] = -100
+            return {"input_ids": input_ids, "labels": labels}
+        """
+    )
+    [finding] = [d for d in lint_source(source, "m.py") if d.code == "PAD002"]
+    assert finding.fix is not None, finding.no_fix
+    path = tmp_path / "prefix_collate.py"
+    path.write_text(fix_source(source, "m.py").source)
+    spec = importlib.util.spec_from_file_location("padlint_prefix_collate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pad_is_eos = 2  # the pad id is the EOS id, which ends every row: a real EOS must keep its label
+    examples = [{"prompt": [5], "answer": [6, 7, 2]}, {"prompt": [8, 9], "answer": [2]}]
+    out = module.collate(examples, pad_is_eos)
+    assert out["labels"].tolist() == [[-100, 6, 7, 2], [-100, -100, 2, -100]]
+    assert torch.equal(out["input_ids"], torch.tensor([[5, 6, 7, 2], [8, 9, 2, 2]]))

@@ -98,6 +98,10 @@ CASES = {
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     # labels stacked from left-padded rows: masked by the mask built beside them, the stack evaluated once
     "p2_left_fpad_stack_labels.py": _case("PAD002", ["PAD002"], "collate_left", "features", side="left"),
+    # labels padded by a step of their own with the pad id: that step pads with -100
+    "p2_left_list_labels_own_padding.py": _case(
+        "PAD002", ["PAD002"], "collate_left_lists", "features", lib="lists", side="left"
+    ),
     "p2_left_tokenizer_clone.py": _case("PAD002", ["PAD002"], "encode_dialogues", "texts", side="left"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
     "p2_example_list_labels.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists"),

@@ -163,15 +163,16 @@ NO_FIX = {
         "EOS",
     ),
     # PAD002: labels from an expression a fix would have to evaluate twice
-    "labels from a comprehension": (
+    "labels from a call": (
         """\
+        import torch
+
+
         def collate(features, tokenizer):
-            rows = [list(f["input_ids"]) for f in features]
-            width = max(len(r) for r in rows)
             pad = tokenizer.pad_token_id
-            input_ids = [[pad] * (width - len(r)) + r for r in rows]
-            labels = [[pad] * (width - len(r)) + r for r in rows]
-            return {"input_ids": input_ids, "labels": labels}
+            width = max(len(f["input_ids"]) for f in features)
+            rows = [f["input_ids"] + [pad] * (width - len(f["input_ids"])) for f in features]
+            return {"input_ids": torch.tensor(rows), "labels": torch.tensor(rows).clone()}
         """,
         "PAD002",
         "twice",

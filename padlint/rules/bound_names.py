@@ -125,8 +125,9 @@ def _index(tree: ast.Module, source: str) -> list[_Scope]:
         return scope
 
     def bind_target(target: ast.AST, scope: _Scope) -> None:
+        # only names stored to: `rows[i, : len(x)] = v` binds nothing (`rows`, `i`, `len`, `x` are read)
         for node in ast.walk(target):
-            if isinstance(node, ast.Name):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 scope.bind(node.id, node.lineno)
 
     def visit(node: ast.AST, scope: _Scope, function_scope: _Scope) -> None:

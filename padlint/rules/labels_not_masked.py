@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
+from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule, shorten
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
@@ -123,4 +124,20 @@ def group_texts(examples, block=512):
                 and not by_mask.setup
             ):
                 return FixProposal(Applicability.SAFE, by_mask.title, (*kept.edits, (event.node, by_mask.code)))
-        return shape.proposal(event.node, facts) if shape else None
+        if shape is None:
+            return _pad_labels_with_ignore(facts, event)
+        return shape.proposal(event.node, facts)
+
+
+def _pad_labels_with_ignore(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
+    """Labels padded by a step of their own, written inside the labels expression with the pad id
+    (`labels = [[pad] * (w - len(r)) + r for r in rows]`): that step pads with -100 instead. Only the
+    labels change; their real tokens stay where they are."""
+    padded = event.padded
+    if padded.pad is None or not _within(facts, padded.node, event.node) or not _within(facts, padded.pad, padded.node):
+        return None
+    return FixProposal(Applicability.SAFE, "Pad the labels with -100", ((padded.pad, "-100"),))
+
+
+def _within(facts: ModuleFacts, node, outer) -> bool:
+    return node is outer or outer in sites.path_to(facts, node)
