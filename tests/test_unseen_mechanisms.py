@@ -249,3 +249,43 @@ def test_a_helper_another_module_imports_is_alive(tmp_path: Path):
 @pytest.mark.parametrize("source", [ONE_EXAMPLE_PER_ITEM, SCORER, DIALOGUE, FOREIGN_MODEL])
 def test_near_misses_are_silent_for_every_rule(source):
     assert codes(source) == []
+
+
+# ---- an array padded by np.pad / F.pad is token ids only with evidence --------------------------------
+PIXEL_PADDING = """
+    import numpy as np
+
+
+    class MaskProcessor:
+        def pad_image(self, image, size, fill_value=0):
+            height, width = image.shape[-2:]
+            return np.pad(image, ((0, size - height), (0, size - width)), constant_values=fill_value)
+
+        def __call__(self, images, maps=None, size=256):
+            data = {"pixel_values": [self.pad_image(image, size) for image in images]}
+            if maps is not None:
+                processed = [self.pad_image(m, size) for m in maps]
+                data["labels"] = [m.astype(np.int64) for m in processed]
+            return data
+"""
+
+IDS_PADDING = """
+    import numpy as np
+
+
+    def pad_row(input_ids, width, pad_token_id):
+        return np.pad(input_ids, (0, width - len(input_ids)), constant_values=pad_token_id)
+
+
+    def collate(rows, tokenizer, width=32):
+        ids = np.stack([pad_row(r["input_ids"], width, tokenizer.pad_token_id) for r in rows])
+        return {"input_ids": ids, "labels": ids.copy()}
+"""
+
+
+def test_pixels_padded_by_np_pad_are_not_token_ids():
+    assert "PAD002" not in codes(PIXEL_PADDING)
+
+
+def test_ids_padded_by_np_pad_with_the_pad_id_still_fire():
+    assert "PAD002" in codes(IDS_PADDING)

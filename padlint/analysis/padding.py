@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.values import (
     Const,
     Fill,
@@ -233,6 +233,8 @@ class PaddingSteps(WalkerState):
             return frozenset({Masked(call)})
         if tags_of(data, Ones):
             return frozenset({GoodMask(call, kind=kind)}) if pad is None or P.int_value(pad) == 0 else EMPTY
+        if not self.may_be_token_ids(data_arg.value if data_arg else None, data, pad):
+            return EMPTY  # an array of something else (pixels, features) padded: no token ids, no padding to judge
         widths = P.positional(call, 1)
         side = "right"
         if widths is not None and isinstance(widths.value, (cst.Tuple, cst.List)) and widths.value.elements:
@@ -255,6 +257,28 @@ class PaddingSteps(WalkerState):
         ):
             self.label_padding(padded, pad, "padding_value")
         return frozenset({padded})
+
+    def may_be_token_ids(self, data_code: cst.BaseExpression | None, data: Value, pad) -> bool:
+        """Is there evidence that an array padded by a generic `F.pad`/`np.pad` holds token ids: ids
+        the analysis followed there, a name of ids or labels, or a fill that is the pad id or the EOS?
+        An array of pixels padded with 0 (an image processor) is none of them (issue 12, class 8)."""
+        if any(not isinstance(t, (Const, ShapeOf)) for t in data):
+            return True  # a value the analysis follows (ids, an encoding, a copy): judged as before
+        if pad is not None and (
+            P.is_pad_id_expression(pad) or P.is_eos_expression(pad) or self.resolve_int(pad) == "pad"
+        ):
+            return True
+        if data_code is None:
+            return True  # no data in view: unknown, judged as before
+        if self.is_label_code(data_code):
+            return True
+        key = place_key(data_code) or ""
+        leaf = (key_of_subscript(data_code) if isinstance(data_code, cst.Subscript) else None) or key.rsplit(".", 1)[-1]
+        return (
+            bool(leaf)
+            and bool(P.TOKEN_IDS_NAME.match(leaf))
+            or not isinstance(data_code, (cst.Name, cst.Attribute, cst.Subscript))
+        )
 
     def nested_to_padded(self, call: cst.Call, index: int, keyword: str) -> Value:
         """`torch.nested.to_padded_tensor(nt, pad)`: the rows of a nested tensor padded with `pad`."""
