@@ -128,6 +128,31 @@ def test_init_hands_its_attributes_to_the_methods_that_read_them():
     assert not code.linked("pad_step", "mask")
 
 
+def test_a_method_inherited_from_a_base_class_of_the_module_reaches_the_subclass_caller():
+    code = look("""
+        from torch.nn.utils.rnn import pad_sequence
+
+        class RowPadder:
+            def __init__(self, fill):
+                self.fill = fill
+
+            def stack(self, rows):
+                return pad_sequence(rows, batch_first=True, padding_value=self.fill)
+
+        class Batcher(RowPadder):
+            def __call__(self, rows):
+                ids = self.stack(rows)
+                return {"input_ids": ids, "attention_mask": ids.new_ones(ids.shape)}
+
+        class Unrelated:
+            def stack(self, xs):
+                return {"attention_mask": xs}
+    """)
+    names = {(code.units()[i].name, code.units()[i].cls) for i in code.reach("pad_step")}
+    assert ("__call__", 2) in names and ("stack", 3) not in names
+    assert code.linked("pad_step", "mask", "ones")
+
+
 MODEL = '''
 import torch
 import torch.nn.functional as F

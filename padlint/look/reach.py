@@ -82,6 +82,8 @@ class Reach:
         self._top_classes: list[tuple[int, int, str, int]] = []  # (start, end, name, index of its first def)
         self._class_names: dict[int, str] = {}  # class id -> its name
         self._class_ids: dict[str, list[int]] = {}  # class name -> the ids of classes so named
+        self._class_bases: dict[int, list[str]] = {}  # class id -> the names of its bases
+        self._families: dict[int | None, set] = {}
         self._functions: dict[str, list[int]] | None = None  # filled by _index()
         self._methods: dict[tuple, list[int]] = {}
         self._members: dict = {}
@@ -109,6 +111,7 @@ class Reach:
                 class_id += 1
                 self._class_names[class_id] = m.group(3)
                 self._class_ids.setdefault(m.group(3), []).append(class_id)
+                self._class_bases[class_id] = _base_names(text, m.end())
                 self._class_starts.append(start)
                 self._class_ends.append(end)
                 if indent == 0:
@@ -322,10 +325,32 @@ class Reach:
                         and re.search(rf"\.\s*{units[j].name}\s*\(", body)
                     ]
         if u.kind == "method":
+            family = self.family(u.cls)
             for name in set(SELF_ATTR.findall(body)):
-                found += self._methods.get((u.cls, name), ())
+                for cls in family:
+                    found += self._methods.get((cls, name), ())
             if SELF_CALL.search(body):
-                found += self._methods.get((u.cls, "__call__"), ())
+                for cls in family:
+                    found += self._methods.get((cls, "__call__"), ())
+        return found
+
+    def family(self, cls: int | None) -> set:
+        """The class and the classes of this text it inherits from or that inherit from it (by name,
+        transitively): `self.m()` in one of them may run a method defined in any other."""
+        found = self._families.get(cls)
+        if found is None:
+            self.units()
+            found, todo = set(), [cls]
+            while todo:
+                c = todo.pop()
+                if c in found or c is None:
+                    continue
+                found.add(c)
+                todo += [b for name in self._class_bases.get(c, ()) for b in self._class_ids.get(name, ())]
+                name = self._class_names.get(c, "")
+                todo += [d for d, bases in self._class_bases.items() if name in bases]
+            found = found or {cls}
+            self._families[cls] = found
         return found
 
     def holding(self, word: str) -> set:
@@ -345,7 +370,8 @@ class Reach:
             j
             for i in keep
             if i is not None and i >= 0 and units[i].kind == "method"
-            for j in self._methods.get((units[i].cls, "__init__"), ())
+            for cls in self.family(units[i].cls)
+            for j in self._methods.get((cls, "__init__"), ())
         ]
         found = set(keep)
         while todo:
@@ -402,7 +428,7 @@ class Reach:
                         continue
                 elif not re.search(r"(?<![\w.])(?:self|cls)\s*\.\s*$", before):
                     continue
-                if where is None or self.units()[where].cls != u.cls:
+                if where is None or self.units()[where].cls not in self.family(u.cls):
                     continue
             found.add(where)
         return found
@@ -416,9 +442,28 @@ class Reach:
         stored = set(SELF_STORE.findall(self.text, u.start, u.end))
         return [
             j
-            for j in self._members.get(u.cls, ())
+            for cls in self.family(u.cls)
+            for j in self._members.get(cls, ())
             if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))
         ]
+
+
+BASES = re.compile(r"\s*\(([^)]*)\)")
+
+
+def _base_names(text: str, after_name: int) -> list[str]:
+    """`class C(pkg.Base, Mixin, metaclass=M):` -> ["Base", "Mixin"] (the last part of each dotted name)."""
+    m = BASES.match(text, after_name)
+    if m is None:
+        return []
+    names = []
+    for part in m.group(1).split(","):
+        if "=" in part:
+            continue
+        found = re.search(r"([A-Za-z_]\w*)\s*(?:\[.*)?$", part.strip())
+        if found:
+            names.append(found.group(1))
+    return names
 
 
 def reduced_text(look: Reach, keep: set) -> str:
