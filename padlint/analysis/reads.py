@@ -45,10 +45,23 @@ def recording() -> Iterator[dict[str, str]]:
             saved.update(inner)
 
 
+_DIGESTS: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (stat key, sha256), this process
+
+
 def current_digest(path: str) -> str | None:
-    """The sha256 of the file now (None: it cannot be read)."""
+    """The sha256 of the file now (None: it cannot be read). A warm run asks this of the same few
+    modules once per file that read them (transformers' modeling_utils.py, hundreds of times): the
+    digest is kept while the file's inode, size and modification time stay the same (a fix that
+    rewrites the file changes them)."""
     try:
+        stat = os.stat(path)
+        key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        known = _DIGESTS.get(path)
+        if known is not None and known[0] == key:
+            return known[1]
         with open(path, "rb") as handle:
-            return digest(handle.read())
+            found = digest(handle.read())
     except OSError:
         return None
+    _DIGESTS[path] = (key, found)
+    return found
