@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from padlint import __version__
-from padlint.config import ConfigError, Settings, project_line_length
+from padlint.config import ConfigError, Settings, forget_line_lengths
 from padlint.server import actions, linting
 from padlint.server.convert import TextLines, to_lsp
 from padlint.server.documents import Document, Finding, NotebookDocument, Part, PythonDocument
@@ -163,7 +163,7 @@ class PadlintServer(LanguageServer):
         return snapshot
 
     def lint_all(self) -> None:
-        project_line_length.cache_clear()  # a changed ruff line-length is read again
+        forget_line_lengths()  # a changed ruff line-length is read again
         for key in list(self.snapshots):
             self.lint_now(key)
 
