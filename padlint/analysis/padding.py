@@ -270,15 +270,11 @@ class PaddingSteps(WalkerState):
             return True
         if data_code is None:
             return True  # no data in view: unknown, judged as before
-        if self.is_label_code(data_code):
-            return True
+        if self.is_label_code(data_code) or not isinstance(data_code, (cst.Name, cst.Attribute, cst.Subscript)):
+            return True  # labels, or an expression whose parts are not read here: judged as before
         key = place_key(data_code) or ""
         leaf = (key_of_subscript(data_code) if isinstance(data_code, cst.Subscript) else None) or key.rsplit(".", 1)[-1]
-        return (
-            bool(leaf)
-            and bool(P.TOKEN_IDS_NAME.match(leaf))
-            or not isinstance(data_code, (cst.Name, cst.Attribute, cst.Subscript))
-        )
+        return bool(P.TOKEN_IDS_NAME.match(leaf))
 
     def nested_to_padded(self, call: cst.Call, index: int, keyword: str) -> Value:
         """`torch.nested.to_padded_tensor(nt, pad)`: the rows of a nested tensor padded with `pad`."""

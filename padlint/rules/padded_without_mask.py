@@ -87,7 +87,7 @@ def run(model, tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         seen = set()
         for event in facts.mask_lost:
-            if event.node in seen or facts.span(event.node) is None:
+            if event.node in seen or not facts.is_local(event.node):
                 continue  # found while following a callee of another module: reported in that module
             if _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
