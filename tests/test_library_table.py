@@ -12,7 +12,9 @@ from padlint.look import first_look
 from padlint.semantics import table as T
 
 # "<library> <version>, <file>.py <function>" (several sources are separated by "; ").
-CITATION = re.compile(r"^(torch|transformers|trl|numpy|keras|datasets|tqdm|CPython) \d+\.\d+\.\d+, [\w/.]+\.(py|c)\b")
+CITATION = re.compile(
+    r"^(torch|transformers|trl|numpy|keras|datasets|tqdm|CPython|peft|petals) \d+\.\d+\.\d+(\.post\d+)?, [\w/.]+\.(py|c)\b"
+)
 
 
 def test_every_row_names_the_version_and_file_it_was_checked_against():

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from padlint.analysis import one_row, output_use, shape_ops
+from padlint.analysis import dataset_uses, one_row, output_use, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
@@ -318,10 +318,26 @@ class CallEvaluator(WalkerState):
         if fn is None:
             return EMPTY
         returned = self.summary_of_callable(fn.value, call)
+        self.note_rows_unconsumed(call, fn.value)
         encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
         # The rows a collate function or a loop reads from the mapped dataset (wiring.py).
         rows = frozenset({DatasetOf(returned)}) if returned else EMPTY
         return frozenset(MappedDataset(e) for e in encodings) | rows
+
+    def note_rows_unconsumed(self, call: cst.Call, fn: cst.BaseExpression) -> None:
+        """A script's `ds = ds.map(f)` whose rows no model ever reads: the feature dicts `f` returns
+        reach no consumer (dataset_uses.py)."""
+        if self.current_fn is not None or self.facts.module is None:
+            return
+        if isinstance(fn, cst.Lambda):
+            body: cst.CSTNode = fn.body
+        elif isinstance(fn, cst.Name) and fn.value in self.module_info.functions:
+            body = self.module_info.functions[fn.value]
+        else:
+            return
+        models = set(self.module_info.loaded_models())
+        if dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models):
+            self.facts.rows_unconsumed.update(dataset_uses.feature_dicts(body))
 
     # ---- sinks ---------------------------------------------------------------------------------
     def context(self, padded: Padded | None = None) -> Context:
@@ -562,17 +578,18 @@ class CallEvaluator(WalkerState):
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
-        if P.LOSS_MASK_KEYS & entries.keys():
+        if (P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks) & entries.keys():
             self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
         labels_masked = any(
             tags_of(value, Masked) for key, (value, _) in entries.items() if key in ("labels", "label_ids")
         )
+        refused = self.masks_refused()
         for key, (value, value_node) in entries.items():
-            if P.MASK_KEY.match(key):
+            if P.MASK_KEY.match(key) and not refused:
                 self.mask_sink(value, value_node, labels_masked)
             elif key in ("labels", "label_ids"):
                 self.label_sink(value, value_node, node, kind)
-        if "input_ids" in entries:
+        if "input_ids" in entries and not refused:
             value, ids_node = entries["input_ids"]
             self.ids_sink(value, node, splat or "attention_mask" in entries)
             if not splat and "attention_mask" not in entries:
@@ -593,6 +610,12 @@ class CallEvaluator(WalkerState):
         if is_dict:
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
             self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
+            return
+        if self.rejects_mask(call):
+            # The model refuses a mask with zeros (library table: rejects_mask): ids go without one, or
+            # with all ones, on purpose. Only the labels are judged.
+            if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
+                self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
             return
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
@@ -672,6 +695,19 @@ class CallEvaluator(WalkerState):
         model = self.module_info.model_classes.get(P.dotted(call.func.value))
         loaded = T.class_row(model) if model else None
         return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
+
+    def rejects_mask(self, call: cst.Call) -> bool:
+        """Is the callee (`model(...)`, `model.generate(...)`, `model.forward(...)`) loaded as a class that
+        refuses an attention mask holding zeros (library table: rejects_mask)?"""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        classes = self.module_info.model_classes
+        return any(T.rejects_mask(classes.get(place)) for place in {P.dotted(call.func), P.dotted(receiver)} if place)
+
+    def masks_refused(self) -> bool:
+        """Do all the models this module loads refuse an attention mask with zeros (rejects_mask rows)?
+        Then its feature dicts go without a mask, or with all ones, on purpose."""
+        loaded = self.module_info.loaded_models().values()
+        return bool(loaded) and all(T.rejects_mask(name) for name in loaded)
 
     def made_by_factory(self, call: cst.Call) -> bool:
         """Is the callee (`model(...)`, `model.generate(...)`) made only by imported factory functions

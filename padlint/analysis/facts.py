@@ -221,6 +221,9 @@ class ModuleFacts:
     # node, or (function, place) of `batch["loss_mask"] = ...`; label sinks there need no -100.
     loss_masked: set[cst.CSTNode | StorePlace] = field(default_factory=set)
     label_store_places: dict[cst.CSTNode, StorePlace] = field(default_factory=dict)  # `batch["labels"] = ...`
+    # Feature dicts a function mapped over a script's dataset returns, where no model ever reads that
+    # dataset's rows (analysis/dataset_uses.py): what they hold reaches no consumer.
+    rows_unconsumed: set[cst.CSTNode] = field(default_factory=set)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)

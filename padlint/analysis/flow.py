@@ -319,6 +319,8 @@ class ScopeWalker(
                 if isinstance(part, cst.Name) and self.env.get(f"{part.value}['labels']"):
                     # `model_inputs["labels"].append(labels)` in a batched map function: the features
                     # handed back hold what was appended (ChatGLM-style preprocessing).
+                    if (self.current_fn, part.value) in self.facts.loss_masked:
+                        self.facts.loss_masked.add(small)  # and the loss mask stored beside them
                     self.label_sink(self.env.get(f"{part.value}['labels']") or EMPTY, part, small, "store")
                 expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
                 if not isinstance(expr, cst.BaseExpression):
@@ -414,8 +416,12 @@ class ScopeWalker(
         ):
             self.mask_sink(value, value_node)
         container = target.value if isinstance(target, cst.Subscript) else None  # `batch` of `batch[k]`
-        if subscript_key in P.LOSS_MASK_KEYS and container is not None:
+        loss_masks = P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks
+        if subscript_key in loss_masks and container is not None:
             self.facts.loss_masked.add((self.current_fn, place_key(container)))
+        if isinstance(target, cst.Name) and isinstance(value_node, cst.Dict) and loss_masks & P.dict_keys(value_node):
+            # `batch = {..., "loss_mask": m}`, then `batch["labels"] = ...`: the labels go with that mask
+            self.facts.loss_masked.add((self.current_fn, key))
         if subscript_key in ("labels", "label_ids") and container is not None:
             self.facts.label_store_places[target] = (self.current_fn, place_key(container))
             self.label_sink(value, value_node, target, "store")

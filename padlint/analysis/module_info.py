@@ -47,11 +47,22 @@ class ModuleInfo:
     # Classes of this module that build labels as a library LM collator does (a subclass that keeps its
     # label building): name -> (the library row, whether its own `__init__` sets `mlm=False`).
     lm_classes: dict = field(default_factory=dict)
+    # Batch keys a consumer the module makes reads to set labels to -100 where they are 0 (library table:
+    # rebuilds_labels rows, e.g. peft's CPT model and `input_type_mask`): labels beside one are masked.
+    rebuilt_label_masks: frozenset = frozenset()
 
     def note_padding_side(self, side: str | None) -> None:
         self.stated_sides.add(side)
         if side == "left":
             self.padding_side = "left"
+
+    def loaded_models(self) -> dict:
+        """`model_classes` without tokenizers and processors: place -> class of each model loaded."""
+        return {
+            place: name
+            for place, name in self.model_classes.items()
+            if not P.TOKENIZER_FACTORIES.search(f"{name}.from_pretrained")
+        }
 
     def right_side_stated(self) -> bool:
         """Does the module state right padding, and no other side, for its tokenizers?"""
@@ -180,6 +191,8 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
     row = T.class_row(qualified) if qualified else None
     lm_collator = row if row is not None and row.kind == "masks_labels" else None  # transformers', not trl's
+    if row is not None and row.kind == "rebuilds_labels":
+        info.rebuilt_label_masks |= T.rebuilt_label_masks(row.match[0])
     subclass = None
     if lm_collator is None and isinstance(call.func, cst.Name):
         subclass = info.lm_classes.get(call.func.value) or lm_collators.imported_lm_class(call.func.value, facts)

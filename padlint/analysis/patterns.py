@@ -283,6 +283,11 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
     return None
 
 
+def dict_keys(node: cst.Dict) -> set[str]:
+    """The string-literal keys of a dict literal."""
+    return {key for e in node.elements if isinstance(e, cst.DictElement) and (key := string_value(e.key)) is not None}
+
+
 def int_value(expr: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal, also `-100` and `(1)`."""
     if isinstance(expr, cst.Integer):

@@ -89,6 +89,8 @@ def run(model, tokenizer, texts):
         for event in facts.mask_lost:
             if event.node in seen or not facts.is_local(event.node):
                 continue  # found while following a callee of another module: reported in that module
+            if event.sink in facts.rows_unconsumed:
+                continue  # the rows of a dataset no model reads (a trainer that only holds it, never fed on)
             if _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
                 # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).

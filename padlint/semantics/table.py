@@ -29,6 +29,8 @@ Kind = Literal[
     "tokenizer",  # a tokenizer method that can pad (`padding=`) and returns a mask beside the ids
     "wiring",  # hands datasets, rows and batches from producers to consumers (how: `style`)
     "makes_model",  # returns an object holding a loaded model and tokenizer (attribute names: `roles`)
+    "rebuilds_labels",  # a consumer that sets labels to the ignore value where a mask argument it reads is 0
+    "rejects_mask",  # a model that refuses an attention mask holding zeros (it attends to every position)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -54,6 +56,8 @@ class Row:
     # The methods in which the class does what the row says (builds labels): a project subclass that
     # overrides one of them without calling super() there, or stores labels of its own, is not the row.
     builds_in: tuple[str, ...] = ()
+    # A "holds" wiring object: the attributes and methods through which the rows it holds leave it.
+    exposes: tuple[str, ...] = ()
 
 
 TORCH = "torch 2.13.0"
@@ -65,6 +69,8 @@ KERAS = "keras 3.15.1"
 DATASETS = "datasets 5.2.0"
 TQDM = "tqdm 4.70.1"
 CPYTHON = "CPython 3.11.7"
+PEFT = "peft 0.21.2"
+PETALS = "petals 2.2.0.post1"
 
 ROWS: tuple[Row, ...] = (
     # ---- sources: calls that pad ----------------------------------------------------------------
@@ -304,6 +310,52 @@ ROWS: tuple[Row, ...] = (
         condition="pads after the real tokens (right padding) are never attended to by a real token; with their "
         "labels at -100 a missing or all-ones mask changes no output the loss reads",
     ),
+    # ---- consumers that rebuild the labels from a mask of their own --------------------------------
+    # `roles["mask"]`: the batch key the consumer reads; label positions where it is 0 become -100. The
+    # match names what makes the consumer (a config handed to `get_peft_model`).
+    Row(
+        ("peft.CPTConfig", "peft.tuners.CPTConfig", "peft.tuners.cpt.CPTConfig", "peft.tuners.cpt.config.CPTConfig"),
+        "rebuilds_labels",
+        f"{PEFT}, peft/peft_model.py PeftModelForCausalLM._cpt_forward (input_type_mask popped from the batch; "
+        "labels_idx = (cpt_type_mask > 0) & (cpt_type_mask % 4 == 0); cpt_labels[~labels_idx] = -100; without "
+        "input_type_mask it is all 4s and no label is changed); peft/tuners/cpt/config.py CPTConfig",
+        on="class",
+        roles={"mask": ("input_type_mask", None)},
+        condition="a model made with this config ignores every label whose `input_type_mask` is 0 (pads padded with "
+        "0 there), when the batch carries that key",
+    ),
+    # ---- models that refuse a custom attention mask -------------------------------------------------
+    Row(
+        (
+            "petals.AutoDistributedModel",
+            "petals.AutoDistributedModelForCausalLM",
+            "petals.AutoDistributedModelForSequenceClassification",
+            "petals.utils.auto_config.AutoDistributedModel",
+            "petals.utils.auto_config.AutoDistributedModelForCausalLM",
+            "petals.utils.auto_config.AutoDistributedModelForSequenceClassification",
+            "petals.DistributedBloomModel",
+            "petals.DistributedBloomForCausalLM",
+            "petals.DistributedBloomForSequenceClassification",
+            "petals.models.bloom.DistributedBloomForCausalLM",
+            "petals.DistributedLlamaModel",
+            "petals.DistributedLlamaForCausalLM",
+            "petals.DistributedLlamaForSequenceClassification",
+            "petals.models.llama.DistributedLlamaForCausalLM",
+            "petals.DistributedFalconModel",
+            "petals.DistributedFalconForCausalLM",
+            "petals.DistributedFalconForSequenceClassification",
+            "petals.models.falcon.DistributedFalconForCausalLM",
+        ),
+        "rejects_mask",
+        f"{PETALS}, petals/models/llama/model.py DistributedLlamaModel.forward (assert attention_mask is None or "
+        "(attention_mask == 1).all(), 'Custom attention masks are not supported'; the causal mask is added on the "
+        "servers); the same assert in models/bloom/model.py and models/falcon/model.py; the ForCausalLM and "
+        "ForSequenceClassification classes run that model, generate() through it; utils/auto_config.py "
+        "AutoDistributedModel* pick these classes",
+        on="class",
+        condition="a mask with a zero raises AssertionError: ids go without one (or with all ones) on purpose, and "
+        "a fix that adds the tokenizer's mask crashes",
+    ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
         (
@@ -508,6 +560,54 @@ ROWS: tuple[Row, ...] = (
         roles={"collate": ("data_collator", 2), "dataset": ("train_dataset", 3), "eval_dataset": ("eval_dataset", 4)},
         style="trainer",
     ),
+    # "holds": keeps the dataset and hands its rows on only through the attributes or methods in
+    # `exposes`; no other method of its own reads a column of them.
+    Row(
+        ("trl.PPOTrainer", "trl.trainer.PPOTrainer", "trl.trainer.ppo_trainer.PPOTrainer"),
+        "wiring",
+        "trl 0.11.4, trl/trainer/ppo_trainer.py PPOTrainer.__init__(config, model, ref_model, tokenizer, dataset, ...): "
+        "self.dataset = dataset; self.dataloader = self.prepare_dataloader(dataset, data_collator); no method reads "
+        "self.dataset or self.dataloader (the user's loop iterates `trainer.dataloader` and hands queries to "
+        "generate/step); trl 0.19.1 PPOTrainer.__init__(args, processing_class, model, ref_model, reward_model, "
+        "train_dataset, ...) feeds data['input_ids'] in train(): only the `dataset=` keyword is the held dataset",
+        on="class",
+        roles={"dataset": ("dataset", None)},
+        style="holds",
+        exposes=("dataloader", "dataset", "train"),
+    ),
+    # "rows": what a dataset's rows become without any model reading them. Functions and methods of
+    # datasets that return a dataset holding the same rows (a subset, an order, a format, fewer columns)
+    # or change the format in place; `map` and `filter` run a function over the rows (read by the
+    # analysis: the function itself may feed a model).
+    Row(
+        ("datasets.Dataset.from_dict", "datasets.Dataset.from_list", "datasets.arrow_dataset.Dataset.from_dict"),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.from_dict(mapping, ...) / from_list(mapping, ...): a new "
+        "Dataset of the given columns",
+        style="rows",
+    ),
+    Row(
+        (
+            "map",
+            "filter",
+            "select",
+            "shuffle",
+            "sort",
+            "train_test_split",
+            "with_format",
+            "set_format",
+            "reset_format",
+            "remove_columns",
+            "rename_column",
+            "select_columns",
+        ),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.map/filter/select/shuffle/sort/train_test_split/"
+        "with_format/set_format/reset_format/remove_columns/rename_column/select_columns: a Dataset (or DatasetDict) "
+        "of the same rows, or the format set in place; no model is called",
+        on="method",
+        style="rows",
+    ),
     Row(
         ("functools.partial",),
         "wiring",
@@ -578,6 +678,33 @@ def wiring_row(qualified: str) -> Row | None:
     """The wiring row of a callable by its qualified name (a DataLoader, a Trainer, `partial`, `next`)."""
     row = row_for(qualified, "class") or row_for(qualified)
     return row if row is not None and row.kind == "wiring" else None
+
+
+@functools.cache
+def rebuilt_label_masks(qualified: str) -> frozenset[str]:
+    """The batch keys a consumer made with this class reads to set labels to -100 (rebuilds_labels rows)."""
+    row = row_for(qualified, "class")
+    if row is None or row.kind != "rebuilds_labels":
+        return frozenset()
+    return frozenset(name for name, _ in row.roles.values())
+
+
+def dataset_rows(name: str, on: On = "function") -> bool:
+    """Does this function or method of datasets hand back (or reformat) a dataset's rows, calling no model?"""
+    row = row_for(name, on)
+    return row is not None and row.kind == "wiring" and row.style == "rows"
+
+
+def holds_rows(qualified: str | None) -> Row | None:
+    """The row of a class that keeps a dataset and hands its rows on only through `exposes`."""
+    row = row_for(qualified, "class") if qualified else None
+    return row if row is not None and row.kind == "wiring" and row.style == "holds" else None
+
+
+def rejects_mask(qualified: str | None) -> bool:
+    """Does a model of this class refuse an attention mask with zeros (rejects_mask rows)?"""
+    row = row_for(qualified, "class") if qualified else None
+    return row is not None and row.kind == "rejects_mask"
 
 
 def default(name: str, argument: str, on: On = "function") -> Default:
