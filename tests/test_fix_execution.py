@@ -169,6 +169,53 @@ CASES = {
     # labels a slice of the ids: a view, so the -100 reaches the ids
     "p12_slice_view_shift_write.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",)),
     "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",), lib="numpy"),
+    # ---- cells of the coverage matrix (CONTRIBUTING.md, "Executable fix coverage") ----
+    # PAD001 with pad = EOS shown in the module: only a mask from lengths or the tokenizer is right
+    "p1_eos_lists_right_rows.py": _case("PAD001", ["PAD001"], "collate", "features", lib="lists", setup="setup"),
+    "p1_eos_lists_left_example.py": _case(
+        "PAD001", ["PAD001"], "encode_prompt", "example", checks=("mask",), lib="lists", side="left", setup="setup"
+    ),
+    "p1_eos_numpy_right_full.py": _case(
+        "PAD001", ["PAD001"], "collate_np", "features", checks=("mask",), lib="numpy", setup="setup"
+    ),
+    "p1_eos_numpy_left_tokenizer.py": _case(
+        "PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",), lib="numpy", side="left", setup="setup"
+    ),
+    "p1_eos_torch_left_rowfill.py": _case(
+        "PAD001", ["PAD001"], "LeftPadPromptCollator", "class", checks=("mask",), side="left", setup="setup"
+    ),
+    # PAD002 over numpy batches, and with pad = EOS shown in the module
+    "p2_numpy_tokenizer_copy.py": _case("PAD002", ["PAD002"], "encode_batch", "batch", lib="numpy"),
+    "p2_numpy_left_rows_copy.py": _case("PAD002", ["PAD002"], "collate_left", "features", lib="numpy", side="left"),
+    "p2_eos_lists_map_copy.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists", setup="setup"),
+    "p2_eos_lists_left_rows.py": _case(
+        "PAD002", ["PAD002"], "collate_left", "features", lib="lists", side="left", setup="setup"
+    ),
+    "p2_eos_numpy_batched_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="numpy", setup="setup"),
+    "p2_eos_numpy_left_pad.py": _case(
+        "PAD002", ["PAD002"], "collate_left_np", "features", lib="numpy", side="left", setup="setup"
+    ),
+    "p2_eos_torch_pad_sequence.py": _case("PAD002", ["PAD002"], "collate", "features", setup="setup"),
+    "p2_eos_torch_left_tokenizer.py": _case(
+        "PAD002", ["PAD002"], "ChatBatcher", "class_texts", side="left", setup="setup"
+    ),
+    # PAD003 with pad = EOS shown in the module (the fix carries the tokenizer's mask, whatever the pad id)
+    "p3_eos_lists_batched_ids.py": _case(
+        "PAD003", ["PAD003"], "tokenize_batch", "batch", checks=("mask",), lib="lists", setup="setup"
+    ),
+    "p3_eos_lists_left_encoding_attr.py": _case(
+        "PAD003", ["PAD003"], "build_prompts", "texts", checks=("mask",), lib="lists", side="left", setup="setup"
+    ),
+    "p3_eos_numpy_right_ids.py": _case(
+        "PAD003", ["PAD003"], "encode_np", "texts", checks=("mask",), lib="numpy", setup="setup"
+    ),
+    "p3_eos_numpy_left_mask_false.py": _case(
+        "PAD003", ["PAD003"], "encode_np_left", "texts", checks=("mask",), lib="numpy", side="left", setup="setup"
+    ),
+    "p3_eos_torch_right_ids.py": _case("PAD003", ["PAD003"], "encode_texts", "texts", checks=("mask",), setup="setup"),
+    "p3_eos_torch_left_generate_inputs.py": _case(
+        "PAD003", ["PAD003"], "PromptEncoder", "class_texts", checks=("mask",), side="left", setup="setup"
+    ),
 }
 
 

@@ -127,6 +127,12 @@ def _torch(context: Context) -> tuple[str, bool]:
     return (context.torch, False) if context.torch else ("torch", True)
 
 
+def _numpy(context: Context) -> tuple[str, tuple]:
+    """numpy's name in the module, and the import a fix adds when the module has none (arrays can come
+    from `return_tensors="np"` with numpy never imported)."""
+    return (context.numpy, ()) if context.numpy else ("numpy", ("import numpy",))
+
+
 MASK, LABELS = "attention_mask", "labels"
 FROM_LENGTHS = "Build the attention mask from the sequence lengths"
 FROM_GAP = "Build the attention mask from the padding length"
@@ -161,13 +167,13 @@ def attention_mask(
             return Shape(real, Applicability.SAFE, FROM_LENGTHS, needs_torch=missing, setup=setup)
         suffix = f".to({dtype})" if dtype else ".long()"
         return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, missing, setup, name)
-    if padded.kind == "np" and lengths_ok and context.numpy:
-        np = context.numpy
+    if padded.kind == "np" and lengths_ok:
+        np, imports = _numpy(context)
         setup, real, _ = _positions_np(np, ids, padded)
         if not cast:
-            return Shape(real, Applicability.SAFE, FROM_LENGTHS, setup=setup)
+            return Shape(real, Applicability.SAFE, FROM_LENGTHS, setup=setup, imports=imports)
         suffix = f".astype({dtype})" if dtype else f".astype({np}.int64)"
-        return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, setup=setup, name=name)
+        return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, setup=setup, name=name, imports=imports)
     if padded.kind == "list" and gap_ok and padded.rows is False:
         gap = f"max({padded.gap}, 0)"
         real = f"[1] * (len({ids}) - {gap})"
@@ -182,7 +188,7 @@ def attention_mask(
         context,
         "Derive the attention mask from the pad id (wrong if the pad id also occurs as a real token)",
         tensor=f"({ids} != {pad_code}){cast_code}",
-        array=f"({ids} != {pad_code}).astype({context.numpy}.int64)",
+        array=f"({ids} != {pad_code}).astype({_numpy(context)[0]}.int64)",
         item=f"int(t != {pad_code})",
         name=name,
     )
@@ -233,15 +239,15 @@ def masked_labels(
             torch, missing = _torch(context)
             setup, _, pads = _positions_pt(torch, ids, padded)
             return Shape(f"{ids}.masked_fill({pads}, {IGNORE})", Applicability.SAFE, by_lengths, missing, setup, LABELS)
-    elif padded.kind == "np" and context.numpy:
-        np = context.numpy
+    elif padded.kind == "np":
+        np, imports = _numpy(context)
         if mask:
-            return Shape(f"{np}.where({mask} == 0, {IGNORE}, {ids})", Applicability.SAFE, title, name=LABELS)
+            code = f"{np}.where({mask} == 0, {IGNORE}, {ids})"
+            return Shape(code, Applicability.SAFE, title, name=LABELS, imports=imports)
         if lengths_ok:
             setup, real, _ = _positions_np(np, ids, padded)
-            return Shape(
-                f"{np}.where({real}, {ids}, {IGNORE})", Applicability.SAFE, by_lengths, setup=setup, name=LABELS
-            )
+            code = f"{np}.where({real}, {ids}, {IGNORE})"
+            return Shape(code, Applicability.SAFE, by_lengths, setup=setup, name=LABELS, imports=imports)
     elif padded.kind == "list":
         if mask and padded.rows is False:
             code = f"[t if m else {IGNORE} for t, m in zip({ids}, {mask})]"
@@ -252,9 +258,8 @@ def masked_labels(
         if mask and padded.rows is None and is_place(mask):
             # One row or a batch of rows (a map function whose `batched=` is not in view): numpy's
             # `where` is right for both, and padded rows are of one length.
-            np = context.numpy or "numpy"
+            np, imports = _numpy(context)
             code = f"{np}.where({np}.asarray({mask}) == 0, {IGNORE}, {ids}).tolist()"
-            imports = () if context.numpy else ("import numpy",)
             return Shape(code, Applicability.SAFE, title, name=LABELS, imports=imports)
         if gap_ok and padded.rows is False:
             gap = f"max({padded.gap}, 0)"
@@ -272,7 +277,7 @@ def masked_labels(
         context,
         "Set labels equal to the pad id to -100 (also hides real tokens equal to the pad id)",
         tensor=f"{ids}.masked_fill({ids} == {pad_code}, {IGNORE})",
-        array=f"{context.numpy}.where({ids} == {pad_code}, {IGNORE}, {ids})",
+        array=f"{_numpy(context)[0]}.where({ids} == {pad_code}, {IGNORE}, {ids})",
         item=f"{IGNORE} if t == {pad_code} else t",
         name=LABELS,
     )
@@ -284,8 +289,8 @@ def _by_pad_id(
     """The UNSAFE shape that compares each token with the pad id, written for the ids' kind."""
     if padded.kind == "pt":
         return Shape(tensor, Applicability.UNSAFE, title, name=name)
-    if padded.kind == "np" and context.numpy:
-        return Shape(array, Applicability.UNSAFE, title, name=name)
+    if padded.kind == "np":
+        return Shape(array, Applicability.UNSAFE, title, name=name, imports=_numpy(context)[1])
     if padded.kind == "list" and padded.rows is False:
         return Shape(f"[{item} for t in {ids}]", Applicability.UNSAFE, title, name=name)
     if padded.kind == "list" and padded.rows:

@@ -94,26 +94,49 @@ class StoresMixin(WalkerState):
         return any(read in self.code(test) for test in self.guards)
 
     def note_row_fill(self, target: cst.Subscript, base: Value) -> None:
-        """`ids[i, :len(s)] = s` in `for i, s in enumerate(seqs)`: the rows' lengths are `len(s)` of `seqs`."""
+        """`ids[i, :len(s)] = s` in `for i, s in enumerate(seqs)`: the rows' lengths are `len(s)` of `seqs`.
+        Also written from the end (`ids[i, -len(s):]`, `ids[i, width - len(s):]`: the row must fill the
+        rest of the buffer, so it is padded on the left), with the length of a part of the loop's item
+        (`len(f["input_ids"])`) or read from a list of lengths by the row index (`lengths[i]`)."""
         if len(target.slice) != 2 or not isinstance(target.slice[1].slice, cst.Slice):
             return
         cut = target.slice[1].slice
-        bound, side = (cut.upper, "right") if cut.lower is None else (cut.lower, "left")
-        if side == "left" and isinstance(bound, cst.UnaryOperation) and isinstance(bound.operator, cst.Minus):
-            bound = bound.expression
-        elif side == "left" or cut.upper is None and cut.lower is None:
+        if cut.step is not None or (cut.lower is None) == (cut.upper is None):
             return
-        if not (isinstance(bound, cst.Call) and P.last_name(bound.func) == "len" and bound.args):
+        bound, side = (cut.upper, "right") if cut.lower is None else (_counted_from_end(cut.lower), "left")
+        row_index = target.slice[0].slice
+        found = self.row_lengths(bound, row_index.value if isinstance(row_index, cst.Index) else None)
+        if found is None:
             return
-        row = bound.args[0].value
-        walked = self.loop_aliases.get(row.value) if isinstance(row, cst.Name) else None
-        if walked is None or not walked.isidentifier() or not isinstance(row, cst.Name):
-            return
+        lengths, walked = found
         for padded in tags_of(base, Padded):
             if padded.lengths is None and padded.kind in ("pt", "np"):
-                padded.lengths = f"[len({row.value}) for {row.value} in {walked}]"
+                padded.lengths = lengths
                 padded.lengths_names = ((walked, id(self.env.owner(walked)), self.env.version(walked)),)
                 padded.side = side
+
+    def row_lengths(self, bound: cst.BaseExpression | None, row_index) -> tuple[str, str] | None:
+        """(code of every row's length, the name it reads) for the length of one row: `len(s)` with `s`
+        (or `s["input_ids"]`) the item of a loop over a named list, or `lengths[i]` with `i` the row index."""
+        if isinstance(bound, cst.Call) and P.last_name(bound.func) == "len" and len(bound.args) == 1:
+            row = bound.args[0].value
+            root = row
+            while isinstance(root, (cst.Subscript, cst.Attribute)):
+                root = root.value
+            walked = self.loop_aliases.get(root.value) if isinstance(root, cst.Name) else None
+            if walked is None or not walked.isidentifier() or place_key(row) is None:
+                return None
+            return f"[len({self.code(row)}) for {root.value} in {walked}]", walked
+        index = single_index(bound) if isinstance(bound, cst.Subscript) else None
+        if (
+            index is not None
+            and isinstance(bound.value, cst.Name)
+            and isinstance(index, cst.Name)
+            and isinstance(row_index, cst.Name)
+            and index.value == row_index.value
+        ):
+            return bound.value.value, bound.value.value
+        return None
 
     def indexes_padding(self, target: cst.Subscript) -> bool:
         """Does `x[index]` select pad positions (a mask, a comparison, a suffix) rather than a prompt prefix?"""
@@ -168,6 +191,15 @@ class StoresMixin(WalkerState):
             self.loop_aliases[target.value] = iterable_key
             if place_key(iterable) in self.str_seq_names:
                 self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
+
+
+def _counted_from_end(lower: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The length `n` in a slice start `-n` or `width - n` (a row written up to the end of the buffer)."""
+    if isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus):
+        return lower.expression
+    if isinstance(lower, cst.BinaryOperation) and isinstance(lower.operator, cst.Subtract):
+        return lower.right
+    return None
 
 
 def _known_positions(target: cst.Subscript) -> bool:

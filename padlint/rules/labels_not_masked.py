@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import libcst as cst
+
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules import sites
@@ -101,11 +103,21 @@ def group_texts(examples, block=512):
 
     def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded
+        node, ids_code = event.node, event.source_code
+        row_variable = _row_variable_of(facts, event)
+        if row_variable is not None:
+            # `[list(row) for row in rows]`: the element is one row, the mask in view is the batch's; the
+            # whole comprehension becomes the batch's labels, or nothing is written (a batch-level mask
+            # zipped with one row would pair each token with a whole row).
+            comprehension = _copy_of_each_row(facts, row_variable, event.node)
+            if comprehension is None:
+                return None
+            node, ids_code = comprehension, facts.code(comprehension.for_in.iter)
 
         def labels_masked_by(mask: str | None) -> fixshapes.Shape | None:
             return fixshapes.masked_labels(
                 padded,
-                event.source_code,
+                ids_code,
                 mask,
                 event.context,
                 lengths_ok=event.lengths_ok,
@@ -117,7 +129,7 @@ def group_texts(examples, block=512):
         shape = labels_masked_by(event.mask_code)
         if (shape is None or shape.applicability is not Applicability.SAFE) and padded.from_tokenizer:
             # the ids were split off their encoding: keep it, and mask the labels by its attention mask
-            kept = keep_encoding(facts, padded, (event.node,))
+            kept = keep_encoding(facts, padded, (node,))
             by_mask = labels_masked_by(kept.mask_where_ids_are()) if kept is not None else None
             if (
                 kept is not None
@@ -125,10 +137,33 @@ def group_texts(examples, block=512):
                 and by_mask.applicability is Applicability.SAFE
                 and not by_mask.setup
             ):
-                return FixProposal(Applicability.SAFE, by_mask.title, (*kept.edits, (event.node, by_mask.code)))
+                return FixProposal(Applicability.SAFE, by_mask.title, (*kept.edits, (node, by_mask.code)))
         if shape is None:
-            return _pad_labels_with_ignore(facts, event)
-        return shape.proposal(event.node, facts)
+            return None if row_variable is not None else _pad_labels_with_ignore(facts, event)
+        return shape.proposal(node, facts)
+
+
+def _row_variable_of(facts: ModuleFacts, event: LabelsAtSink) -> cst.CompFor | None:
+    """The comprehension clause whose loop variable the labels are read from (`row` in
+    `[list(row) for row in rows]`), if they are one."""
+    for outer in reversed(sites.path_to(facts, event.node)):
+        if isinstance(outer, (cst.ListComp, cst.GeneratorExp)):
+            clause = outer.for_in
+            while clause is not None:
+                if isinstance(clause.target, cst.Name) and clause.target.value == event.source_code:
+                    return clause
+                clause = clause.inner_for_in
+    return None
+
+
+def _copy_of_each_row(facts: ModuleFacts, clause: cst.CompFor, node: cst.CSTNode) -> cst.ListComp | None:
+    """The comprehension `[copy(row) for row in rows]` when that is all it does: one clause over a plain
+    place, no condition, its element the labels node itself."""
+    for outer in reversed(sites.path_to(facts, node)):
+        if isinstance(outer, cst.ListComp) and outer.for_in is clause:
+            plain = clause.inner_for_in is None and not clause.ifs and fixshapes.is_place(facts.code(clause.iter))
+            return outer if plain and outer.elt is node else None
+    return None
 
 
 def _pad_labels_with_ignore(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
