@@ -36,6 +36,16 @@ class FixOutcome:
     remaining: list[Diagnostic] = field(default_factory=list)  # findings still in `source`
     error: str | None = None  # set when a fix was refused (the fixed code would not parse)
 
+    def elsewhere(self) -> dict[str, list[Edit]]:
+        """What the applied fixes change in other files: path -> edits (positions in that file's text
+        as the analysis read it). Written by whoever writes `source` (run/elsewhere.py), or not at all."""
+        found: dict[str, list[Edit]] = {}
+        for diagnostic in self.fixed:
+            for edit in diagnostic.fix.elsewhere if diagnostic.fix is not None else ():
+                if edit not in found.setdefault(edit.filename or "", []):
+                    found[edit.filename or ""].append(edit)
+        return found
+
 
 def parse(source: str) -> cst.Module:
     try:
@@ -127,6 +137,8 @@ def _lint_module(
         if span is None:
             continue
         fix = _make_fix(finding.fix, positions, module, _quote(facts)) if finding.fix is not None else None
+        if fix is not None and fix.elsewhere:
+            fix = _spelled_beside(fix, filename)
         no_fix = rule.no_fix_help(finding) if fix is None else None
         if fix is not None:
             from padlint.rules.bound_names import NameCheck
@@ -155,6 +167,27 @@ def _lint_module(
         )
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
+
+
+def _spelled_beside(fix: Fix, filename: str) -> Fix:
+    """Edits of other files name them as the finding's file is named (relative stays relative)."""
+    import os
+
+    if filename == "-" or os.path.isabs(filename):
+        return fix
+    folder = os.path.dirname(os.path.abspath(filename))
+    edits = tuple(
+        e
+        if e.filename is None
+        else Edit(
+            e.content,
+            e.location,
+            e.end_location,
+            os.path.normpath(os.path.join(os.path.dirname(filename), os.path.relpath(e.filename, folder))),
+        )
+        for e in fix.edits
+    )
+    return Fix(fix.applicability, fix.message, edits)
 
 
 def _imported(lines) -> list[str]:
@@ -194,20 +227,11 @@ def _quote(facts) -> str:
 
 
 def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix | None:
-    from padlint.rules.layout import requote
+    from padlint.rules.edits import to_edits
 
-    edits = []
-    for replacement in proposal.replacements:
-        if len(replacement) == 3:  # (start, end, code) with libcst CodePositions
-            start, end, code = replacement
-        else:
-            node, code = replacement
-            span = positions.get(node)
-            if span is None:
-                return None
-            start, end = span.start, span.end
-        code = requote(code, quote)  # the file's own quote style (a notebook in single quotes stays so)
-        edits.append(Edit(code, Location(start.line, start.column + 1), Location(end.line, end.column + 1)))
+    edits = to_edits(proposal.replacements, positions, quote)
+    if edits is None:
+        return None
     lines = (("import torch",) if proposal.needs_torch else ()) + tuple(proposal.import_lines)
     if lines:
         row, before_code = _import_row(module, positions)
@@ -217,7 +241,8 @@ def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix 
             Edit(line + "\n" + gap * (i == len(lines) - 1), Location(row, 1), Location(row, 1))
             for i, line in enumerate(lines)
         )
-    return Fix(proposal.applicability, proposal.message, tuple(sorted(edits, key=lambda e: e.location)))
+    edits.sort(key=lambda e: e.location)
+    return Fix(proposal.applicability, proposal.message, (*edits, *proposal.elsewhere))
 
 
 def _import_row(module: cst.Module, positions) -> tuple[int, bool]:
@@ -288,15 +313,23 @@ def fix_source(
     select: Collection[str] | None = None,
     unsafe: bool = False,
     line_length: int | None = None,
+    elsewhere: bool = False,
 ) -> FixOutcome:
-    """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable."""
+    """Apply every applicable fix (safe ones, plus unsafe ones if `unsafe`), re-linting until stable.
+
+    A fix that also edits another file is applicable only when the caller writes those edits too
+    (`elsewhere`, see FixOutcome.elsewhere): half of it would leave the two files disagreeing."""
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
     current = source
     fixed: list[Diagnostic] = []
     error = None
     for _ in range(MAX_FIX_ROUNDS):
         diagnostics = lint_source(current, filename, select, line_length)
-        applicable = [d for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
+        applicable = [
+            d
+            for d in diagnostics
+            if d.fix is not None and d.fix.applicability in allowed and (elsewhere or not d.fix.elsewhere)
+        ]
         if not applicable:
             return FixOutcome(current, fixed, diagnostics, error)
         candidate, applied = apply_fixes(current, applicable)
@@ -325,7 +358,7 @@ def apply_fixes(source: str, diagnostics: list[Diagnostic]) -> tuple[str, list[D
         fix = diagnostic.fix
         if fix is None:
             continue
-        spans = [(offset(e.location), offset(e.end_location), e.content) for e in fix.edits]
+        spans = [(offset(e.location), offset(e.end_location), e.content) for e in fix.edits if e.filename is None]
         if any(
             _overlaps(s, e, ts, te) or _same_point(s, e, ts, te) and c != tc
             for s, e, c in spans

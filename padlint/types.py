@@ -29,6 +29,9 @@ class Edit:
     content: str
     location: Location
     end_location: Location
+    # The file this edit changes when it is not the finding's own (a fix whose harm is repaired in
+    # another module of the project: the caller that unpacks what this module returns). Absolute.
+    filename: str | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,11 @@ class Fix:
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...]
+
+    @property
+    def elsewhere(self) -> tuple[Edit, ...]:
+        """The edits of other files than the finding's own."""
+        return tuple(e for e in self.edits if e.filename is not None)
 
 
 @dataclass(frozen=True)

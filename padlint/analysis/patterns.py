@@ -79,6 +79,17 @@ _LAYOUT_FIELD = re.compile(
 )
 
 
+def contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Is `node` (by identity) `root` or written inside it?"""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(child_nodes(current))
+    return False
+
+
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes of `node`, read straight from its fields (whitespace and tokens left out).
 

@@ -56,6 +56,7 @@ class ModuleContext:
     spans: dict = field(default_factory=dict)  # name -> (first line, last line), 1-based
     text: str = ""
     tried: set = field(default_factory=set)  # names whose definition was parsed (or refused)
+    parts: dict = field(default_factory=dict)  # name -> the module its definition was parsed as
 
     def definition_source(self, name: str) -> str | None:
         """The text of the top-level def or class `name` of a module read by its definitions."""
@@ -88,11 +89,31 @@ class ModuleContext:
         if found is None or found.name.value != name:
             return None
         self.definitions[name] = found
+        self.parts[name] = part
         if self.info is not None:  # the module's facts were gathered: add this definition's
             from padlint.analysis.module_info import gather_definition
 
             gather_definition(part, found, self.info, self.aside)
         return found
+
+    def holds(self, node: cst.CSTNode) -> tuple[cst.Module, int] | None:
+        """(the parsed piece of this module `node` is in, the file's line of that piece's line 1 less
+        one) for a module read by its definitions; the top level's lines need kept_lines()."""
+        for name, definition in self.definitions.items():
+            if P.contains(definition, node):
+                part = self.parts.get(name)
+                return (part, self.spans[name][0] - 1) if part is not None else None
+        return (self.module, -1) if P.contains(self.module, node) else None
+
+    def kept_lines(self) -> list[int]:
+        """The file's line of each line of the top level as parsed (the definitions' lines dropped)."""
+        dropped = {line for first, last in self.spans.values() for line in range(first, last + 1)}
+        return [line for line in range(1, len(self.lines) + 1) if line not in dropped]
+
+
+def contexts_read() -> list[ModuleContext]:
+    """The modules this process read by their definitions (for a caller or an importer)."""
+    return [held[1] for held in _READ_BY_DEFINITIONS.values() if held[1] is not None]
 
 
 class Project:

@@ -20,7 +20,12 @@ def diagnostic_to_dict(d: Diagnostic) -> dict:
             "applicability": d.fix.applicability.value,
             "message": d.fix.message,
             "edits": [
-                {"content": e.content, "location": _loc(e.location), "end_location": _loc(e.end_location)}
+                {
+                    "content": e.content,
+                    "location": _loc(e.location),
+                    "end_location": _loc(e.end_location),
+                    **({"filename": e.filename} if e.filename else {}),  # another file than the finding's
+                }
                 for e in d.fix.edits
             ],
         }

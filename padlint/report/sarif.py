@@ -90,14 +90,22 @@ def _region(start: Location, end: Location) -> dict:
 def _fixes(d: Diagnostic) -> list[dict]:
     if d.fix is None or not d.fix.edits:
         return []
-    replacements = [
-        {"deletedRegion": _region(e.location, e.end_location), "insertedContent": {"text": e.content}}
-        for e in d.fix.edits
+    files = list(dict.fromkeys(e.filename or d.filename for e in d.fix.edits))  # the finding's first
+    changes = [
+        {
+            "artifactLocation": _artifact(name),
+            "replacements": [
+                {"deletedRegion": _region(e.location, e.end_location), "insertedContent": {"text": e.content}}
+                for e in d.fix.edits
+                if (e.filename or d.filename) == name
+            ],
+        }
+        for name in files
     ]
     return [
         {
             "description": {"text": d.fix.message},
-            "artifactChanges": [{"artifactLocation": _artifact(d.filename), "replacements": replacements}],
+            "artifactChanges": changes,
             "properties": {"applicability": d.fix.applicability.value},
         }
     ]

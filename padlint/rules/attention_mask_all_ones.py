@@ -168,18 +168,7 @@ def masks_padded_as_ids(facts: ModuleFacts) -> Iterable[Finding]:
             "attends to padding"
         )
         fix = None
-        if event.pad_node is not None and _inside(event.pad_node, event.node):
+        if event.pad_node is not None and P.contains(event.node, event.pad_node):
             fix = FixProposal(Applicability.SAFE, "Pad the mask with 0", ((event.pad_node, "0"),))
         why = None if fix else f"`{facts.brief(event.node)}` takes its pad value from the tokenizer, not from this code"
         yield Finding(event.node, message, fix, no_fix=why)
-
-
-def _inside(node: cst.CSTNode, step: cst.CSTNode) -> bool:
-    """Is `node` written inside the padding step (so replacing it changes only this padding)?"""
-    stack = [step]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(P.child_nodes(current))
-    return False

@@ -29,6 +29,9 @@ class FixProposal:
     replacements: tuple
     needs_torch: bool = False  # the code uses `torch`, which the module does not import yet
     import_lines: tuple = ()  # import statements the code needs, added after the module's imports
+    # Edits of another module of the project (padlint.types.Edit with its filename), where the harm is
+    # repaired: the caller that unpacks what this module returns (rules/elsewhere.py).
+    elsewhere: tuple = ()
 
 
 @dataclass

@@ -7,7 +7,8 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules import sites
-from padlint.rules.layout import wrap
+from padlint.rules.layout import requote, wrap
+from padlint.types import Edit, Location
 
 
 def delete_item(facts: ModuleFacts, owner: cst.CSTNode, items: list, item) -> tuple | None:
@@ -117,3 +118,23 @@ def insert_item(
 def _own_lines(facts: ModuleFacts, item: str, indent: str) -> str:
     """An item on a line of its own, broken at its brackets when it would not fit there."""
     return ("\n" + indent).join(wrap(item, sites.line_length(facts) - len(indent)))
+
+
+def to_edits(replacements, positions, quote: str = '"', filename: str | None = None) -> list[Edit] | None:
+    """A fix's replacements as text edits: (node, code) at the node's position, (start, end, code)
+    between two libcst CodePositions; the code in the file's own quote style (a notebook in single
+    quotes stays so). None when a node has no position in that module. `filename`: the file they
+    change when it is not the finding's own."""
+    edits = []
+    for replacement in replacements:
+        if len(replacement) == 3:
+            start, end, code = replacement
+        else:
+            node, code = replacement
+            span = positions.get(node)
+            if span is None:
+                return None
+            start, end = span.start, span.end
+        at, until = Location(start.line, start.column + 1), Location(end.line, end.column + 1)
+        edits.append(Edit(requote(code, quote), at, until, filename))
+    return edits

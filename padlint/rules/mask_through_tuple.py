@@ -5,10 +5,13 @@ leaves the mask behind, and `for input_ids, labels in loader: model(input_ids=in
 in another function of the module sends the ids alone. Neither place can be fixed alone: the tuple
 gets the mask beside the ids (read off the encoding the way the ids are), the loop unpacks it into a
 name of its own, and the model call passes it. Unsafe: whoever else unpacks these items (another
-loop, another module) must unpack one more value too.
+loop, another module) must unpack one more value too. The loop or assignment may be in the module that
+imports this one: then its edits name that file (rules/elsewhere.py).
 """
 
 from __future__ import annotations
+
+import os
 
 import libcst as cst
 
@@ -17,6 +20,7 @@ from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules import sites
 from padlint.rules.base import FixProposal
 from padlint.rules.edits import add_mask_beside_ids
+from padlint.rules.elsewhere import elsewhere
 from padlint.types import Applicability
 
 PREFERRED_NAME = "attention_mask"
@@ -27,11 +31,20 @@ TITLE = (
 
 
 def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
-    """The three edits, when the ids leave in a returned tuple and a `for` loop of this module unpacks
-    that tuple, position by position, around the model call."""
+    """The three edits, when the ids leave in a returned tuple and a `for` loop or an assignment
+    unpacks that tuple, position by position, before the model call: in this module, or in the
+    module that calls this one (whose edits name its file)."""
     returned, sink = event.node, event.sink
-    if not isinstance(returned, cst.Tuple) or not isinstance(sink, cst.Call) or facts.span(sink) is None:
+    if not isinstance(returned, cst.Tuple) or not isinstance(sink, cst.Call):
         return None
+    there = elsewhere(facts, sink) if facts.span(sink) is None else None
+    if there is not None:
+        sink_facts, sink = there.facts, there.node
+    elif facts.span(sink) is not None:
+        sink_facts = facts
+    else:
+        return None
+    assert isinstance(sink, cst.Call)
     path = sites.path_to(facts, returned)
     if len(path) < 2 or not isinstance(path[-2], cst.Return):
         return None
@@ -44,10 +57,12 @@ def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | Non
     if ids_arg is None or not isinstance(ids_arg.value, cst.Name):
         return None
     ids = ids_arg.value.value
-    loop = _unpacking_loop(facts, sink, ids, index, len(elements)) or _unpacking_assign(facts, sink, ids, index)
+    loop = _unpacking_loop(sink_facts, sink, ids, index, len(elements)) or _unpacking_assign(
+        sink_facts, sink, ids, index
+    )
     if loop is None:
         return None
-    name = sites.Site(loop, "", facts).fresh(PREFERRED_NAME)
+    name = sites.Site(loop, "", sink_facts).fresh(PREFERRED_NAME)
     mask_element = facts.code(elements[index].value.deep_replace(read, _mask_read(read)))
     items = [facts.code(e.value) for e in elements]
     items.insert(index + 1, mask_element)
@@ -59,19 +74,26 @@ def mask_through_tuple(facts: ModuleFacts, event: MaskLost) -> FixProposal | Non
     assert isinstance(target, cst.Tuple)
     if len(target.elements) != len(elements):
         return None
-    names = [facts.code(e.value) for e in target.elements]
+    names = [sink_facts.code(e.value) for e in target.elements]
     names.insert(index + 1, name)
     # the header is written again from `for` (up to `=`): the new name is bound by it where the call reads it
     if isinstance(loop, cst.For):
-        header = (facts.range_of(loop).start, facts.range_of(target).end, f"for {', '.join(names)}")
+        header = (sink_facts.range_of(loop).start, sink_facts.range_of(target).end, f"for {', '.join(names)}")
     else:
-        header = (facts.range_of(target).start, facts.range_of(loop.value).start, f"{', '.join(names)} = ")
-    at_call = add_mask_beside_ids(facts, sink, name)
+        start, end = sink_facts.range_of(target).start, sink_facts.range_of(loop.value).start
+        header = (start, end, f"{', '.join(names)} = ")
+    at_call = add_mask_beside_ids(sink_facts, sink, name)
     if at_call is None:
         return None
-    at_return = sites.fit_line(facts, [(returned, tuple_code)])
-    edits = (*at_return, header, *sites.fit_line(facts, [at_call]))
-    return FixProposal(Applicability.UNSAFE, TITLE, edits)
+    at_return = tuple(sites.fit_line(facts, [(returned, tuple_code)]))
+    at_caller = (header, *sites.fit_line(sink_facts, [at_call]))
+    if there is None:
+        return FixProposal(Applicability.UNSAFE, TITLE, (*at_return, *at_caller))
+    edits = there.edits(at_caller)
+    if edits is None:
+        return None
+    title = f"{TITLE}; edits `{os.path.basename(sink_facts.filename)}` too"
+    return FixProposal(Applicability.UNSAFE, title, at_return, elsewhere=edits)
 
 
 def _ids_read(value: cst.BaseExpression) -> cst.CSTNode | None:

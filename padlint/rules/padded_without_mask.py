@@ -213,7 +213,7 @@ def _why_no_fix(event: MaskLost) -> str | None:
     if event.how in ("subscript", "encode") and isinstance(event.node, cst.Tuple) and event.sink is not None:
         # returned beside other values and unpacked by the caller before the model call
         return (
-            "the ids are returned in a tuple that a caller unpacks before the model call (a fix edits one file): "
+            "the ids are returned in a tuple that a caller unpacks before the model call where no fix can follow them: "
             "return the encoding's `attention_mask` in the tuple too, unpack it there and pass it as `attention_mask=`"
         )
     if event.how in ("subscript", "encode"):

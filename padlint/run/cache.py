@@ -245,9 +245,15 @@ def _dump(d: Diagnostic) -> dict[str, object]:
         out["fix"] = [
             d.fix.applicability.value,
             d.fix.message,
-            [[e.content, _loc(e.location), _loc(e.end_location)] for e in d.fix.edits],
+            [[e.content, _loc(e.location), _loc(e.end_location), *_other(e, d.filename)] for e in d.fix.edits],
         ]
     return out
+
+
+def _other(edit: Edit, filename: str) -> list[str]:
+    """The file an edit of another file changes, relative to the finding's (the cache is read from
+    any working directory)."""
+    return [os.path.relpath(edit.filename, os.path.dirname(filename) or ".")] if edit.filename else []
 
 
 def _load(item: dict, filename: str) -> Diagnostic:
@@ -257,7 +263,10 @@ def _load(item: dict, filename: str) -> Diagnostic:
         fix = Fix(
             Applicability(applicability),
             message,
-            tuple(Edit(c, Location(*start), Location(*end)) for c, start, end in edits),
+            tuple(
+                Edit(c, Location(*start), Location(*end), *[os.path.join(os.path.dirname(filename), o) for o in other])
+                for c, start, end, *other in edits
+            ),
         )
     return Diagnostic(
         code=item["code"],

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings, project_line_length
+from padlint.run import elsewhere
 from padlint.types import Diagnostic, Location
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ def _analyse(task: tuple) -> tuple:
     enabled, with the stdlib parser; only a file that fails that check goes on to libcst, so PAD000
     is reported with libcst's message, as without the first look.
     """
-    filename, text, select, mode, unsafe, look, report_invalid, line_length = task
+    filename, text, select, mode, unsafe, look, report_invalid, line_length, *rest = task
+    elsewhere = bool(rest and rest[0])  # fixes may also edit other files: the caller writes them (elsewhere.py)
     plan: bool | str = True
     if look != "full":
         from padlint.look import prefilter
@@ -130,11 +132,11 @@ def _analyse(task: tuple) -> tuple:
     try:
         if mode == "lint":
             return ("ok", engine.lint_source(text, filename, select, line_length), text, [], None, True)
-        outcome = engine.fix_source(text, filename, select, unsafe=unsafe, line_length=line_length)
+        outcome = engine.fix_source(text, filename, select, unsafe, line_length, elsewhere)
         if (
             outcome.source != text
             and _still_fixable(outcome.remaining, unsafe)
-            and engine.fix_source(outcome.source, filename, select, unsafe=unsafe, line_length=line_length).source
+            and engine.fix_source(outcome.source, filename, select, unsafe, line_length, elsewhere).source
             != outcome.source
         ):
             # The fixes did not settle (fixing the result again would change it): write nothing.
@@ -218,6 +220,8 @@ class Runner:
         self.cache = None
         self.stdout_bytes: bytes | None = None  # what a fix of stdin writes out
         self._selection: frozenset[str] | None = None  # the same for every file without per-file-ignores
+        self.held: list[elsewhere.Held] = []  # files whose fixes also edit other files, settled last
+        self.changed: set[str] = set()  # absolute paths of files this run's own fixes changed
         if options.cache and options.mode == "lint":
             from padlint.run.cache import Cache, cache_dir
 
@@ -306,6 +310,7 @@ class Runner:
                     job.look,
                     job.report_invalid,
                     job.line_length,
+                    not job.stdin,  # a fix of stdin writes one text: none that edits other files
                 )
 
         timeout = self.options.timeout or None
@@ -319,10 +324,12 @@ class Runner:
                 except Exception as exc:  # a bug in a rule must not hide the other files' results
                     outcome, ok = f"{type(exc).__name__}: {exc}", False
                 self.finish(held.pop(index), outcome, ok)
+            self.settle_elsewhere()
             return
         jobs_wanted = self.options.jobs or pool.default_jobs()
         for index, outcome, ok in pool.run(analyse, tasks(), jobs_wanted, timeout):
             self.finish(held.pop(index), outcome, ok)
+        self.settle_elsewhere()
 
     def finish(self, job: _Job, outcome, ok: bool) -> None:
         from padlint.run import pool
@@ -377,6 +384,12 @@ class Runner:
         source = job.source
         text = source.text
         mode = self.options.mode
+        if new_text != text and mode != "lint" and elsewhere.has_elsewhere(fixed):
+            # written (or shown) with the other files its fixes edit, once every file was handled
+            self.held.append(elsewhere.Held(job, found, new_text, fixed, read))
+            return
+        if new_text != text and not job.stdin:
+            self.changed.add(os.path.abspath(job.filename))
         if new_text != text and mode == "fix":
             try:
                 if job.stdin:
@@ -402,6 +415,34 @@ class Runner:
             self._store(job, found, read)
         self.result.fixed.extend(fixed)
         self._found(job.filename, new_text, found, source)
+
+    def settle_elsewhere(self) -> None:
+        """Write (or show) the files held back for the other files their fixes edit (elsewhere.py)."""
+        if not self.held:
+            return
+        held, self.held = self.held, []
+        # a held file is changed by its own fixes as well: another fix's positions in it would be stale
+        changed = self.changed | {os.path.abspath(h.job.filename) for h in held}
+        planned, refused = elsewhere.settle(held, changed, self.settings.target_version)
+        written = self.options.mode != "fix" or elsewhere.write_all(planned, self.error)
+        if not written:
+            refused += [(h, "another file it edits could not be written") for p in planned for h in p.holders]
+            planned = []
+        for holder, reason in refused:
+            job = holder.job
+            self.warn(f"{job.filename}: not fixed: {reason}")
+            outcome = analyse(
+                (job.filename, job.source.text, job.select, "lint", False, "full", job.report_invalid, job.line_length)
+            )
+            self._found(job.filename, job.source.text, outcome[1] if outcome[0] == "ok" else [], job.source)
+        refused_ids = {id(h) for h, _ in refused}
+        for holder in held:
+            if id(holder) not in refused_ids:
+                job = holder.job
+                self.apply(job, holder.found, holder.new_text, [d for d in holder.fixed if not d.fix.elsewhere])
+                self.result.fixed.extend(d for d in holder.fixed if d.fix is not None and d.fix.elsewhere)
+        if self.options.mode == "diff":
+            self.result.diffs.extend(elsewhere.diffs(planned))  # after the diffs of the files they go with
 
     def _found(self, filename: str, text: str, found: list[Diagnostic], source=None) -> None:
         notebook = getattr(source, "notebook", None)

@@ -68,9 +68,10 @@ def to_lsp(diagnostic: Diagnostic, lines: TextLines) -> types.Diagnostic:
 
 
 def offers_fix(diagnostic: Diagnostic) -> bool:
-    """Whether a quick fix is offered: safe and unsafe fixes (the user applies each one by hand)."""
+    """Whether a quick fix is offered: safe and unsafe fixes (the user applies each one by hand), of
+    this document alone (a fix that also edits another file is applied by `padlint check --fix`)."""
     fix = diagnostic.fix
-    return fix is not None and fix.applicability in (Applicability.SAFE, Applicability.UNSAFE)
+    return fix is not None and fix.applicability in (Applicability.SAFE, Applicability.UNSAFE) and not fix.elsewhere
 
 
 def text_edits(old: str, new: str, units: Units) -> list[types.TextEdit]:
