@@ -84,9 +84,9 @@ def test_fix_refuses_a_file_changed_on_disk_since_it_was_read(project, monkeypat
     edited = BUGGY.replace("def collate", "# edited in another window\ndef collate")
     original = engine.fix_source
 
-    def fix_while_someone_edits(text, filename="-", select=None, unsafe=False, line_length=None):
+    def fix_while_someone_edits(text, filename="-", select=None, **options):
         target.write_text(edited)  # another editor saves while padlint works on its copy
-        return original(text, filename, select, unsafe=unsafe, line_length=line_length)
+        return original(text, filename, select, **options)
 
     monkeypatch.setattr(engine, "fix_source", fix_while_someone_edits)
     result = check("--fix", "--output-format", "concise", "buggy.py")

@@ -15,7 +15,6 @@ import os
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from padlint.analysis import parsing
 from padlint.analysis import patterns as P
@@ -46,6 +45,8 @@ _WHOLE: dict[str, tuple[str, cst.Module, dict]] = {}  # path -> (text, module, p
 def elsewhere(facts: ModuleFacts, node: cst.CSTNode) -> Elsewhere | None:
     """`node` (of another module, as the analysis of `facts` read it) in that module parsed whole;
     None for a node of this module, or one that cannot be found again where it was."""
+    from libcst.metadata import MetadataWrapper, PositionProvider  # a `from` import loads libcst (lazy_imports.py)
+
     if facts.is_local(node):
         return None
     for context in contexts_read():
@@ -71,6 +72,8 @@ def elsewhere(facts: ModuleFacts, node: cst.CSTNode) -> Elsewhere | None:
 
 
 def _parsed_whole(path: str, text: str) -> tuple[cst.Module, dict] | None:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     held = _WHOLE.get(path)
     if held is None or held[0] != text:
         try:

@@ -132,11 +132,13 @@ def _analyse(task: tuple) -> tuple:
     try:
         if mode == "lint":
             return ("ok", engine.lint_source(text, filename, select, line_length), text, [], None, True)
-        outcome = engine.fix_source(text, filename, select, unsafe, line_length, elsewhere)
+        outcome = engine.fix_source(text, filename, select, unsafe=unsafe, line_length=line_length, elsewhere=elsewhere)
         if (
             outcome.source != text
             and _still_fixable(outcome.remaining, unsafe)
-            and engine.fix_source(outcome.source, filename, select, unsafe, line_length, elsewhere).source
+            and engine.fix_source(
+                outcome.source, filename, select, unsafe=unsafe, line_length=line_length, elsewhere=elsewhere
+            ).source
             != outcome.source
         ):
             # The fixes did not settle (fixing the result again would change it): write nothing.
