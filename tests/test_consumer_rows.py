@@ -203,3 +203,73 @@ def test_the_rows_cite_the_versions_they_were_read_from():
     assert T.rebuilt_label_masks("peft.CPTConfig") == {"input_type_mask"}
     held = T.holds_rows("trl.PPOTrainer")
     assert held is not None and "dataloader" in held.exposes and held.roles["dataset"][0] == "dataset"
+
+
+# ---- a labels column every loop reads into a variable nothing uses (distillation on logits) --------
+DISTILL = """
+    import torch
+    import torch.nn.functional as F
+    from datasets import load_dataset
+    from torch.utils.data import DataLoader
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained("gpt2")
+    tok.pad_token = tok.eos_token
+    teacher = AutoModelForCausalLM.from_pretrained("gpt2-medium")
+    student = AutoModelForCausalLM.from_pretrained("gpt2")
+
+
+    def encode(batch):
+        enc = tok(batch["text"], padding="max_length", max_length=64, truncation=True, return_tensors="pt")
+        labels = enc["input_ids"].clone()
+        return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"], "labels": labels}
+
+
+    corpus = load_dataset("text", data_files="train.txt", split="train").select(range(100))
+    encoded = corpus.map(encode, batched=True, remove_columns=["text"])
+    encoded.set_format("torch")
+    loader = DataLoader(encoded, batch_size=4, shuffle=True)
+
+    for epoch in range(2):
+        for step, batch in enumerate(loader):
+            ids = batch["input_ids"].to("cpu")
+            mask = batch["attention_mask"].to("cpu")
+            labels = batch["labels"].to("cpu")
+            with torch.no_grad():
+                target = F.softmax(teacher(ids, attention_mask=mask).logits, dim=-1)
+            logits = student(ids, attention_mask=mask).logits
+            loss = F.kl_div(F.log_softmax(logits, dim=-1), target, reduction="batchmean")
+            loss.backward()
+        print(epoch, len(loader))
+"""
+
+
+def test_labels_read_into_a_variable_nothing_uses_are_not_graded():
+    assert "PAD002" not in codes(DISTILL)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # the loss grades the labels after all
+        (
+            "logits = student(ids, attention_mask=mask).logits",
+            "logits = student(ids, attention_mask=mask, labels=labels).logits",
+        ),
+        # the variable is read after the loop
+        ("print(epoch, len(loader))", "print(epoch, labels.shape)"),
+        # the whole batch goes to the model
+        ("logits = student(ids, attention_mask=mask).logits", "logits = student(**batch).logits"),
+        # a collate function not in view sits between the rows and the loop
+        ("DataLoader(encoded, batch_size=4, shuffle=True)", "DataLoader(encoded, batch_size=4, collate_fn=pack)"),
+        # the rows also go to a trainer
+        (
+            "        print(epoch, len(loader))\n",
+            "        print(epoch, len(loader))\n    Trainer(model=student, train_dataset=encoded).train()\n",
+        ),
+    ],
+)
+def test_labels_some_reader_uses_are_reported(before: str, after: str):
+    changed = DISTILL.replace(before, after)
+    assert changed != DISTILL
+    assert "PAD002" in codes(changed)

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, one_row, output_use, shape_ops
+from padlint.analysis import dataset_uses, one_row, output_use, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
@@ -337,7 +337,9 @@ class CallEvaluator(WalkerState):
             return
         models = set(self.module_info.loaded_models())
         if dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models):
-            self.facts.rows_unconsumed.update(dataset_uses.feature_dicts(body))
+            self.facts.rows_unconsumed.update(script_names.feature_dicts(body))
+        elif dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models, "labels"):
+            self.facts.labels_unread.update(script_names.feature_dicts(body))
 
     # ---- sinks ---------------------------------------------------------------------------------
     def context(self, padded: Padded | None = None) -> Context:

@@ -16,53 +16,69 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis import script_names as S
 from padlint.semantics import table as T
 
 # Calls that only show a value (a notebook's display, a length).
 SHOWS = frozenset({"print", "display", "len", "repr", "type"})
 
 
-def rows_reach_no_model(module: cst.Module, map_call: cst.Call, imports: P.Imports, models: set[str]) -> bool:
+def rows_reach_no_model(
+    module: cst.Module, map_call: cst.Call, imports: P.Imports, models: set[str], column: str | None = None
+) -> bool:
     """Is `map_call` the value of a module-level `name = ds.map(...)` whose dataset, and every dataset
     made of its rows, is never handed to anything that could give the rows to a model? `models`: the
-    places the module loads models into (a mapped function that calls one of them feeds it)."""
-    start = _statement_of(module, map_call)
+    places the module loads models into (a mapped function that calls one of them feeds it).
+
+    With `column`, the question is about that column only: the rows may also go through a DataLoader
+    that keeps their keys (no collate function) into loops over its batches that read the column, if at
+    all, into a variable nothing reads (a distillation loop that grades logits, not the labels)."""
+    start = S.statement_of(module, map_call)
     if start is None:
         return False
     stmt = module.body[start]
-    target = _single_target(stmt)
-    if target is None or _value(stmt) is not map_call:
+    target = S.single_target(stmt)
+    if target is None or S.value_of(stmt) is not map_call:
         return False
-    walk = _Uses(imports, models, {target})
-    # Handed to a holder and never to anything else: that holder is the consumer, and it passes the
-    # rows on to no model. A dataset only left at the end of the script has an unknown consumer.
+    walk = _Uses(imports, models, {target}, module, column)
+    # Handed to a holder (or, for a column, to loops that drop it) and never to anything else: that is
+    # the consumer, and it passes the rows on to no model. A dataset only left at the end of the
+    # script has an unknown consumer.
     return all(walk.harmless(later) for later in module.body[start + 1 :]) and walk.held
 
 
 class _Uses:
-    def __init__(self, imports: P.Imports, models: set[str], datasets: set[str]) -> None:
+    def __init__(
+        self, imports: P.Imports, models: set[str], datasets: set[str], module: cst.Module, column: str | None
+    ) -> None:
         self.imports = imports
         self.models = models
         self.datasets = datasets
+        self.module = module
+        self.column = column
         self.holders: dict[str, tuple[str, ...]] = {}  # name -> the attributes its rows leave through
-        self.held = False  # some holder was given the rows
+        self.loaders: set[str] = set()  # DataLoaders over the rows that keep their keys (column mode)
+        self.held = False  # some holder was given the rows, or a loop read the loader's batches
 
     def harmless(self, stmt: cst.CSTNode) -> bool:
         """Does this statement use the dataset (or its holders) only in ways that feed no model? It
         also follows the names the rows are bound to next."""
-        tracked = self.datasets | set(self.holders)
-        found = _names_in(stmt, tracked)
+        tracked = self.datasets | set(self.holders) | self.loaders
+        found = S.names_in(stmt, tracked)
         if not found:
-            for name in _bound_at_top(stmt):  # the name now holds something else
+            for name in S.bound_at_top(stmt):  # the name now holds something else
                 self.datasets.discard(name)
                 self.holders.pop(name, None)
+                self.loaders.discard(name)
             return True
         if not self.holder_uses_harmless(stmt):
             return False
+        if found & self.loaders and not self.loader_uses_harmless(stmt):
+            return False
         if not found & self.datasets:
             return True
-        target = _single_target(stmt)
-        value = _value(stmt)
+        target = S.single_target(stmt)
+        value = S.value_of(stmt)
         if value is None:
             return False
         if target is None:  # an expression statement
@@ -70,6 +86,10 @@ class _Uses:
         if self.same_rows(value):
             self.datasets.add(target)
             self.holders.pop(target, None)
+            return True
+        if self.column is not None and self.loads_rows(value):
+            self.loaders.add(target)
+            self.datasets.discard(target)
             return True
         exposes = self.held_by(value)
         if exposes is not None:
@@ -84,7 +104,7 @@ class _Uses:
         (`trainer.step(...)`, `trainer.log_stats(...)`), with no tracked name among the arguments."""
         if not self.holders:
             return True
-        mentions = _names_in(stmt, set(self.holders), count=True)
+        mentions = S.names_in(stmt, set(self.holders), count=True)
         calls = _HolderCalls(self.holders)
         stmt.visit(calls)
         return calls.ok and calls.count == mentions
@@ -119,15 +139,15 @@ class _Uses:
             and (
                 self.same_rows(first.value) or isinstance(first.value, cst.Name) and first.value.value in self.datasets
             )
-            and all(not _names_in(a.value, self.datasets) for a in value.args[1:])
+            and all(not S.names_in(a.value, self.datasets) for a in value.args[1:])
         )
 
     def argument_harmless(self, expr: cst.BaseExpression) -> bool:
         """An argument of a rows method: no tracked name handed on, and a function given to `map` or
         `filter` calls no model (a lambda, or a module function read by its body)."""
-        if _names_in(expr, self.datasets | set(self.holders)):
+        if S.names_in(expr, self.datasets | set(self.holders)):
             return False
-        return not any(self.calls_a_model(call) for call in _calls_in(expr))
+        return not any(self.calls_a_model(call) for call in S.calls_in(expr))
 
     def calls_a_model(self, call: cst.Call) -> bool:
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
@@ -144,11 +164,100 @@ class _Uses:
         keyword = row.roles["dataset"][0]
         for arg in value.args:
             given = arg.keyword is not None and arg.keyword.value == keyword
-            if _names_in(arg.value, self.datasets | set(self.holders)) and not (
+            if S.names_in(arg.value, self.datasets | set(self.holders)) and not (
                 given and isinstance(arg.value, cst.Name)
             ):
                 return None  # the dataset (or a holder) handed under another role, or inside an expression
         return row.exposes
+
+    def loads_rows(self, value: cst.BaseExpression) -> bool:
+        """`DataLoader(ds, batch_size=...)` with no collate function: its default collate keeps each row's
+        keys (library table: the loader row's collate role left out)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return False
+        row = T.wiring_row(self.imports.qualify(value.func) or "")
+        if row is None or row.style != "loader":
+            return False
+        collate_keyword, collate_at = row.roles["collate"]
+        dataset_keyword, dataset_at = row.roles["dataset"]
+        for i, arg in enumerate(value.args):
+            if arg.star or arg.keyword is None and i == collate_at:
+                return False
+            if arg.keyword is not None and arg.keyword.value == collate_keyword:
+                return False
+            is_dataset = arg.keyword.value == dataset_keyword if arg.keyword is not None else i == dataset_at
+            mentions = S.names_in(arg.value, self.datasets | set(self.holders) | self.loaders)
+            if mentions and not (is_dataset and isinstance(arg.value, cst.Name) and arg.value.value in self.datasets):
+                return False
+        return True
+
+    def loader_uses_harmless(self, stmt: cst.CSTNode) -> bool:
+        """Every mention of a loader is `len(loader)` or the iterable of a loop (through `enumerate`, or a
+        wiring row that yields its argument's items: `tqdm`), whose batches read the column, if at all,
+        into a variable nothing reads."""
+        reads = _LoaderLoops(self)
+        stmt.visit(reads)
+        if reads.ok and reads.count == S.names_in(stmt, self.loaders, count=True):
+            self.held = self.held or reads.loops > 0
+            return True
+        return False
+
+    def column_dropped(self, body: cst.CSTNode, batch: str) -> bool:
+        """In a loop body, is every mention of `batch` a string-keyed item, the column's only as the whole
+        value of `name = batch[column]` (or a tensor method of it: `.to(device)`) with `name` never read?"""
+        explained = 0
+        stack: list[cst.CSTNode] = [body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                item = S.item_of(node.value, batch)
+                if item == self.column and not S.read_anywhere(self.module, node.targets[0].target.value):
+                    explained += 1
+                    continue
+            if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == batch:
+                key = S.string_key(node)
+                if key is None or key == self.column:
+                    return False
+                explained += 1
+                continue
+            stack.extend(P.child_nodes(node))
+        return explained == S.names_in(body, {batch}, count=True)
+
+
+class _LoaderLoops(cst.CSTVisitor):
+    """Counts the loader mentions a loop or `len()` explains, and checks each loop's batches."""
+
+    def __init__(self, uses: _Uses) -> None:
+        self.uses = uses
+        self.count = 0
+        self.loops = 0
+        self.ok = True
+
+    def visit_For(self, node: cst.For) -> None:
+        iterable: cst.BaseExpression = node.iter
+        target: cst.BaseExpression = node.target
+        while isinstance(iterable, cst.Call) and (first := P.positional(iterable, 0)) is not None:
+            qualified = (
+                self.uses.imports.qualify(iterable.func)
+                if isinstance(iterable.func, (cst.Name, cst.Attribute))
+                else None
+            )
+            if qualified == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                target = target.elements[1].value
+            elif not (qualified and (row := T.wiring_row(qualified)) and row.style == "same"):
+                return
+            iterable = first.value
+        if not (isinstance(iterable, cst.Name) and iterable.value in self.uses.loaders):
+            return
+        self.count += 1
+        self.loops += 1
+        if not isinstance(target, cst.Name) or not self.uses.column_dropped(node.body, target.value):
+            self.ok = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            if isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in self.uses.loaders:
+                self.count += 1
 
 
 class _HolderCalls(cst.CSTVisitor):
@@ -166,102 +275,5 @@ class _HolderCalls(cst.CSTVisitor):
                 self.ok = False
             else:
                 self.count += 1
-            if any(_names_in(a.value, set(self.holders)) for a in node.args):
+            if any(S.names_in(a.value, set(self.holders)) for a in node.args):
                 self.ok = False
-
-
-def _names_in(node: cst.CSTNode, names: set[str], count: bool = False):
-    """The tracked names mentioned in `node` (or how many mentions, with `count`). An attribute's own
-    name (`x.dataset`) and a keyword's name are not mentions."""
-    found: list[str] = []
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            if current.value in names:
-                found.append(current.value)
-            continue
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-            continue
-        if isinstance(current, cst.Arg):
-            stack.append(current.value)
-            continue
-        stack.extend(P.child_nodes(current))
-    return len(found) if count else set(found)
-
-
-def feature_dicts(body: cst.CSTNode) -> list[cst.CSTNode]:
-    """The dict literals and `dict(...)` calls in a mapped function's body: the rows it returns."""
-    out: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Dict) or (
-            isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == "dict"
-        ):
-            out.append(current)
-        stack.extend(P.child_nodes(current))
-    return out
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    out: list[cst.Call] = []
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call):
-            out.append(current)
-        stack.extend(P.child_nodes(current))
-    return out
-
-
-def _statement_of(module: cst.Module, node: cst.CSTNode) -> int | None:
-    """The index of the module-level statement whose single small statement holds `node` directly
-    as its value (`name = ds.map(...)`)."""
-    for i, stmt in enumerate(module.body):
-        if _value(stmt) is node:
-            return i
-    return None
-
-
-def _value(stmt: cst.CSTNode) -> cst.BaseExpression | None:
-    """The value of a one-statement line: an assignment's value or an expression."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-        return small.value
-    if isinstance(small, cst.Expr):
-        return small.value
-    return None
-
-
-def _single_target(stmt: cst.CSTNode) -> str | None:
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-        return small.targets[0].target.value
-    return None
-
-
-def _bound_at_top(stmt: cst.CSTNode) -> set[str]:
-    """Names a module-level statement binds (assignment targets, imports, definitions)."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return {stmt.name.value}
-    bound: set[str] = set()
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        bound.add(target.target.value)
-            elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                for alias in small.names:
-                    name = alias.asname.name if alias.asname else alias.name
-                    if isinstance(name, cst.Name):
-                        bound.add(name.value)
-                    elif isinstance(name, cst.Attribute):
-                        bound.add(P.dotted(name).split(".")[0])
-    return bound

@@ -224,6 +224,8 @@ class ModuleFacts:
     # Feature dicts a function mapped over a script's dataset returns, where no model ever reads that
     # dataset's rows (analysis/dataset_uses.py): what they hold reaches no consumer.
     rows_unconsumed: set[cst.CSTNode] = field(default_factory=set)
+    # ... and those whose `labels` column every loop over the dataset's batches drops unread.
+    labels_unread: set[cst.CSTNode] = field(default_factory=set)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)

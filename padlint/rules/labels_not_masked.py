@@ -77,8 +77,8 @@ def group_texts(examples, block=512):
                 or event.padded.node in facts.rows_overwritten
             ):
                 continue
-            if event.sink in facts.rows_unconsumed:
-                continue  # the rows of a dataset no model reads: no loss grades these labels
+            if event.sink in facts.rows_unconsumed or event.sink in facts.labels_unread:
+                continue  # rows no model reads, or labels every loop drops unread: no loss grades them
             if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
                 continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
             if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
