@@ -10,7 +10,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.analysis.values import Ones
-from padlint.rules.base import Finding, FixProposal, Rule, shorten
+from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.rules.padding_mask import mask_at_padding
@@ -81,14 +81,17 @@ def forward(model, input_ids, attention_mask=None):
         return found
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        seen = set()
+        by_node: dict[cst.CSTNode, list[OnesAtMask]] = {}  # one finding per place, in the order first seen
         for event in facts.ones_at_mask:
             ones = event.ones
             if not facts.is_local(ones.node):
                 continue  # found in a callee of another module: reported there
-            if ones in facts.corrected_ones or ones.node in seen or event.padded.node in facts.rows_overwritten:
+            if ones in facts.corrected_ones or event.padded.node in facts.rows_overwritten:
                 continue
-            seen.add(ones.node)
+            by_node.setdefault(ones.node, []).append(event)
+        for events in by_node.values():
+            event, fix = pick_fix(events, lambda e: self.fix(facts, e))
+            ones = event.ones
             padded = event.padded
             what = shorten(event.padded_code) if event.padded_code else "the padded ids"
             message = (
@@ -100,7 +103,6 @@ def forward(model, input_ids, attention_mask=None):
                     f"attention mask is padded with ones where `{what}` is padded by `{facts.brief(padded.node)}` "
                     f"on line {facts.line(padded.node)}: the model attends to padding"
                 )
-            fix = self.fix(facts, event)
             why = (
                 None
                 if fix

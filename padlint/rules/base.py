@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from padlint.types import Applicability
 
@@ -96,6 +96,29 @@ class Rule:
             return None
         parts = [p for p in (finding.no_fix, cls.MANUAL_FIX) if p]
         return "; ".join(parts) or None
+
+
+EventT = TypeVar("EventT")
+_PREFERENCE = (Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY)
+
+
+def pick_fix(
+    events: Sequence[EventT], fix_of: Callable[[EventT], FixProposal | None]
+) -> tuple[EventT, FixProposal | None]:
+    """One finding seen through several events (the same ones reaching a feature dict, then the model
+    call): the event whose fix to offer. The first safe fix, else the first unsafe one, else the
+    first suggestion; with none, the first event. A fix one place cannot take (a row of the batch in
+    a comprehension) does not keep the finding from the fix another place takes."""
+    best: tuple[int, EventT, FixProposal | None] | None = None
+    for event in events:
+        fix = fix_of(event)
+        rank = _PREFERENCE.index(fix.applicability) if fix is not None else len(_PREFERENCE)
+        if best is None or rank < best[0]:
+            best = (rank, event, fix)
+        if rank == 0:
+            break
+    assert best is not None, "pick_fix needs an event"
+    return best[1], best[2]
 
 
 def shorten(code: str, width: int = 40) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -77,6 +79,8 @@ def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -
         items = [e for e in sink.elements if isinstance(e, cst.DictElement)]
         for element in items:
             if P.string_value(element.key) == "input_ids":
+                if one_row_of_many(facts, sink, element.value, mask_code):
+                    return None
                 quote = element.key.value[0] if isinstance(element.key, cst.SimpleString) else '"'
                 item = f"{quote}attention_mask{quote}: {mask_code}"
                 return insert_item(facts, list(sink.elements), element, item, sink_span.end.line)
@@ -90,8 +94,37 @@ def add_mask_beside_ids(facts: ModuleFacts, sink: cst.CSTNode, mask_code: str) -
             return None
         if ids is not None and positional and args.index(positional[-1]) > args.index(ids):
             anchor = positional[-1]
+        if one_row_of_many(facts, sink, (ids or positional[0]).value, mask_code):
+            return None
         return insert_item(facts, args, anchor, f"attention_mask={mask_code}", sink_span.end.line)
     return None
+
+
+def one_row_of_many(facts: ModuleFacts, sink: cst.CSTNode, ids: cst.BaseExpression, mask_code: str) -> bool:
+    """Are the ids at `sink` one row of the batch, read off a comprehension's loop variable
+    (`[{"input_ids": row} for row in ids]`), while `mask_code` reads none of its loop variables (the
+    whole batch's mask)? Then that mask beside them would pair each row with every row's mask."""
+    loop_names: set[str] = set()
+    for outer in sites.path_to(facts, sink):
+        if isinstance(outer, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            clause = outer.for_in
+            while clause is not None:
+                loop_names.update(_names_in(clause.target))
+                clause = clause.inner_for_in
+    if not loop_names & _names_in(ids):
+        return False
+    return not loop_names & set(re.findall(r"[A-Za-z_]\w*", mask_code))
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        stack.extend(P.child_nodes(current))
+    return found
 
 
 def insert_item(

@@ -9,7 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule, shorten
+from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.types import Applicability
@@ -69,7 +69,7 @@ def group_texts(examples, block=512):
         return look.reach("pad_step", "labels")  # the padding step and wherever its value goes
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        seen = set()
+        by_node: dict[cst.CSTNode, list[LabelsAtSink]] = {}  # one finding per place, in the order first seen
         for event in facts.labels_at_sink:
             if (
                 event.copy is not None
@@ -85,15 +85,14 @@ def group_texts(examples, block=512):
                 continue  # a test's own labels that reach no model or loss in view: checked, not trained on
             if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
                 continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
-            if event.node in seen:
-                continue
-            seen.add(event.node)
+            by_node.setdefault(event.node, []).append(event)
+        for events in by_node.values():
+            event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             padded = event.padded
             message = (
                 f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "
                 f"{facts.at(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
-            fix = self.fix(facts, event)
             why = None
             if fix is None:
                 why = why_no_mask_fix(

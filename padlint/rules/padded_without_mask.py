@@ -10,7 +10,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.base import Finding, FixProposal, Rule, pick_fix
 from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
@@ -85,9 +85,9 @@ def run(model, tokenizer, texts):
         return look.reach("tokenizer_padding")  # the padding call and wherever its output goes
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        seen = set()
+        by_node: dict[cst.CSTNode, list[MaskLost]] = {}  # one finding per place, in the order first seen
         for event in facts.mask_lost:
-            if event.node in seen or not facts.is_local(event.node):
+            if not facts.is_local(event.node):
                 continue  # found while following a callee of another module: reported in that module
             if event.sink in facts.rows_unconsumed:
                 continue  # the rows of a dataset no model reads (a trainer that only holds it, never fed on)
@@ -97,10 +97,11 @@ def run(model, tokenizer, texts):
                 continue
             if event.how == "sink" and event.padded is not None and event.padded.node in facts.masks_read:
                 continue  # the encoding's mask is read (and used) elsewhere: the ids went on alone to a layer
-            seen.add(event.node)
+            by_node.setdefault(event.node, []).append(event)
+        for events in by_node.values():
+            event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
-            fix = self.fix(facts, event)
             yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
