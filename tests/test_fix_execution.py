@@ -7,7 +7,8 @@ For every module in tests/fixtures/exec/:
       imported), and its entry point is called on a ragged batch of three texts, once with a stand-in
       tokenizer whose pad id differs from EOS and once with pad == EOS;
   (d) invariants: the attention mask is 1 exactly on real tokens and 0 exactly on padding; labels equal
-      the ids on real tokens (a real EOS equal to the pad id included) and are -100 exactly on padding.
+      the ids on real tokens (a real EOS equal to the pad id included) and are -100 exactly on padding
+      (and on the prompt, for the "prompt" check); the ids at the pads are still token ids (>= 0).
       The mask and the labels must also come in the same container (tensor, array, list) and shape
       as the ids they go with. A safe fix must hold for both tokenizers; an unsafe fix need only hold
       with pad != EOS.
@@ -16,7 +17,7 @@ Each case is described by a small dict (see CASES):
   rule      the rule the case is about;  codes: the codes padlint must report on the original
   entry     the function or class to call;  kind: how it is called (see `run_entry`)
   side      "right" or "left": where the padding goes
-  checks    which invariants apply ("mask", "labels")
+  checks    which invariants apply ("mask", "labels", "prompt": the prompt's labels are -100 too)
   lib       "torch", "numpy", "lists" or "transformers": torch cases are skipped when torch is missing,
             transformers cases (which run a transformers collator) when torch or transformers is missing
   safe_fix  True when RULES.md promises a safe fix for the case (then the safe run must fix it);
@@ -41,6 +42,20 @@ EXEC_DIR = Path(__file__).parent / "fixtures" / "exec"
 IGNORE = -100
 # three texts of different lengths (3, 8 and 1 words, plus EOS)
 TEXTS = ["the cat sat", "a much longer sentence about padding tokens and masks", "hello"]
+# kind "sft": each text is a prompt (its first word) and an answer (the rest, then EOS)
+PROMPT_WORDS = 1
+
+
+class ListDataset(list):
+    """Rows of features with `datasets.Dataset.map`'s calling convention. Only the mapped function's
+    columns are kept, as the Trainer drops the columns a model does not take."""
+
+    def map(self, function, batched=False, fn_kwargs=None, **_):
+        kwargs = fn_kwargs or {}
+        if not batched:
+            return ListDataset(dict(function(row, **kwargs)) for row in self)
+        columns = function({key: [row[key] for row in self] for key in self[0]}, **kwargs)
+        return ListDataset(dict(zip(columns, values)) for values in zip(*columns.values()))
 
 
 def _case(rule, codes, entry, kind, checks=("mask", "labels"), lib="torch", side="right", safe_fix=True, setup=None):
@@ -216,6 +231,82 @@ CASES = {
     "p3_eos_torch_left_generate_inputs.py": _case(
         "PAD003", ["PAD003"], "PromptEncoder", "class_texts", checks=("mask",), side="left", setup="setup"
     ),
+    # PAD004 over lists, numpy and left padding (each text ends with a real EOS: add_eos_token in setup)
+    "p4_lists_batched_comprehension.py": _case(
+        "PAD004", ["PAD004"], "tokenize_batch", "batch", lib="lists", setup="setup"
+    ),
+    "p4_lists_left_example.py": _case(
+        "PAD004", ["PAD004"], "encode_example", "example", lib="lists", side="left", setup="setup"
+    ),
+    "p4_numpy_where_pad.py": _case("PAD004", ["PAD004"], "encode_batch", "batch", lib="numpy", setup="setup"),
+    "p4_numpy_left_index_write.py": _case(
+        "PAD004", ["PAD004"], "collate_left", "features", lib="numpy", side="left", setup="setup"
+    ),
+    "p4_torch_left_masked_fill.py": _case(
+        "PAD004", ["PAD004"], "LeftPaddedLMCollator", "class_texts", side="left", setup="setup"
+    ),
+    # DataCollatorForLanguageModeling(mlm=False) with pad = EOS: the collation by mask is unsafe (dict features only)
+    "p4_dclm_pad_is_eos.py": _case(
+        "PAD004", ["PAD004"], "CausalCollator", "class", lib="transformers", safe_fix=False, setup="setup"
+    ),
+    # PAD005 over lists: a comprehension that compares each token with the pad id
+    "p5_lists_batched_ne.py": _case(
+        "PAD005", ["PAD005"], "tokenize_batch", "batch", checks=("mask",), lib="lists", setup="setup"
+    ),
+    "p5_lists_left_example_ne.py": _case(
+        "PAD005", ["PAD005"], "encode_example", "example", checks=("mask",), lib="lists", side="left", setup="setup"
+    ),
+    # PAD006 over lists, numpy and left padding; labels padded by a step of their own may be reported as PAD002
+    "p6_lists_right_rows_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists"),
+    "p6_lists_left_example_zero.py": _case("PAD006", ["PAD002"], "encode_example", "example", lib="lists", side="left"),
+    "p6_numpy_right_np_pad.py": _case("PAD006", ["PAD002"], "collate_np", "features", lib="numpy"),
+    "p6_numpy_left_targets_max_length.py": _case(
+        "PAD006", ["PAD006"], "encode_batch", "batch", lib="numpy", side="left", setup="setup"
+    ),
+    "p6_torch_left_fpad_labels.py": _case("PAD006", ["PAD002"], "collate_left", "features", side="left"),
+    "p6_eos_torch_pad_sequence.py": _case("PAD006", ["PAD006"], "SFTCollator", "class", setup="setup"),
+    "p6_eos_lists_right_extend.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", setup="setup"),
+    # PAD008: DataCollatorForLanguageModeling(mlm=False) throws away the labels a map function built
+    "p8_dclm_prompt_labels.py": _case(
+        "PAD008", ["PAD008"], "prepare", "sft", checks=("labels", "prompt"), lib="transformers"
+    ),
+    "p8_dclm_left_batched_map.py": _case(
+        "PAD008",
+        ["PAD008"],
+        "prepare",
+        "sft",
+        checks=("labels", "prompt"),
+        lib="transformers",
+        side="left",
+        setup="setup",
+    ),
+    "p8_eos_dclm_prompt_labels.py": _case(
+        "PAD008", ["PAD008"], "prepare", "sft", checks=("labels", "prompt"), lib="transformers", setup="setup"
+    ),
+    # PAD009 (or PAD003, when the map function drops the tokenizer's mask) before tokenizer.pad
+    "p9_lists_map_then_pad.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="lists"),
+    "p9_numpy_map_max_length_then_pad.py": _case(
+        "PAD009", ["PAD003"], "collate_texts", "texts", checks=("mask",), lib="numpy"
+    ),
+    "p9_eos_torch_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), setup="setup"
+    ),
+    # PAD010 over lists, numpy and left padding, with the pad-id masking it feeds
+    "p10_lists_fallback_labels.py": _case("PAD010", ["PAD010", "PAD004"], "collate", "features", lib="lists"),
+    "p10_numpy_left_fallback_mask.py": _case(
+        "PAD010", ["PAD010", "PAD005"], "collate_left", "features", checks=("mask",), lib="numpy", side="left"
+    ),
+    "p10_torch_left_fallback_tokenizer.py": _case(
+        "PAD010", ["PAD010", "PAD004"], "PromptBatcher", "class_texts", side="left", setup="setup"
+    ),
+    # PAD012 over lists, left padding and pad = EOS: the write reaches the ids
+    "p12_lists_example_alias.py": _case("PAD012", ["PAD012"], "encode_example", "example", lib="lists"),
+    "p12_torch_left_alias_mask_write.py": _case(
+        "PAD012", ["PAD012"], "build_batch", "texts", side="left", setup="setup"
+    ),
+    "p12_eos_numpy_alias_mask_write.py": _case(
+        "PAD012", ["PAD012"], "collate_np", "features", lib="numpy", setup="setup"
+    ),
 }
 
 
@@ -287,6 +378,11 @@ def run_entry(module, case, tokenizer):
         return real, stacked, outs
     elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
         out = entry(list(TEXTS), tokenizer, recording_model)
+    elif kind == "sft":  # entry(dataset, tokenizer) -> (mapped dataset, collator); the collator gets its rows
+        pairs = [t.split(maxsplit=PROMPT_WORDS) for t in TEXTS]
+        examples = [{"prompt": " ".join(p[:PROMPT_WORDS]), "answer": " ".join(p[PROMPT_WORDS:])} for p in pairs]
+        dataset, collator = entry(ListDataset(examples), tokenizer)
+        out = collator(list(dataset))
     else:
         raise AssertionError(f"unknown kind {kind}")
     return real, out, [out]
@@ -353,6 +449,8 @@ def invariant_errors(real, out, case) -> list[str]:
         if [ids[i][p] for p in real_pos] != toks:
             errors.append(f"row {i}: the real tokens are not where expected: ids {ids[i]}, tokens {toks}")
             continue
+        if any(ids[i][p] < 0 for p in pad_pos):
+            errors.append(f"row {i}: a pad position of the ids holds no token id: ids {ids[i]}")
         if "mask" in case["checks"]:
             if "attention_mask" not in out:
                 return errors + ["no attention_mask in the output"]
@@ -365,6 +463,10 @@ def invariant_errors(real, out, case) -> list[str]:
             if "labels" not in out:
                 return errors + ["no labels in the output"]
             lab = as_rows(out["labels"])[i]
+            if "prompt" in case["checks"]:  # the prompt is not trained on: its labels are -100 as well
+                prompt_pos, real_pos = real_pos[:PROMPT_WORDS], real_pos[PROMPT_WORDS:]
+                if any(lab[p] != IGNORE for p in prompt_pos):
+                    errors.append(f"row {i}: the prompt is in the loss: labels {lab}, ids {ids[i]}")
             if any(lab[p] != ids[i][p] for p in real_pos):
                 errors.append(f"row {i}: a real token lost its label: labels {lab}, ids {ids[i]}")
             if any(lab[p] != IGNORE for p in pad_pos):

@@ -9,7 +9,7 @@ import libcst as cst
 
 from padlint.analysis import dataset_uses, one_row, output_use, script_names, shape_ops
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, Env, place_key
+from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.facts import (
     LabelsAtSink,
     LabelsPaddedWithToken,
@@ -172,8 +172,25 @@ class CallEvaluator(WalkerState):
                 tag = padded.but(rows=True, gap=None) if fill.what == "pad" else Masked(call)
                 self.env.update(container, frozenset({tag}))
             return
+        if method == "append" and call.args:
+            added = self.padded_into_labels(receiver, call.args[0].value, added)
         rows = frozenset(t.but(rows=True) if isinstance(t, Padded) and t.kind == "list" else t for t in added)
         self.env.update(key, frozenset(t for t in rows if not isinstance(t, Fill)))
+
+    def padded_into_labels(self, receiver, row: cst.BaseExpression, added: Value) -> Value:
+        """`labels.append(ids + [pad] * gap)`: a row padded right where it joins a list of token labels
+        pads labels with that value, as `labels = pad_sequence(..., padding_value=pad)` does."""
+        key = place_key(receiver)
+        field_name = key_of_subscript(receiver) if isinstance(receiver, cst.Subscript) else key.rsplit(".", 1)[-1]
+        if not field_name or not P.TOKEN_LABELS.match(field_name):
+            return added
+        out = []
+        for tag in added:
+            if isinstance(tag, Padded) and tag.node is row and not tag.of_labels:
+                self.label_padding(tag, tag.pad, "list")
+                tag = tag.but(of_labels=True)
+            out.append(tag)
+        return frozenset(out)
 
     def mark_place_masked(self, receiver) -> None:
         key = place_key(receiver)
@@ -477,7 +494,9 @@ class CallEvaluator(WalkerState):
             env = env.parent
         return found
 
-    def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None:
+    def label_sink(
+        self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str, held_in: str | None = None
+    ) -> None:
         if kind in ("dict", "store"):
             self.labels_built_here(value)
         if not tags_of(value, Masked):
@@ -491,11 +510,11 @@ class CallEvaluator(WalkerState):
             return
         for padded in tags_of(value, Padded):
             self.record_labels(
-                value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded)
+                value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded), held_in
             )
             return
 
-    def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code) -> None:
+    def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code, held_in=None) -> None:
         if padded.target_ids and isinstance(padded.node, cst.Call):
             # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
@@ -526,6 +545,7 @@ class CallEvaluator(WalkerState):
                 mask_code=mask_code,
                 pad_code=self.pad_code(padded),
                 in_test_code=self.in_test_code(),
+                held_in=held_in,
             )
         )
 

@@ -270,7 +270,9 @@ class ExpressionEvaluator(WalkerState):
         return left | right
 
     def eval_IfExp(self, expr: cst.IfExp) -> Value:
-        self.evaluate(expr.test)
+        test = self.evaluate(expr.test)
+        if (P.int_value(expr.body), P.int_value(expr.orelse)) == (1, 0) and tags_of(test, PadIdMask):
+            return frozenset(tags_of(test, PadIdMask))  # `1 if t != pad_id else 0`: the comparison as a number
         return self.evaluate(expr.body) | self.evaluate(expr.orelse)
 
     def eval_UnaryOperation(self, expr: cst.UnaryOperation) -> Value:
@@ -360,6 +362,7 @@ class ExpressionEvaluator(WalkerState):
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
                 return frozenset({ones})
+            value = self.lift_token_masks(expr, value)
             return _many(frozenset(self.as_rows(t) for t in value))
         finally:
             self.env = saved
@@ -458,7 +461,9 @@ class ExpressionEvaluator(WalkerState):
             return made
         if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
             return self.tokenizer_call(call, None)
-        self.evaluate_args(call)
+        values = self.evaluate_args(call)
+        if isinstance(func, cst.Name) and func.value in NUMBER_CASTS and len(values) == 1 and not callee:
+            return frozenset(tags_of(values[0], PadIdMask))  # `int(t != pad_id)`: the comparison as a number
         return EMPTY
 
     def evaluate_args(self, call: cst.Call) -> list[Value]:
@@ -503,6 +508,7 @@ class ExpressionEvaluator(WalkerState):
         if name in P.WHERE:
             values = self.evaluate_args(call)
             if any(self.is_ignore(a.value) or tags_of(v, Masked) for a, v in zip(call.args[1:], values[1:])):
+                self.where_masks_by_pad_id(call, values)
                 return frozenset({Masked(call)})
             return EMPTY
         if name in shape_ops.FUNCTIONS:
@@ -647,6 +653,9 @@ class ExpressionEvaluator(WalkerState):
 def _fills_zero(call: cst.Call) -> bool:
     fill = P.positional(call, 1) or P.keyword(call, "fill_value")
     return fill is not None and P.int_value(fill.value) == 0
+
+
+NUMBER_CASTS = frozenset({"int", "bool", "float"})
 
 
 def _many(value: Value) -> Value:

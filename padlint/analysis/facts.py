@@ -52,6 +52,9 @@ class LabelsAtSink:
     mask_code: str | None  # a correct mask for these ids in scope, if any
     pad_code: str | None = None  # the pad value, when its code is valid at the sink
     in_test_code: bool = False  # built by a test (docs/usage.md, "Test code")
+    # The container returned whole whose `"labels"` entry holds them (`batch["labels"].append(...)`, then
+    # `return batch`): `node` is the container, not the labels.
+    held_in: str | None = None
 
 
 @dataclass
@@ -103,6 +106,13 @@ class LabelsMaskedWherePadId(Fact):
     how: str  # "subscript", "where", "loop", "comprehension", ...
     condition: cst.BaseExpression | None = None  # the tensor comparison, when there is one
     mask_code: str | None = None  # the copied ids' attention mask, when known
+    # A comprehension that compares each token with the pad id (`[[t if t != pad else -100 for t in row]
+    # for row in rows]`): the outermost one, which a fix replaces whole, the padded ids it walks (their
+    # code and padding) and whether it walks rows of them.
+    rewrite: cst.BaseExpression | None = None
+    ids_code: str | None = None
+    padded: Padded | None = None
+    nested: bool = False
 
 
 @dataclass

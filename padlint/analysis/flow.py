@@ -321,7 +321,8 @@ class ScopeWalker(
                     # handed back hold what was appended (ChatGLM-style preprocessing).
                     if (self.current_fn, part.value) in self.facts.loss_masked:
                         self.facts.loss_masked.add(small)  # and the loss mask stored beside them
-                    self.label_sink(self.env.get(f"{part.value}['labels']") or EMPTY, part, small, "store")
+                    held = self.env.get(f"{part.value}['labels']") or EMPTY
+                    self.label_sink(held, part, small, "store", held_in=part.value)
                 expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
                 if not isinstance(expr, cst.BaseExpression):
                     continue  # the text of a name or a number (`return labels`): no place

@@ -63,6 +63,28 @@ class RelativesMixin(WalkerState):
         ids_value = self.evaluate(ids)
         return frozenset({PadIdMask(node, first(ids_value, Padded), self.code(ids))})
 
+    def lift_token_masks(self, comprehension, value: Value) -> Value:
+        """`[t != pad_id for t in row]` (also `int(...)`, `1 if ... else 0`, and rows of those): the
+        comprehension is the mask of the ids it walks, made token by token. Its comparison becomes the
+        whole comprehension's, so that a fix rewrites the comprehension, not one token's test inside it."""
+        masks = tags_of(value, PadIdMask)
+        clause = comprehension.for_in
+        if not masks or clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Name):
+            return value
+        element = _unwrapped_mask(comprehension.elt)
+        out = set(t for t in value if not isinstance(t, PadIdMask))
+        for mask in masks:
+            if mask.ids_code != clause.target.value or mask.node is not element:
+                out.add(mask)
+                continue
+            iterated = self.evaluate(clause.iter) if place_key(clause.iter) is not None else EMPTY
+            padded = first(iterated, Padded) or mask.padded
+            if padded is not None and padded.rows is True and not isinstance(element, cst.BaseComp):
+                continue  # `t != pad` for each row `t` of a batch: not a token mask
+            code = self.code(clause.iter) if place_key(clause.iter) is not None else None
+            out.add(PadIdMask(comprehension, padded, code))
+        return frozenset(out)
+
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
         """A padding step fills with `pad_token_id or eos_token_id`."""
         if pad is None:
@@ -106,6 +128,8 @@ class RelativesMixin(WalkerState):
         if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full":
             return  # a buffer filled with the pad id, then written row by row: not a padding of labels
         value = self.resolve_int(pad) if pad is not None else 0
+        if value is None and pad is not None and P.is_eos_expression(pad):
+            value = "eos"  # `labels + [tok.eos_token_id] * gap`: a real token, trained on at every pad
         if value is None or value == P.IGNORE_VALUE:
             return  # a value we cannot read (precision first), or -100 spelled another way
         # Reported once these labels reach a labels place (a batch key, `labels=`, a return):
@@ -140,6 +164,22 @@ class RelativesMixin(WalkerState):
         if pair is not None:
             self.masked_where_pad_id(node, pair[1], labels, how, condition)
 
+    def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None:
+        """`np.where(ids == pad_id, -100, ids)`, `torch.where(ids != pad_id, ids, -100)`: labels set to
+        -100 where they equal the pad id."""
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        if len(args) != 3 or len(values) < 3:
+            return
+        condition = args[0].value
+        if self.is_ignore(args[1].value):
+            pair, labels = _equality(condition), values[2]
+        elif self.is_ignore(args[2].value):
+            pair, labels = _inequality(condition), values[1]
+        else:
+            return
+        if pair is not None:
+            self.masked_where_pad_id(call, pair[1], labels, "where", condition)
+
     def masked_where_pad_id(
         self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str, condition: cst.BaseExpression | None
     ) -> None:
@@ -152,6 +192,11 @@ class RelativesMixin(WalkerState):
             self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))  # masked with `pad or eos`
         copies = [c for c in tags_of(labels, Copy)]
         mask = copies[0].mask_code if copies else None
+        if mask is None:
+            # the padded ids themselves (`ids.masked_fill(ids == pad_id, -100)`), or a copy made before
+            # their mask was: a correct mask of the same padding in view now will do
+            padded = copies[0].padded if copies else first(labels, Padded)
+            mask = self.current_mask_code(padded) if padded is not None else None
         self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(node, how, condition, mask))
 
     def selects_ignored(self, target: cst.Subscript) -> bool:
@@ -216,7 +261,43 @@ class RelativesMixin(WalkerState):
         if pair is not None and (
             P.is_pad_id_expression(pair[1]) or self.is_eos_pad(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)
         ):
-            self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(expr, "comprehension"))
+            found = LabelsMaskedWherePadId(expr, "comprehension")
+            walked = self.comprehension_walks_padded(expr, elt, pair[0])
+            if walked is not None:
+                found.rewrite, found.ids_code, found.padded, found.nested = walked
+                found.mask_code = self.current_mask_code(found.padded)
+            self.facts.record(self.facts.labels_masked_where_pad_id, found)
+
+    def comprehension_walks_padded(self, expr, elt: cst.IfExp, compared: cst.BaseExpression) -> tuple | None:
+        """(the comprehension to rewrite, code of the padded ids it walks, their padding, rows or not) when
+        the comprehension only keeps each token or sets it to -100: one clause over a padded row, or
+        inside a comprehension whose one clause walks padded rows and yields it."""
+        clause = expr.for_in
+        token_is_kept = isinstance(compared, cst.Name) and any(
+            isinstance(branch, cst.Name) and branch.value == compared.value for branch in (elt.body, elt.orelse)
+        )
+        if not token_is_kept or clause.inner_for_in is not None or clause.ifs:
+            return None
+        if not isinstance(clause.target, cst.Name) or clause.target.value != compared.value:
+            return None
+        outer = self.comprehension_stack[-1] if self.comprehension_stack else None
+        if outer is not None and outer.elt is expr:
+            row = outer.for_in
+            if (
+                row.inner_for_in is not None
+                or row.ifs
+                or not isinstance(row.target, cst.Name)
+                or not isinstance(clause.iter, cst.Name)
+                or clause.iter.value != row.target.value
+            ):
+                return None
+            expr, clause, nested = outer, row, True
+        else:
+            nested = False
+        padded = first(self.evaluate(clause.iter), Padded)
+        if padded is None or padded.kind != "list" or (padded.rows is True and not nested):
+            return None
+        return expr, self.code(clause.iter), padded, nested
 
     def collator_call(self, call: cst.Call, name: str) -> None:
         """Collators configured with a label pad value, or that pad features again."""
@@ -460,6 +541,29 @@ def _equalities(test: cst.BaseExpression):
     pair = _equality(test)
     if pair is not None:
         yield pair
+
+
+def _unwrapped_mask(elt: cst.BaseExpression) -> cst.BaseExpression:
+    """The comparison (or inner comprehension) a comprehension's element is made of: `int(c)`,
+    `bool(c)`, `float(c)` and `1 if c else 0` are `c`."""
+    while True:
+        if isinstance(elt, cst.Call) and isinstance(elt.func, cst.Name) and len(elt.args) == 1:
+            if elt.func.value in ("int", "bool", "float"):
+                elt = elt.args[0].value
+                continue
+        if isinstance(elt, cst.IfExp) and (P.int_value(elt.body), P.int_value(elt.orelse)) == (1, 0):
+            elt = elt.test
+            continue
+        return elt
+
+
+def _inequality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """`a != b` or `a.ne(b)` -> (a, b)."""
+    pair = P.comparison_operand(expr, (cst.NotEqual,))
+    if pair is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value == "ne" and expr.args:
+            pair = (expr.func.value, expr.args[0].value)
+    return pair
 
 
 def _equality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

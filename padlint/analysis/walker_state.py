@@ -149,7 +149,9 @@ class WalkerState:
 
     # ---- calls.py
     @abstractmethod
-    def label_sink(self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str) -> None: ...
+    def label_sink(
+        self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str, held_in: str | None = None
+    ) -> None: ...
 
     @abstractmethod
     def method_call(

@@ -86,8 +86,9 @@ def collate(batch, pad_id):
         ignore = ignore_spelling(facts)
         title = "Pad the labels with -100"
         # A sentinel such as -1 or 0 may be what a loss out of view ignores (a collator's unit test may
-        # assert it): -100 is right for sure only when a loss here ignores -100. The pad id is a token.
-        sentinel = pad_node is not None and not P.is_pad_id_expression(pad_node)
+        # assert it): -100 is right for sure only when a loss here ignores -100. The pad id and the EOS id
+        # are tokens: no loss ignores them on purpose.
+        sentinel = pad_node is not None and not (P.is_pad_id_expression(pad_node) or P.is_eos_expression(pad_node))
         in_view = any(loss.value == -100 for loss in facts.loss_ignores)
         safety = Applicability.UNSAFE if sentinel and not in_view else Applicability.SAFE
         if safety is Applicability.UNSAFE:

@@ -102,6 +102,8 @@ def group_texts(examples, block=512):
 
     def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded
+        if event.held_in is not None:
+            return _mask_held_labels(facts, event)
         node, ids_code = event.node, event.source_code
         row_variable = _row_variable_of(facts, event)
         if row_variable is not None:
@@ -140,6 +142,29 @@ def group_texts(examples, block=512):
         if shape is None:
             return None if row_variable is not None else _pad_labels_with_ignore(facts, event)
         return shape.proposal(node, facts)
+
+
+def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
+    """Labels grown inside a container that is returned whole (`batch["labels"].append(row)`, then
+    `return batch`): a statement before the return masks its `"labels"` entry; the container stays."""
+    site = sites.site_of(facts, event.node)
+    if site is None:
+        return None
+    place = f"{event.held_in}[{sites.key(facts, 'labels')}]"
+    shape = fixshapes.masked_labels(
+        event.padded,
+        place,
+        event.mask_code,
+        event.context,
+        lengths_ok=False,  # the lengths and the gap describe one row as it was padded, not the entry
+        gap_ok=False,
+        pad_code=event.pad_code,
+        pad_is_eos=facts.pad_is_eos,
+    )
+    if shape is None:
+        return None
+    edit = site.insertion([f"{place} = {shape.inline()}"])
+    return FixProposal(shape.applicability, shape.title, (edit,), shape.needs_torch, shape.imports)
 
 
 def _row_variable_of(facts: ModuleFacts, event: LabelsAtSink) -> cst.CompFor | None:

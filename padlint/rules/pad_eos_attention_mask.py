@@ -6,8 +6,10 @@ from collections.abc import Iterable
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
-from padlint.rules.base import Finding, Rule
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
+from padlint.types import Applicability
 
 
 class PadEosAttentionMask(Rule):
@@ -82,6 +84,12 @@ def collate(rows, tok):
                 cast=False,
             )  # `(ids != pad).long()` keeps its cast
             fix = shape.proposal(event.node, facts) if shape else None
+            if fix is None and mask.padded.from_tokenizer:
+                # the ids were split off their encoding: keep it, and use its mask
+                kept = keep_encoding(facts, mask.padded, (event.node,))
+                if kept is not None:
+                    title = "Use the tokenizer's attention mask"
+                    fix = FixProposal(Applicability.SAFE, title, (*kept.edits, (event.node, kept.mask_where_ids_are())))
             why = None
             if fix is None:
                 why = why_no_mask_fix(mask.padded, mask.padded_code, mask.lengths_ok, None, True, "the mask")

@@ -6,9 +6,11 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.output_use import value_never_read
+from padlint.analysis.values import Context
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
@@ -82,9 +84,13 @@ def collate(tokenizer, texts):
             fix = None
             condition, mask = event.condition, event.mask_code
             if condition is not None and mask:
+                # `where(ids != pad, ids, -100)` keeps the tokens where the condition holds: it keeps its sense
+                by_mask = f"{mask} != 0" if _keeps_tokens(condition) else f"{mask} == 0"
                 fix = FixProposal(
-                    Applicability.SAFE, "Mask the labels where the attention mask is 0", ((condition, f"{mask} == 0"),)
+                    Applicability.SAFE, "Mask the labels where the attention mask is 0", ((condition, by_mask),)
                 )
+            if fix is None and event.rewrite is not None and mask:
+                fix = _comprehension_by_mask(facts, event)
             why = None if fix else "no attention mask of these labels' ids is in view where the labels are masked"
             yield Finding(event.node, message, fix, no_fix=why)
         for call, owner in facts.lm_collators:
@@ -108,6 +114,31 @@ def collate(tokenizer, texts):
                     f"(line {facts.line(eos)}): every real EOS loses its label",
                     DEDICATED_PAD,
                 )
+
+
+def _comprehension_by_mask(facts: ModuleFacts, event) -> FixProposal | None:
+    """`[[t if t != pad else -100 for t in row] for row in rows]` rewritten to keep each token where the
+    attention mask is 1: the same labels, with every real EOS kept."""
+    shape = fixshapes.masked_labels(
+        event.padded.but(rows=event.nested),
+        event.ids_code,
+        event.mask_code,
+        Context(),
+        lengths_ok=False,
+        gap_ok=False,
+        pad_code=None,
+        pad_is_eos=True,
+    )
+    if shape is None or shape.applicability is not Applicability.SAFE:
+        return None
+    return shape.proposal(event.rewrite, facts)
+
+
+def _keeps_tokens(condition: cst.BaseExpression) -> bool:
+    """Is the condition true on the tokens that keep their label (`ids != pad_id`, `ids.ne(pad_id)`)?"""
+    if isinstance(condition, cst.Comparison):
+        return any(isinstance(c.operator, cst.NotEqual) for c in condition.comparisons)
+    return isinstance(condition, cst.Call) and P.last_name(condition.func) == "ne"
 
 
 DEDICATED_PAD = FixProposal(

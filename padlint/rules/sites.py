@@ -111,13 +111,22 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
             return edits  # a named value on a line of its own: that line is already written to fit
         rows |= {start.line, end.line}
         placed.append((start.column, end.column, text))
-    if len(rows) != 1:
+    lines_now = _lines(facts)
+    if len(rows) == 2 and len(placed) == 1:
+        # one value that spanned several lines, written on one: the lines it spanned become that one line
+        first_row, last_row = min(rows), max(rows)
+        first, last, text = placed[0]
+        row, line = first_row, lines_now[first_row - 1]
+        new = line[:first] + text + lines_now[last_row - 1][last:]
+        end_column = len(lines_now[last_row - 1])
+    elif len(rows) == 1:
+        row = rows.pop()
+        line = lines_now[row - 1]
+        new, last_row, end_column = line, row, len(line)
+        for first, last, text in sorted(placed, reverse=True):
+            new = new[:first] + text + new[last:]
+    else:
         return edits
-    row = rows.pop()
-    line = _lines(facts)[row - 1]
-    new = line
-    for first, last, text in sorted(placed, reverse=True):
-        new = new[:first] + text + new[last:]
     if len(new) <= line_length(facts):
         return edits
     indent = new[: len(new) - len(new.lstrip())]
@@ -133,7 +142,7 @@ def fit_line(facts: ModuleFacts, edits: list) -> list:
         text += "  " + new[comment:].strip()
     # from the first character of the line on: a statement a fix puts before it is inserted there too
     column = len(line) - len(line.lstrip())
-    return [(cst.metadata.CodePosition(row, column), cst.metadata.CodePosition(row, len(line)), text)]
+    return [(cst.metadata.CodePosition(row, column), cst.metadata.CodePosition(last_row, end_column), text)]
 
 
 def _balanced(code: str) -> bool:
