@@ -28,6 +28,7 @@ Each case is described by a small dict (see CASES):
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -231,7 +232,8 @@ CASES = {
     "p3_eos_torch_left_generate_inputs.py": _case(
         "PAD003", ["PAD003"], "PromptEncoder", "class_texts", checks=("mask",), side="left", setup="setup"
     ),
-    # PAD004 over lists, numpy and left padding (each text ends with a real EOS: add_eos_token in setup)
+    # PAD004 over lists, numpy and left padding (each text ends with a real EOS: add_eos_token in setup);
+    # DataCollatorForLanguageModeling(mlm=False) with pad = EOS: the collation by mask is unsafe (dict features only)
     "p4_lists_batched_comprehension.py": _case(
         "PAD004", ["PAD004"], "tokenize_batch", "batch", lib="lists", setup="setup"
     ),
@@ -245,7 +247,6 @@ CASES = {
     "p4_torch_left_masked_fill.py": _case(
         "PAD004", ["PAD004"], "LeftPaddedLMCollator", "class_texts", side="left", setup="setup"
     ),
-    # DataCollatorForLanguageModeling(mlm=False) with pad = EOS: the collation by mask is unsafe (dict features only)
     "p4_dclm_pad_is_eos.py": _case(
         "PAD004", ["PAD004"], "CausalCollator", "class", lib="transformers", safe_fix=False, setup="setup"
     ),
@@ -256,7 +257,8 @@ CASES = {
     "p5_lists_left_example_ne.py": _case(
         "PAD005", ["PAD005"], "encode_example", "example", checks=("mask",), lib="lists", side="left", setup="setup"
     ),
-    # PAD006 over lists, numpy and left padding; labels padded by a step of their own may be reported as PAD002
+    # PAD006 over lists, numpy, left padding and pad = EOS; labels padded by a step of their own may be
+    # reported as PAD002, whose fix pads them with -100 too
     "p6_lists_right_rows_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists"),
     "p6_lists_left_example_zero.py": _case("PAD006", ["PAD002"], "encode_example", "example", lib="lists", side="left"),
     "p6_numpy_right_np_pad.py": _case("PAD006", ["PAD002"], "collate_np", "features", lib="numpy"),
@@ -266,7 +268,16 @@ CASES = {
     "p6_torch_left_fpad_labels.py": _case("PAD006", ["PAD002"], "collate_left", "features", side="left"),
     "p6_eos_torch_pad_sequence.py": _case("PAD006", ["PAD006"], "SFTCollator", "class", setup="setup"),
     "p6_eos_lists_right_extend.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", setup="setup"),
+    "p6_eos_lists_left_example.py": _case(
+        "PAD006", ["PAD006"], "encode_example", "example", lib="lists", side="left", setup="setup"
+    ),
+    "p6_eos_numpy_right_np_pad.py": _case("PAD006", ["PAD002"], "ArrayCollator", "class", lib="numpy", setup="setup"),
+    "p6_eos_numpy_left_np_pad.py": _case(
+        "PAD006", ["PAD002"], "collate_left", "features", lib="numpy", side="left", setup="setup"
+    ),
+    "p6_eos_torch_left_flip.py": _case("PAD006", ["PAD002"], "collate_left", "features", side="left", setup="setup"),
     # PAD008: DataCollatorForLanguageModeling(mlm=False) throws away the labels a map function built
+    # (kind "sft": mapped, then collated; the prompt's labels must stay -100)
     "p8_dclm_prompt_labels.py": _case(
         "PAD008", ["PAD008"], "prepare", "sft", checks=("labels", "prompt"), lib="transformers"
     ),
@@ -283,6 +294,16 @@ CASES = {
     "p8_eos_dclm_prompt_labels.py": _case(
         "PAD008", ["PAD008"], "prepare", "sft", checks=("labels", "prompt"), lib="transformers", setup="setup"
     ),
+    "p8_eos_dclm_left_map.py": _case(
+        "PAD008",
+        ["PAD008"],
+        "prepare",
+        "sft",
+        checks=("labels", "prompt"),
+        lib="transformers",
+        side="left",
+        setup="setup",
+    ),
     # PAD009 (or PAD003, when the map function drops the tokenizer's mask) before tokenizer.pad
     "p9_lists_map_then_pad.py": _case("PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="lists"),
     "p9_numpy_map_max_length_then_pad.py": _case(
@@ -290,6 +311,34 @@ CASES = {
     ),
     "p9_eos_torch_map_then_pad.py": _case(
         "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), setup="setup"
+    ),
+    "p9_lists_left_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="lists", side="left"
+    ),
+    "p9_numpy_left_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="numpy", side="left"
+    ),
+    "p9_eos_lists_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="lists", setup="setup"
+    ),
+    "p9_eos_numpy_left_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="numpy", side="left", setup="setup"
+    ),
+    "p9_eos_lists_left_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="lists", side="left", setup="setup"
+    ),
+    "p9_eos_numpy_map_then_pad.py": _case(
+        "PAD009", ["PAD009"], "collate_texts", "texts", checks=("mask",), lib="numpy", setup="setup"
+    ),
+    "p9_eos_torch_left_map_then_pad.py": _case(
+        "PAD009",
+        ["PAD009"],
+        "collate_texts",
+        "texts",
+        checks=("mask",),
+        lib="transformers",
+        side="left",
+        setup="setup",
     ),
     # PAD010 over lists, numpy and left padding, with the pad-id masking it feeds
     "p10_lists_fallback_labels.py": _case("PAD010", ["PAD010", "PAD004"], "collate", "features", lib="lists"),
@@ -299,13 +348,36 @@ CASES = {
     "p10_torch_left_fallback_tokenizer.py": _case(
         "PAD010", ["PAD010", "PAD004"], "PromptBatcher", "class_texts", side="left", setup="setup"
     ),
-    # PAD012 over lists, left padding and pad = EOS: the write reaches the ids
+    "p10_lists_left_fallback_example.py": _case(
+        "PAD010", ["PAD010", "PAD005"], "encode_example", "example", checks=("mask",), lib="lists", side="left"
+    ),
+    "p10_numpy_right_fallback_labels.py": _case("PAD010", ["PAD010", "PAD004"], "collate_np", "features", lib="numpy"),
+    # PAD012 over lists, numpy, left padding and pad = EOS: the write reaches the ids
     "p12_lists_example_alias.py": _case("PAD012", ["PAD012"], "encode_example", "example", lib="lists"),
     "p12_torch_left_alias_mask_write.py": _case(
         "PAD012", ["PAD012"], "build_batch", "texts", side="left", setup="setup"
     ),
     "p12_eos_numpy_alias_mask_write.py": _case(
         "PAD012", ["PAD012"], "collate_np", "features", lib="numpy", setup="setup"
+    ),
+    "p12_numpy_left_alias_prefix.py": _case(
+        "PAD012", ["PAD012"], "encode_batch", "batch", lib="numpy", side="left", setup="setup"
+    ),
+    "p12_eos_torch_right_alias.py": _case("PAD012", ["PAD012"], "collate", "features", setup="setup"),
+    "p12_eos_lists_example_alias.py": _case(
+        "PAD012", ["PAD012"], "encode_example", "example", lib="lists", setup="setup"
+    ),
+    "p12_eos_torch_left_alias.py": _case(
+        "PAD012", ["PAD012"], "LeftBatcher", "class_texts", side="left", setup="setup"
+    ),
+    "p12_lists_left_example_alias.py": _case(
+        "PAD012", ["PAD012"], "encode_prompt", "example", lib="lists", side="left"
+    ),
+    "p12_eos_numpy_left_alias.py": _case(
+        "PAD012", ["PAD012"], "collate_left", "features", lib="numpy", side="left", setup="setup"
+    ),
+    "p12_eos_lists_left_example_alias.py": _case(
+        "PAD012", ["PAD012"], "encode_prompt", "example", lib="lists", side="left", setup="setup"
     ),
 }
 
@@ -314,6 +386,54 @@ def test_every_exec_fixture_is_described():
     on_disk = {p.name for p in EXEC_DIR.glob("*.py")}
     assert on_disk == set(CASES), (
         f"undescribed: {sorted(on_disk - set(CASES))}, missing: {sorted(set(CASES) - on_disk)}"
+    )
+
+
+# ---- the coverage matrix (rule x container x side x pad = EOS), printed in CONTRIBUTING.md -----------
+
+COLUMNS = [(lib, side) for lib in ("lists", "numpy", "torch") for side in ("right", "left")]
+# Cells that mean nothing for a rule: PAD004/PAD005 are harm only when pad = EOS; PAD010's `pad or eos`
+# makes the pad the EOS by itself; DataCollatorForLanguageModeling (PAD008) hands back torch tensors.
+NOT_APPLICABLE = {
+    "PAD004": {"pad!=eos"},
+    "PAD005": {"pad!=eos"},
+    "PAD010": {"pad==eos"},
+    "PAD008": {("lists", "right"), ("lists", "left"), ("numpy", "right"), ("numpy", "left")},
+}
+PAD_IS_EOS = re.compile(r"pad_token\s*=\s*\w+\.eos_token\b|pad_token_id\s*=\s*\w+\.eos_token_id\b")
+
+
+def coverage_table() -> str:
+    """The markdown table of how many cases each cell has: "pad != EOS / pad = EOS" (the module itself
+    sets the pad token to EOS), "-" where the cell means nothing for the rule."""
+    counts: dict[tuple, int] = {}
+    for name, case in CASES.items():
+        eos = "pad==eos" if PAD_IS_EOS.search((EXEC_DIR / name).read_text()) else "pad!=eos"
+        lib = "torch" if case["lib"] == "transformers" else case["lib"]  # a transformers collator returns tensors
+        key = (case["rule"], lib, case["side"], eos)
+        counts[key] = counts.get(key, 0) + 1
+    header = "| rule | " + " | ".join(f"{lib} {side}" for lib, side in COLUMNS) + " |"
+    lines = [header, "|---" * (len(COLUMNS) + 1) + "|"]
+    for rule in sorted({case["rule"] for case in CASES.values()}):
+        skip = NOT_APPLICABLE.get(rule, set())
+        cells = []
+        for lib, side in COLUMNS:
+            if (lib, side) in skip:
+                cells.append("-")
+                continue
+            marks = [
+                "-" if eos in skip else str(counts.get((rule, lib, side, eos), 0)) for eos in ("pad!=eos", "pad==eos")
+            ]
+            cells.append(" / ".join(marks))
+        lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def test_coverage_table_in_contributing_is_current():
+    """CONTRIBUTING.md shows the coverage matrix as CASES make it: a cell with 0 is a case to write."""
+    contributing = (Path(__file__).parent.parent / "CONTRIBUTING.md").read_text()
+    assert coverage_table() in contributing, "CONTRIBUTING.md's coverage table is stale; it should read:\n" + (
+        coverage_table()
     )
 
 

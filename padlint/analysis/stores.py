@@ -8,7 +8,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key, single_index
-from padlint.analysis.values import Copy, GoodMask, Masked, Ones, Padded, TokenIds, TupleOf, Value, tags_of
+from padlint.analysis.values import Copy, Fill, GoodMask, Masked, Ones, Padded, TokenIds, TupleOf, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
@@ -33,7 +33,12 @@ class StoresMixin(WalkerState):
         self.written_in_place(target.value, value_node)
         if self.selects_ignored(target):
             return  # `labels[labels == -100] = 0`: ignored positions made valid indices (a gather), not padding
-        ignore = self.is_ignore(value_node) or bool(tags_of(value, Masked))
+        # `-100`, a masked value, or a run of them (`labels[:gap] = [-100] * gap`)
+        ignore = (
+            self.is_ignore(value_node)
+            or bool(tags_of(value, Masked))
+            or any(f.what == "ignore" for f in tags_of(value, Fill))
+        )
         labels = any(c.padded is not None for c in tags_of(base, Copy)) or (
             self.is_label_code(target.value, strict=True) and not self.is_score_buffer(target.value)
         )
@@ -47,7 +52,11 @@ class StoresMixin(WalkerState):
             return
         written = labels and (ignore or P.int_value(value_node) is not None)
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
-        at_pads = self.indexes_padding(target) or (written and self.guarded_by_pad_id(target, base))
+        at_pads = (
+            self.indexes_padding(target)
+            or self.left_padding_prefix(target, base)
+            or (written and self.guarded_by_pad_id(target, base))
+        )
         if ignore and labels and not at_pads and not _known_positions(target) and not self.tested_positions(target):
             # The ignore value written where the analysis cannot tell which positions (`labels[row,
             # idx[1:, 0]] = ignore_index` with idx from `nonzero(labels == pad_id)`): it may be the
@@ -137,6 +146,16 @@ class StoresMixin(WalkerState):
         ):
             return bound.value.value, bound.value.value
         return None
+
+    def left_padding_prefix(self, target: cst.Subscript, base: Value) -> bool:
+        """`labels[:gap] = ...` on a row padded on the left by `[pad] * gap + ids`: the prefix is the padding."""
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Slice):
+            return False
+        cut = target.slice[0].slice
+        if cut.lower is not None or cut.upper is None or cut.step is not None:
+            return False
+        bound = self.code(cut.upper)
+        return any(p.side == "left" and p.gap == bound and self.still_valid(p.names) for p in tags_of(base, Padded))
 
     def indexes_padding(self, target: cst.Subscript) -> bool:
         """Does `x[index]` select pad positions (a mask, a comparison, a suffix) rather than a prompt prefix?"""
