@@ -212,6 +212,7 @@ class ModuleFacts:
     positions: Positions
     imports: Imports
     pad_is_eos: bool = False
+    pad_token_set_to_eos: bool = False  # pad = EOS by setting the pad token, not only by padding with EOS
     # The module puts an EOS into the data (`text + tok.eos_token`, `ids + [eos_id]`, a chat template,
     # `add_eos_token=True`): only then can masking by a pad id equal to EOS cost a real EOS its label.
     eos_in_data: cst.CSTNode | None = None
@@ -292,6 +293,8 @@ class ModuleFacts:
         self.pad_eos.append((node, self.current_owner, tokenizer))
         if padding:
             self.pads_with_eos = True
+        else:
+            self.pad_token_set_to_eos = True
 
     def pad_eos_for(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> cst.CSTNode | None:
         """Where pad is set to EOS in a way that reaches code owned by `owner` (at node `at`), if anywhere.

@@ -51,7 +51,13 @@ class Importers(WalkerState):
         # module's own: what an importer pads or which loss it calls is not this module's business.
         lists = [getattr(facts, name) for name in MODULE_WIDE]
         sizes = [len(values) for values in lists]
-        flags = (facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data)
+        flags = (
+            facts.repadding_collator,
+            facts.lm_collator_rebuilds_labels,
+            facts.pad_is_eos,
+            facts.pad_token_set_to_eos,
+            facts.eos_in_data,
+        )
         names = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(self.exported)) + r")\b")
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
             text = text_of(path)
@@ -70,7 +76,13 @@ class Importers(WalkerState):
                     self.env = saved_env
         for values, size in zip(lists, sizes):
             del values[size:]
-        facts.repadding_collator, facts.lm_collator_rebuilds_labels, facts.pad_is_eos, facts.eos_in_data = flags
+        (
+            facts.repadding_collator,
+            facts.lm_collator_rebuilds_labels,
+            facts.pad_is_eos,
+            facts.pad_token_set_to_eos,
+            facts.eos_in_data,
+        ) = flags
 
     def _walk_mentions(self, context: ModuleContext, names: re.Pattern) -> None:
         """Walk the importer's code that names what the linted module exports: its definitions that

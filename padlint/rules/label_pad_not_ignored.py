@@ -76,6 +76,8 @@ def collate(batch, pad_id):
                 continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
             if pad_node is not None and event.how in ("padding_value", "list") and _marks(facts, pad_node):
                 continue  # the module marks the labels it does not train on with this value: its own ignore value
+            if pad_node is not None and P.is_eos_expression(pad_node) and not facts.pad_token_set_to_eos:
+                continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
             yield Finding(event.node, message, self.fix(facts, event, pad_node))
