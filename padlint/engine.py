@@ -169,6 +169,16 @@ def _lint_module(
     return diagnostics
 
 
+def _self_overlapping(edits: list[Edit]) -> bool:
+    """Do two edits of one fix change the same text (applied together they would garble it)?"""
+    spans = sorted(((e.location.row, e.location.column), (e.end_location.row, e.end_location.column)) for e in edits)
+    for (start, end), (next_start, next_end) in zip(spans, spans[1:]):
+        # the next edit starts inside this replacement, or both replace text from the same point
+        if next_start < end or (next_start == start and start != end and next_start != next_end):
+            return True
+    return False
+
+
 def _spelled_beside(fix: Fix, filename: str) -> Fix:
     """Edits of other files name them as the finding's file is named (relative stays relative)."""
     import os
@@ -230,7 +240,7 @@ def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix 
     from padlint.rules.edits import to_edits
 
     edits = to_edits(proposal.replacements, positions, quote)
-    if edits is None:
+    if edits is None or _self_overlapping(edits):
         return None
     lines = (("import torch",) if proposal.needs_torch else ()) + tuple(proposal.import_lines)
     if lines:

@@ -113,10 +113,11 @@ CASES = {
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
     # labels stacked from left-padded rows: masked by the mask built beside them, the stack evaluated once
-    "p2_left_fpad_stack_labels.py": _case("PAD002", ["PAD002"], "collate_left", "features", side="left"),
+    # labels padded by a step of their own with the pad id: PAD006 (RULES.md), whatever they hold
+    "p2_left_fpad_stack_labels.py": _case("PAD002", ["PAD006"], "collate_left", "features", side="left"),
     # labels padded by a step of their own with the pad id: that step pads with -100
     "p2_left_list_labels_own_padding.py": _case(
-        "PAD002", ["PAD002"], "collate_left_lists", "features", lib="lists", side="left"
+        "PAD002", ["PAD006"], "collate_left_lists", "features", lib="lists", side="left"
     ),
     "p2_left_tokenizer_clone.py": _case("PAD002", ["PAD002"], "encode_dialogues", "texts", side="left"),
     "p2_batched_map_list_copy.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
@@ -260,22 +261,22 @@ CASES = {
     # PAD006 over lists, numpy, left padding and pad = EOS; labels padded by a step of their own may be
     # reported as PAD002, whose fix pads them with -100 too
     "p6_lists_right_rows_pad_id.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists"),
-    "p6_lists_left_example_zero.py": _case("PAD006", ["PAD002"], "encode_example", "example", lib="lists", side="left"),
-    "p6_numpy_right_np_pad.py": _case("PAD006", ["PAD002"], "collate_np", "features", lib="numpy"),
+    "p6_lists_left_example_zero.py": _case("PAD006", ["PAD006"], "encode_example", "example", lib="lists", side="left"),
+    "p6_numpy_right_np_pad.py": _case("PAD006", ["PAD006"], "collate_np", "features", lib="numpy"),
     "p6_numpy_left_targets_max_length.py": _case(
         "PAD006", ["PAD006"], "encode_batch", "batch", lib="numpy", side="left", setup="setup"
     ),
-    "p6_torch_left_fpad_labels.py": _case("PAD006", ["PAD002"], "collate_left", "features", side="left"),
+    "p6_torch_left_fpad_labels.py": _case("PAD006", ["PAD006"], "collate_left", "features", side="left"),
     "p6_eos_torch_pad_sequence.py": _case("PAD006", ["PAD006"], "SFTCollator", "class", setup="setup"),
     "p6_eos_lists_right_extend.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", setup="setup"),
     "p6_eos_lists_left_example.py": _case(
         "PAD006", ["PAD006"], "encode_example", "example", lib="lists", side="left", setup="setup"
     ),
-    "p6_eos_numpy_right_np_pad.py": _case("PAD006", ["PAD002"], "ArrayCollator", "class", lib="numpy", setup="setup"),
+    "p6_eos_numpy_right_np_pad.py": _case("PAD006", ["PAD006"], "ArrayCollator", "class", lib="numpy", setup="setup"),
     "p6_eos_numpy_left_np_pad.py": _case(
-        "PAD006", ["PAD002"], "collate_left", "features", lib="numpy", side="left", setup="setup"
+        "PAD006", ["PAD006"], "collate_left", "features", lib="numpy", side="left", setup="setup"
     ),
-    "p6_eos_torch_left_flip.py": _case("PAD006", ["PAD002"], "collate_left", "features", side="left", setup="setup"),
+    "p6_eos_torch_left_flip.py": _case("PAD006", ["PAD006"], "collate_left", "features", side="left", setup="setup"),
     # PAD008: DataCollatorForLanguageModeling(mlm=False) throws away the labels a map function built
     # (kind "sft": mapped, then collated; the prompt's labels must stay -100)
     "p8_dclm_prompt_labels.py": _case(

@@ -456,6 +456,9 @@ class CallEvaluator(WalkerState):
         if isinstance(mask, Ones) and mask.at_builder is not None and mask.built_in is not self.current_fn:
             # built in a function this one called: the fix is written there, with what is valid there
             return dataclasses.replace(mask.at_builder, sink=sink)
+        if isinstance(mask, PadIdMask) and mask.at_builder is not None:
+            # the fix replaces the comparison: what it reads must be valid there (a loop body's row)
+            return dataclasses.replace(mask.at_builder, sink=sink)
         if code is None or not code.isidentifier():
             holders = [k for k in self.places_with(padded) if k.isidentifier()]
             code = holders[0] if holders else code

@@ -159,6 +159,7 @@ class AliasWrittenInPlace(Fact):
 
     kind: str  # what the ids are: "pt", "np", "list" or "?"
     list_write: bool  # the write stores a list
+    into_rows: bool = False  # written through a row (`labels[i][j] = ...`): a list's rows must be copied too
 
 
 @dataclass

@@ -174,6 +174,11 @@ def attention_mask(
             return Shape(real, Applicability.SAFE, FROM_LENGTHS, setup=setup, imports=imports)
         suffix = f".astype({dtype})" if dtype else f".astype({np}.int64)"
         return Shape(f"({real}){suffix}", Applicability.SAFE, FROM_LENGTHS, setup=setup, name=name, imports=imports)
+    if padded.kind == "list" and padded.rows and lengths_ok and padded.lengths:
+        # rows of lists: each row's real length, and zeros for the rest of its padded width
+        real, pads = "[1] * n", "[0] * (len(row) - n)"
+        row = f"{real} + {pads}" if padded.side == "right" else f"{pads} + {real}"
+        return Shape(f"[{row} for row, n in zip({ids}, {padded.lengths})]", Applicability.SAFE, FROM_LENGTHS, name=name)
     if padded.kind == "list" and gap_ok and padded.rows is False:
         gap = f"max({padded.gap}, 0)"
         real = f"[1] * (len({ids}) - {gap})"

@@ -21,6 +21,7 @@ from padlint.analysis.facts import (
     MaskedMean,
     PadIdFallback,
 )
+from padlint.analysis.padding import for_clauses
 from padlint.analysis.values import (
     Const,
     Copy,
@@ -61,7 +62,14 @@ class RelativesMixin(WalkerState):
         for fallback in (p for p in pads if p.eos_fallback):
             self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))
         ids_value = self.evaluate(ids)
-        return frozenset({PadIdMask(node, first(ids_value, Padded), self.code(ids))})
+        return frozenset({self.pad_id_mask(node, first(ids_value, Padded), self.code(ids))})
+
+    def pad_id_mask(self, node: cst.CSTNode, padded: Padded | None, ids_code: str | None) -> PadIdMask:
+        """`ids != pad_id` built here over `padded`, with what a fix written here may read."""
+        mask = PadIdMask(node, padded, ids_code)
+        if padded is not None:
+            mask.at_builder = self.mask_event(mask, padded, ids_code, node)  # its sink is set where it is found
+        return mask
 
     def lift_token_masks(self, comprehension, value: Value) -> Value:
         """`[t != pad_id for t in row]` (also `int(...)`, `1 if ... else 0`, and rows of those): the
@@ -79,11 +87,25 @@ class RelativesMixin(WalkerState):
                 continue
             iterated = self.evaluate(clause.iter) if place_key(clause.iter) is not None else EMPTY
             padded = first(iterated, Padded) or mask.padded
+            if padded is not None and padded.rows is True and self.row_of_enclosing(clause.iter):
+                padded = padded.but(rows=False)  # `for t in row` inside `... for row in rows`: one row's tokens
             if padded is not None and padded.rows is True and not isinstance(element, cst.BaseComp):
                 continue  # `t != pad` for each row `t` of a batch: not a token mask
             code = self.code(clause.iter) if place_key(clause.iter) is not None else None
-            out.add(PadIdMask(comprehension, padded, code))
+            out.add(self.pad_id_mask(comprehension, padded, code))
         return frozenset(out)
+
+    def row_of_enclosing(self, iterated: cst.BaseExpression) -> bool:
+        """Is `iterated` the loop variable of an enclosing comprehension (`row` of `for row in rows`)?
+        Iterating a padded batch binds the batch itself (wiring.iterated), so that is what says it is
+        one row of it."""
+        if not isinstance(iterated, cst.Name):
+            return False
+        return any(
+            isinstance(clause.target, cst.Name) and clause.target.value == iterated.value
+            for outer in self.comprehension_stack
+            for clause in for_clauses(outer.for_in)
+        )
 
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
         """A padding step fills with `pad_token_id or eos_token_id`."""
@@ -409,12 +431,14 @@ class RelativesMixin(WalkerState):
         leaf = (source or "").rsplit(".", 1)[-1].split("[")[-1].strip("'\"]")
         rebinding = source is not None and source.startswith((key + "[", key + "."))  # `labels = labels["input_ids"]`
         # The value is evaluated (again) only for an alias: this runs for every name assigned.
+        held = tags_of(self.evaluate(value_node), Padded) if source is not None else ()
         if (
             source is not None
-            and IDS_NAME.search(leaf)
+            # ids by name, or by value: a row or batch a padding step made (`label_row = row`)
+            and (IDS_NAME.search(leaf) or bool(held))
             and P.LABEL_NAME.search(key)
             and not rebinding
-            and not any(p.target_ids or p.of_labels for p in tags_of(self.evaluate(value_node), Padded))
+            and not any(p.target_ids or p.of_labels for p in held)
         ):
             padded = first(self.evaluate(value_node), Padded)
             kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
@@ -438,13 +462,17 @@ class RelativesMixin(WalkerState):
 
     def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None:
         key = place_key(receiver)
+        into_rows = False
+        while key is None and isinstance(receiver, cst.Subscript):
+            receiver = receiver.value  # `labels[i][j] = -100`: a write into a row of `labels` is one into it
+            key, into_rows = place_key(receiver), True
         alias = self.label_aliases.get(key) if key else None
         if alias is None or key is None or self.env.version(key) != alias[1]:
             return
         # It matters only if the ids are read again after the write (returned, passed to the model):
         # a tokenizer output used only for its labels may be written into freely.
         source = alias[3]
-        write = AliasWrittenInPlace(alias[0], alias[2], _is_list_value(value_node))
+        write = AliasWrittenInPlace(alias[0], alias[2], _is_list_value(value_node), into_rows)
         # `input_ids = batch["input_ids"]; labels = input_ids`: returning `batch` returns the write too.
         for _ in range(3):
             event = (write, source)

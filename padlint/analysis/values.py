@@ -278,6 +278,9 @@ class PadIdMask:
     node: cst.CSTNode
     padded: Padded | None
     ids_code: str | None
+    # What a fix written here, in place of the comparison, may read (an OnesAtMask without its sink):
+    # judged where the mask is built, which may be a loop body the sink is after.
+    at_builder: OnesAtMask | None = None
 
 
 @dataclass(eq=False)

@@ -13,6 +13,7 @@ from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
+from padlint.rules.labels_not_masked import pad_labels_with_ignore, padded_by_their_own_step, unmasked_labels
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -81,6 +82,23 @@ def collate(batch, pad_id):
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
             yield Finding(event.node, message, self.fix(facts, event, pad_node))
+        yield from self.padded_as_labels(facts, ignored)
+
+    def padded_as_labels(self, facts: ModuleFacts, ignored: set) -> Iterable[Finding]:
+        """Labels made by a padding step of their own that fills with the pad id, from whatever they
+        hold (`[[pad] * gap + f["input_ids"] for f in features]`): padded with a token, not -100."""
+        reported = {
+            id(e.pad_arg.value if isinstance(e.pad_arg, cst.Arg) else e.pad_arg) for e in facts.labels_padded_with_token
+        }
+        for events in unmasked_labels(facts).values():
+            event = events[0]
+            pad_node = event.padded.pad
+            if not padded_by_their_own_step(facts, event) or id(pad_node) in reported:
+                continue
+            if "pad" in ignored and P.is_pad_id_expression(pad_node):
+                continue  # the module's loss ignores the pad id itself
+            message = MESSAGES["list"].format(pad=facts.brief(pad_node), **_pad_value_words(pad_node))
+            yield Finding(event.padded.node, message, pad_labels_with_ignore(facts, event))
 
     def fix(
         self, facts: ModuleFacts, event: LabelsPaddedWithToken, pad_node: cst.BaseExpression | None

@@ -10,7 +10,8 @@ from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.types import Applicability
 
-COPIES = {"pt": "{}.clone()", "np": "{}.copy()", "list": "list({})"}
+# A list written through its rows (`labels[i][j] = -100`) shares them with the ids: they are copied too.
+COPIES = {"pt": "{}.clone()", "np": "{}.copy()", "list": "list({})", "rows": "[list(row) for row in {}]"}
 
 
 class LabelsAliasInputIds(Rule):
@@ -59,7 +60,7 @@ def add_labels(batch):
                 f"labels are `{source}`{what} not a copy, and are then written in place: "
                 f"the write changes `{viewed or source}` too (-100 in the input ids)"
             )
-            kind = event.kind
+            kind = "rows" if event.kind == "list" and event.into_rows else event.kind
             if kind in COPIES:
                 fix = FixProposal(
                     Applicability.SAFE, "Copy the ids first", ((event.node, COPIES[kind].format(source)),)

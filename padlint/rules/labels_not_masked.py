@@ -69,24 +69,9 @@ def group_texts(examples, block=512):
         return look.reach("pad_step", "labels")  # the padding step and wherever its value goes
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        by_node: dict[cst.CSTNode, list[LabelsAtSink]] = {}  # one finding per place, in the order first seen
-        for event in facts.labels_at_sink:
-            if (
-                event.copy is not None
-                and event.copy in facts.masked_copies
-                or event.padded.node in facts.rows_overwritten
-            ):
-                continue
-            if event.sink in facts.rows_unconsumed or event.sink in facts.labels_unread:
-                continue  # rows no model reads, or labels every loop drops unread: no loss grades them
-            if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
-                continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
-            if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
-                continue  # a test's own labels that reach no model or loss in view: checked, not trained on
-            if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
-                continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
-            by_node.setdefault(event.node, []).append(event)
-        for events in by_node.values():
+        for events in unmasked_labels(facts).values():
+            if padded_by_their_own_step(facts, events[0]):
+                continue  # labels padded with the pad id by a step of their own: PAD006's finding
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             padded = event.padded
             message = (
@@ -131,6 +116,12 @@ def group_texts(examples, block=512):
         if (shape is None or shape.applicability is not Applicability.SAFE) and padded.from_tokenizer:
             # the ids were split off their encoding: keep it, and mask the labels by its attention mask
             kept = keep_encoding(facts, padded, (node,))
+            edits = list(kept.edits) if kept is not None else []
+            split = edits[-1] if edits else None
+            if split is not None and len(split) == 2 and split[0] is node:
+                # the labels are the ids read off the call itself (`tok.pad(...)["input_ids"]`): they
+                # become the kept encoding's ids, masked, in one edit of that node
+                ids_code, edits = split[1], edits[:-1]
             by_mask = labels_masked_by(kept.mask_where_ids_are()) if kept is not None else None
             if (
                 kept is not None
@@ -138,9 +129,9 @@ def group_texts(examples, block=512):
                 and by_mask.applicability is Applicability.SAFE
                 and not by_mask.setup
             ):
-                return FixProposal(Applicability.SAFE, by_mask.title, (*kept.edits, (node, by_mask.code)))
+                return FixProposal(Applicability.SAFE, by_mask.title, (*edits, (node, by_mask.code)))
         if shape is None:
-            return None if row_variable is not None else _pad_labels_with_ignore(facts, event)
+            return None if row_variable is not None else pad_labels_with_ignore(facts, event)
         return shape.proposal(node, facts)
 
 
@@ -167,6 +158,38 @@ def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | 
     return FixProposal(shape.applicability, shape.title, (edit,), shape.needs_torch, shape.imports)
 
 
+def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]:
+    """Padded labels that reach a label place with no -100 at the pads, by the node they are read
+    from (one finding per place), in the order first seen."""
+    by_node: dict[cst.CSTNode, list[LabelsAtSink]] = {}
+    for event in facts.labels_at_sink:
+        if event.copy is not None and event.copy in facts.masked_copies or event.padded.node in facts.rows_overwritten:
+            continue
+        if event.sink in facts.rows_unconsumed or event.sink in facts.labels_unread:
+            continue  # rows no model reads, or labels every loop drops unread: no loss grades them
+        if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
+            continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
+        if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
+            continue  # a test's own labels that reach no model or loss in view: checked, not trained on
+        if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
+            continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
+        by_node.setdefault(event.node, []).append(event)
+    return by_node
+
+
+def padded_by_their_own_step(facts: ModuleFacts, event: LabelsAtSink) -> bool:
+    """Are the labels made by a padding step written inside their own expression, with a pad value
+    written there too (`labels = [[pad] * (w - len(r)) + r for r in rows]`)? They are not the padded
+    ids taken as labels (PAD002) but labels padded with the pad id (PAD006), whatever they hold."""
+    padded = event.padded
+    return (
+        padded.pad is not None
+        and _row_variable_of(facts, event) is None
+        and _within(facts, padded.node, event.node)
+        and _within(facts, padded.pad, padded.node)
+    )
+
+
 def _row_variable_of(facts: ModuleFacts, event: LabelsAtSink) -> cst.CompFor | None:
     """The comprehension clause whose loop variable the labels are read from (`row` in
     `[list(row) for row in rows]`), if they are one."""
@@ -190,7 +213,7 @@ def _copy_of_each_row(facts: ModuleFacts, clause: cst.CompFor, node: cst.CSTNode
     return None
 
 
-def _pad_labels_with_ignore(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
+def pad_labels_with_ignore(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
     """Labels padded by a step of their own, written inside the labels expression with the pad id
     (`labels = [[pad] * (w - len(r)) + r for r in rows]`): that step pads with -100 instead. Only the
     labels change; their real tokens stay where they are."""

@@ -1,0 +1,95 @@
+"""Shapes the analysis missed: each buggy fixture is reported, its near-misses stay silent, and the
+fix is run on a ragged batch by a stand-in tokenizer (pad != EOS and pad == EOS; mask 1 exactly on
+real tokens, a real EOS included; labels -100 exactly on padding).
+
+- PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS.
+- PAD012 where labels alias a padded list row (`label_row = row`) or the rows are written through
+  (`labels[i][j] = -100` after `labels = input_ids`): the fix copies what the write reaches.
+- PAD006, not PAD002, where labels are made by a padding step of their own that fills with the pad id
+  (left or right, whatever they hold): the fix pads them with -100.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from standin_tokenizer import StandInTokenizer  # noqa: E402
+from test_fix_execution import TEXTS, _case, _report, _require_lib, as_rows, load_module, run_variant  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
+
+GAPS_DIR = Path(__file__).parent / "fixtures" / "gaps"
+
+BUGGY = {
+    # rows of lists, then a nested comprehension comparing each token with the pad id (= EOS)
+    "g5_list_rows_compared_with_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="configure_tokenizer"
+    ),
+    # one row padded per loop turn, its mask `1 if token != pad_id else 0` appended beside it
+    "g5_loop_row_compared_with_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="configure_tokenizer"
+    ),
+    # `label_row = row` in the loop that pads each row, then `label_row[real:] = [-100] * gap`
+    "g12_loop_label_row_alias.py": _case("PAD012", ["PAD012"], "collate", "features", lib="lists"),
+    # `labels = input_ids` (a list of rows), then `labels[i][j] = -100`: the rows are shared
+    "g12_rows_alias_written_through_rows.py": _case("PAD012", ["PAD012"], "collate", "features", lib="lists"),
+    # labels read off a padding call (`tok.pad(...)["input_ids"]`): the call is kept as the encoding and
+    # the labels masked by its mask, in one edit of that expression (two edits of it garbled the file)
+    "g2_labels_read_off_pad_call.py": _case("PAD002", ["PAD002"], "collate", "features"),
+    # `labels = [[pad] * gap + f["input_ids"] for f in features]`: padded with a token, on the left
+    "g6_left_labels_own_pad_step.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", side="left"),
+}
+
+# near-misses: name -> the codes that must not be reported
+CLEAN = {
+    "g5_clean_list_rows_own_pad_token.py": ("PAD005",),  # a pad token of its own: the comparison is right
+    "g5_clean_list_rows_eos_compared.py": ("PAD005", "PAD001"),  # the mask from lengths
+    "g12_clean_label_row_copied.py": ("PAD012", "PAD002"),  # copied, then -100 over the padding
+    "g12_clean_rows_copied_deep.py": ("PAD012", "PAD002"),  # every row copied before the writes
+    "g6_clean_left_labels_ignored.py": ("PAD006", "PAD002"),  # padded with -100 already
+}
+
+# the codes a buggy fixture must not be reported with (the finding is the other rule's)
+NOT_REPORTED = {"g6_left_labels_own_pad_step.py": ("PAD002",)}
+
+
+def test_every_gap_fixture_is_described():
+    assert {p.name for p in GAPS_DIR.glob("*.py")} == set(BUGGY) | set(CLEAN)
+
+
+@pytest.mark.parametrize("name", sorted(BUGGY))
+def test_gap_is_reported_and_its_fix_is_right_when_run(name, tmp_path):
+    case = BUGGY[name]
+    _require_lib(case)
+    source = (GAPS_DIR / name).read_text()
+    found = {d.code for d in lint_source(source, name)}
+    assert set(case["codes"]) <= found, found
+    assert not found & set(NOT_REPORTED.get(name, ())), found
+    broken = any(run_variant(source, name, case, tmp_path, "orig").values())
+    assert broken or _ignore_in_ids(source, name, case, tmp_path), "the fixture is not buggy"
+    outcome = fix_source(source, name, unsafe=not case["safe_fix"])
+    assert outcome.error is None and outcome.source != source, f"{name}: no fix"
+    results = run_variant(outcome.source, name, case, tmp_path, "fixed")
+    assert not any(results.values()), _report(name, outcome.source, results)
+    assert not _ignore_in_ids(outcome.source, name, case, tmp_path), outcome.source
+    assert not set(case["codes"]) & {d.code for d in outcome.remaining}, outcome.source
+
+
+@pytest.mark.parametrize("name", sorted(CLEAN))
+def test_near_miss_stays_silent(name):
+    found = {d.code for d in lint_source((GAPS_DIR / name).read_text(), name)}
+    assert not found & set(CLEAN[name]), found
+
+
+def _ignore_in_ids(source: str, name: str, case, tmp_path: Path) -> bool:
+    """Does the collator put -100 into its input ids (a write through labels that alias them)?"""
+    path = tmp_path / f"{Path(name).stem}_ids.py"
+    path.write_text(source)
+    module = load_module(path, f"padlint_gaps_{Path(name).stem}_ids")
+    tokenizer = StandInTokenizer()
+    out = getattr(module, case["entry"])([{"input_ids": tokenizer.encode(t)} for t in TEXTS], tokenizer)
+    return any(-100 in row for row in as_rows(out["input_ids"]))
