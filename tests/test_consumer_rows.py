@@ -7,8 +7,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from nbwriters import code, jupyter, markdown, notebook
 
 from padlint.engine import lint_source
+from padlint.files.notebook import Notebook
 from padlint.semantics import table as T
 
 
@@ -49,6 +51,24 @@ def test_a_dataset_only_held_by_a_trainer_that_feeds_nothing_is_silent():
     assert "PAD003" not in codes(PROMPTS)
     # steps that hand the trainer tensors made elsewhere do not read the rows it holds
     assert "PAD003" not in codes(PROMPTS + "    trainer.log_stats({}, {}, [])\n")
+
+
+def notebook_codes(loop_cell: str) -> list[str]:
+    """The PPO notebook as cells: setup, the mapped prompts, the trainer, then the loop cell."""
+    cells = textwrap.dedent(PROMPTS).strip().split("\n\n")
+    nb = notebook(
+        *(code(text, f"c{i}") for i, text in enumerate(cells)),
+        markdown("Training loop", "m1"),
+        code(textwrap.dedent(loop_cell).strip(), "loop"),
+    )
+    virtual = Notebook(jupyter(nb)).virtual_text()
+    return sorted({d.code for d in lint_source(virtual, "ppo.ipynb")})
+
+
+def test_a_notebook_whose_ppo_loop_cell_is_commented_out_feeds_nothing():
+    commented = "\n".join("# " + line for line in textwrap.dedent(LOOP_OVER_THE_LOADER).strip().splitlines())
+    assert "PAD003" not in notebook_codes(commented)
+    assert "PAD003" in notebook_codes(LOOP_OVER_THE_LOADER)
 
 
 @pytest.mark.parametrize(
