@@ -5,6 +5,7 @@ real tokens, a real EOS included; labels -100 exactly on padding).
 - PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS.
 - PAD012 where labels alias a padded list row (`label_row = row`) or the rows are written through
   (`labels[i][j] = -100` after `labels = input_ids`): the fix copies what the write reaches.
+- PAD002 over rows written into a buffer up to a length named in the loop: a safe fix from the lengths.
 - PAD006, not PAD002, where labels are made by a padding step of their own that fills with the pad id
   (left or right, whatever they hold): the fix pads them with -100.
 """
@@ -40,6 +41,9 @@ BUGGY = {
     # labels read off a padding call (`tok.pad(...)["input_ids"]`): the call is kept as the encoding and
     # the labels masked by its mask, in one edit of that expression (two edits of it garbled the file)
     "g2_labels_read_off_pad_call.py": _case("PAD002", ["PAD002"], "collate", "features"),
+    # rows written into a pad-filled buffer up to a length named in the loop (`ids[i, :length] = row`):
+    # the labels are masked from those lengths
+    "g2_buffer_rows_named_length.py": _case("PAD002", ["PAD002"], "collate", "features"),
     # `labels = [[pad] * gap + f["input_ids"] for f in features]`: padded with a token, on the left
     "g6_left_labels_own_pad_step.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", side="left"),
 }

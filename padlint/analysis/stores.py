@@ -127,6 +127,8 @@ class StoresMixin(WalkerState):
     def row_lengths(self, bound: cst.BaseExpression | None, row_index) -> tuple[str, str] | None:
         """(code of every row's length, the name it reads) for the length of one row: `len(s)` with `s`
         (or `s["input_ids"]`) the item of a loop over a named list, or `lengths[i]` with `i` the row index."""
+        if isinstance(bound, cst.Name) and isinstance(self.value_nodes.get(bound.value), cst.Call):
+            bound = self.value_nodes[bound.value]  # `n = len(f["input_ids"])` in the loop, then `ids[i, :n]`
         if isinstance(bound, cst.Call) and P.last_name(bound.func) == "len" and len(bound.args) == 1:
             row = bound.args[0].value
             root = row
