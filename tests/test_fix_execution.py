@@ -27,6 +27,7 @@ Each case is described by a small dict (see CASES):
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -623,6 +624,13 @@ def _report(name, source, results) -> str:
 
 # ---- the tests ---------------------------------------------------------------------------------------
 
+
+@functools.cache
+def fixed(path: Path, unsafe: bool):
+    """`fix_source` of a fixture file, computed once for the tests that run and that read the same fix."""
+    return fix_source(path.read_text(), path.name, unsafe=unsafe)
+
+
 NAMES = sorted(CASES)
 
 
@@ -675,7 +683,7 @@ def test_unsafe_fix_executes(name, tmp_path):
     case = CASES[name]
     _require_lib(case)
     source = (EXEC_DIR / name).read_text()
-    outcome = fix_source(source, name, unsafe=True)
+    outcome = fixed(EXEC_DIR / name, unsafe=True)
     assert outcome.error is None, f"{name}: fix refused: {outcome.error}"
     assert outcome.source != source, f"{name}: no fix was applied with unsafe=True; remaining: " + str(
         [(d.code, d.location.row) for d in outcome.remaining]
@@ -717,7 +725,7 @@ def reindented_lines(original: str, fixed: str) -> list[str]:
 def test_fix_keeps_indentation(path):
     """A fix edits what it must and leaves the other lines where they were (no re-indented calls)."""
     source = path.read_text()
-    outcome = fix_source(source, path.name, unsafe=True)
+    outcome = fixed(path, unsafe=True)
     moved = reindented_lines(source, outcome.source)
     if moved:
         pytest.fail(
