@@ -277,6 +277,9 @@ CASES = {
     "p6_eos_numpy_left_np_pad.py": _case(
         "PAD006", ["PAD006"], "collate_left", "features", lib="numpy", side="left", setup="setup"
     ),
+    "p6_eos_numpy_left_full.py": _case(
+        "PAD006", ["PAD006"], "collate_left", "features", lib="numpy", side="left", setup="setup"
+    ),
     "p6_eos_torch_left_flip.py": _case("PAD006", ["PAD006"], "collate_left", "features", side="left", setup="setup"),
     # PAD008: DataCollatorForLanguageModeling(mlm=False) throws away the labels a map function built
     # (kind "sft": mapped, then collated; the prompt's labels must stay -100)

@@ -145,10 +145,14 @@ class RelativesMixin(WalkerState):
             return self.module_info.resolve_module_attribute(expr.value.value, expr.attr.value)
         return None
 
-    def label_padding(self, padded: Padded, pad: cst.BaseExpression | None, how: str) -> None:
-        """Labels padded with the pad id / 0 / -1 rather than -100."""
-        if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full":
-            return  # a buffer filled with the pad id, then written row by row: not a padding of labels
+    def label_padding(
+        self, padded: Padded, pad: cst.BaseExpression | None, how: str, rows_written: bool = False
+    ) -> None:
+        """Labels padded with the pad id / 0 / -1 rather than -100. A buffer filled with the pad id
+        (`torch.full(shape, pad_id)`) pads nothing by being made; it pads once rows shorter than it
+        are written into it (`rows_written`, stores.py)."""
+        if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full" and not rows_written:
+            return
         value = self.resolve_int(pad) if pad is not None else 0
         if value is None and pad is not None and P.is_eos_expression(pad):
             value = "eos"  # `labels + [tok.eos_token_id] * gap`: a real token, trained on at every pad

@@ -7,9 +7,10 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key, single_index
+from padlint.analysis.env import EMPTY, key_of_subscript, place_key, single_index
 from padlint.analysis.values import Copy, Fill, GoodMask, Masked, Ones, Padded, TokenIds, TupleOf, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
+from padlint.analysis.zero_padding import part_of_row
 from padlint.semantics import table as T
 
 # Builders of class-score targets (one-hot, multi-label): what is written into them is a class, not a token.
@@ -27,6 +28,7 @@ class StoresMixin(WalkerState):
             # (Jacobi decoding's random start), every row is written over: nothing is padding.
             self.facts.rows_overwritten.update(p.node for p in tags_of(base, Padded))
         self.note_row_fill(target, base)
+        self.label_rows_written(target, base)
         if P.int_value(value_node) == 0 and tags_of(base, Ones):
             self.facts.corrected_ones.update(tags_of(base, Ones))
             return
@@ -148,6 +150,20 @@ class StoresMixin(WalkerState):
         ):
             return bound.value.value, bound.value.value
         return None
+
+    def label_rows_written(self, target: cst.Subscript, base: Value) -> None:
+        """`labels[i, :len(s)] = s` into `torch.full((B, L), pad_id)`: the rest of each row keeps the
+        fill, so the buffer pads the labels with it."""
+        key = place_key(target.value)
+        field_name = key_of_subscript(target.value) if isinstance(target.value, cst.Subscript) else key
+        if key is None or not field_name or not P.TOKEN_LABELS.match(field_name.rsplit(".", 1)[-1]):
+            return
+        if not part_of_row(target):
+            return
+        for padded in tags_of(base, Padded):
+            filled = isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full"
+            if filled and padded.pad is not None and padded.node not in self.facts.pending_label_pads:
+                self.label_padding(padded, padded.pad, "padding_value", rows_written=True)
 
     def left_padding_prefix(self, target: cst.Subscript, base: Value) -> bool:
         """`labels[:gap] = ...` on a row padded on the left by `[pad] * gap + ids`: the prefix is the padding."""

@@ -59,7 +59,7 @@ class ZeroPadding(WalkerState):
         Returns what the buffer holds after the write."""
         zeros = first(base, ZeroFilled)
         key = place_key(target.value)
-        if zeros is None or key is None or not _part_of_row(target):
+        if zeros is None or key is None or not part_of_row(target):
             return base
         if P.int_value(value_node) is not None or tags_of(value, Ones) or tags_of(value, GoodMask):
             return base  # `mask[i, :n] = 1`: a mask built from lengths, not ids
@@ -88,7 +88,7 @@ class ZeroPadding(WalkerState):
         return bool(P.TOKEN_IDS_NAME.match(leaf))
 
 
-def _part_of_row(target: cst.Subscript) -> bool:
+def part_of_row(target: cst.Subscript) -> bool:
     """`x[i, :n]`, `x[i, -n:]`: the first or last part of one row of a 2-D buffer (the rest stays 0)."""
     if len(target.slice) != 2 or not isinstance(target.slice[0].slice, cst.Index):
         return False
