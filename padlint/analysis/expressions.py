@@ -454,7 +454,7 @@ class ExpressionEvaluator(WalkerState):
                 if found is not None:
                     return found
             return self.method_call(call, func.attr.value, func.value, recv)
-        callee = self.callee_value(func) if isinstance(func, cst.Name) else self.evaluate(func)
+        callee = self.callee_value(func, call) if isinstance(func, cst.Name) else self.evaluate(func)
         self.callees[call] = (callee, None)
         made = self.object_call(call, callee)
         if made is not None:

@@ -20,7 +20,8 @@ from typing import Any
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, Env
+from padlint.analysis.env import EMPTY, Env, place_key
+from padlint.analysis.project import MAKES
 from padlint.analysis.values import (
     ClassRef,
     Const,
@@ -109,23 +110,44 @@ class ObjectCalls(WalkerState):
         return self.contexts.get(id(env))
 
     # ---- names of project code ------------------------------------------------------------------
-    def project_value(self, name: str) -> Value | None:
-        """What an imported name of the project is: a function or class of another module."""
+    def project_value(self, name: str, handed: bool = True) -> Value | None:
+        """What an imported name of the project is: a function or class of another module. Called
+        with `handed` false (a call that hands it nothing tracked), one that makes nothing itself
+        is left unknown, and not remembered: another call may hand it padded values."""
         if self.project is None:
             return None
         source = self.imports.from_imports.get(name)
         if source is None:
-            return self.sibling_value(name)
+            return self.sibling_value(name, handed)
         key = (self.module_context.path if self.module_context else None, name)
         if key in self.imported:
             return self.imported[key]
         module, level, original = source
         found = self.project.definition(
-            self.module_context.path if self.module_context else None, module, level, original
+            self.module_context.path if self.module_context else None, module, level, original, handed
         )
         value = self.definition_value(found)
-        self.imported[key] = value
+        if value is not None or handed:
+            self.imported[key] = value
         return value
+
+    def hands_tracked(self, call: cst.Call) -> bool:
+        """Can the call hand its callee a value the analysis tracks? False only when every argument
+        is a name or attribute holding nothing tracked, or a literal that is not an int (an int may
+        be a pad id, a fill or the ignore value); anything else is taken to hand one."""
+        for arg in call.args:
+            value = arg.value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Float)):
+                continue
+            key = place_key(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if key is None:
+                return True
+            held = self.env.get(key)
+            if held is None and key in self.imports.from_imports:
+                return True  # a function or class handed on (a collate function): its callee may call it
+            if held and any(not isinstance(t, NoneValue) for t in held):
+                return True
+        return False
 
     def module_member(self, expr: cst.Attribute) -> Value | None:
         """What `data.collate` names when `data` is a module of the project imported whole
@@ -159,11 +181,14 @@ class ObjectCalls(WalkerState):
             self.facts.dependencies.add(context.path)
         return frozenset({ref})
 
-    def sibling_value(self, name: str) -> Value | None:
+    def sibling_value(self, name: str, handed: bool = True) -> Value | None:
         """A def or class of the module being walked, when that module is another module of the
-        project read by its definitions: it is bound in the module's globals when first named."""
+        project read by its definitions: it is bound in the module's globals when first named (for
+        a call that hands it nothing tracked, only if it can make something itself)."""
         context = self.module_context
         if context is None or not context.partial or name not in context.spans:
+            return None
+        if not handed and name not in context.definitions and not MAKES.search(context.definition_source(name) or ""):
             return None
         node = context.definition(name)
         if node is None:
@@ -174,12 +199,12 @@ class ObjectCalls(WalkerState):
             context.env.vars.setdefault(name, value)
         return value
 
-    def callee_value(self, func: cst.BaseExpression) -> Value:
+    def callee_value(self, func: cst.BaseExpression, call: cst.Call | None = None) -> Value:
         """What a callee names: a local or imported function, a class, an instance, a model."""
         if isinstance(func, cst.Name):
             held = self.env.get(func.value)
             if held is None:
-                held = self.project_value(func.value)
+                held = self.project_value(func.value, call is None or self.hands_tracked(call))
             return held or EMPTY
         return self.evaluate(func)
 

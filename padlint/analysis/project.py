@@ -36,6 +36,10 @@ from padlint.look.project_text import definition_text, stamp_of, text_of
 # analysis of those files (bench/, trl's experimental trainers subclassing its 3,400-line ones).
 MAX_DEFINITION_BYTES = 40_000
 RELEVANT = re.compile(r"pad|mask|label|ignore|-100|ones|full\s*\(|collat|target|loss|forward|input_ids", re.I)
+# What a definition can make of nothing the caller hands it: padding, a pad that is EOS, a loss
+# with its ignore value, a pretrained model. A call that hands it only values the analysis does not
+# track gets nothing else worth a parse from it (an unknown result is silent).
+MAKES = re.compile(r"pad|eos|ignore_index|cross_?entropy|nll_loss|from_pretrained|-100", re.I)
 
 
 @dataclass(eq=False)
@@ -123,9 +127,10 @@ class Project:
         self.filename = os.path.abspath(filename)
         self.home: ModuleContext | None = None  # the module being linted (flow.analyse sets it)
 
-    def definition(self, from_path: str | None, module: str, level: int, name: str):
+    def definition(self, from_path: str | None, module: str, level: int, name: str, handed: bool = True):
         """(node, context) of the def or class `name` of `module` (following re-exports), if it is
-        the project's and worth reading."""
+        the project's and worth reading: for a call that hands it no tracked value (`handed` false),
+        only when it can make something itself (MAKES)."""
         found = definition_text(from_path or self.filename, module, level, name)
         if found is None:
             return None
@@ -136,6 +141,8 @@ class Project:
             return (node, self.home) if node is not None else None
         if not RELEVANT.search(text, start, end):
             return None  # nothing the analysis tracks: as unknown as if never read
+        if not handed and not MAKES.search(text, start, end):
+            return None
         if end - start > MAX_DEFINITION_BYTES:
             return None  # a trainer class of thousands of lines: unknown, as an importer that size is
         context = load_for_definitions(path)
@@ -163,11 +170,12 @@ def load_for_definitions(path: str) -> ModuleContext | None:
     thousands of lines is read for the one helper a collate function calls; parsing all of it for
     every module that imports it cost more than the rest of the analysis (bench/, cold runs).
 
-    Where each definition is comes from `ast`, which parses in C an order of magnitude faster than
-    libcst. The definitions' lines are dropped from the top level (blank lines would each cost
-    libcst a node); nothing of another module is reported, so its line numbers are not needed."""
-    import ast
-
+    Where each definition is comes from its lines (`def`/`class` at column 0, the decorators above
+    it, up to the next line of code at column 0): `ast.parse` of the whole module was three quarters
+    of the cost of reading one. A text that line reading gets wrong (code at column 0 inside a
+    string) does not parse as the top level it leaves, and is read again with `ast`. The
+    definitions' lines are dropped from the top level (blank lines would each cost libcst a node);
+    nothing of another module is reported, so its line numbers are not needed."""
     text = text_of(path)
     stamp = stamp_of(path)
     held = _READ_BY_DEFINITIONS.get(path)
@@ -175,26 +183,72 @@ def load_for_definitions(path: str) -> ModuleContext | None:
         return held[1]
     context = None
     if text is not None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):  # does not parse: unknown code
-            tree = None
-        if tree is not None:
-            lines = text.splitlines(keepends=True)
-            spans = {}
-            for node in tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    last = node.end_lineno or node.lineno
-                    spans[node.name] = (first, last)  # a later definition of the name wins, as when run
-                    for index in range(first - 1, min(last, len(lines))):
-                        lines[index] = ""
-            try:
-                with _quiet_parser():
-                    module = parsing.parse_module("".join(lines))
-            except Exception:
-                module = None
-            if module is not None:
-                context = ModuleContext(path, module, P.Imports(module), partial=True, spans=spans, text=text)
+        lines = text.splitlines(keepends=True)
+        context = _read_by_definitions(path, text, lines, _spans_by_lines(lines))
+        if context is None:
+            spans = _spans_by_ast(text)
+            context = _read_by_definitions(path, text, lines, spans) if spans is not None else None
     _READ_BY_DEFINITIONS[path] = (stamp, context)
     return context
+
+
+def _read_by_definitions(path: str, text: str, lines: list[str], spans: dict) -> ModuleContext | None:
+    """The module with its top level parsed and the definitions at `spans` left out; None if that
+    top level does not parse."""
+    top = list(lines)
+    for first, last in spans.values():
+        for index in range(first - 1, min(last, len(top))):
+            top[index] = ""
+    try:
+        with _quiet_parser():
+            module = parsing.parse_module("".join(top))
+    except Exception:
+        return None
+    return ModuleContext(path, module, P.Imports(module), partial=True, spans=spans, text=text)
+
+
+DEFINITION_LINE = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+
+
+def _spans_by_lines(lines: list[str]) -> dict:
+    """name -> (first line, last line), 1-based, of each top-level def and class, decorators
+    included, read from the lines: a definition ends before the next line of code at column 0 (a
+    comment, a blank line or a closing bracket does not end it). A later definition of a name wins,
+    as when the module runs."""
+    spans: dict = {}
+    open_name, open_first, last_code = None, 0, 0
+    decorators_from = None  # first line of the decorators above the next definition
+    for number, line in enumerate(lines, 1):
+        head = line[:1]
+        if not head or head in " \t\r\n#)]}":
+            if open_name is not None and line.strip() and not line.lstrip().startswith("#"):
+                last_code = number
+            continue
+        if open_name is not None:
+            spans[open_name] = (open_first, last_code)
+            open_name = None
+        if head == "@":
+            decorators_from = decorators_from or number
+            continue
+        found = DEFINITION_LINE.match(line)
+        if found is not None:
+            open_name, open_first, last_code = found.group(1), decorators_from or number, number
+        decorators_from = None
+    if open_name is not None:
+        spans[open_name] = (open_first, last_code)
+    return spans
+
+
+def _spans_by_ast(text: str) -> dict | None:
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # does not parse: unknown code
+        return None
+    spans = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first, node.end_lineno or node.lineno)
+    return spans
