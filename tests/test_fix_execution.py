@@ -188,7 +188,20 @@ CASES = {
     "p12_slice_view_shift_write.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",)),
     "p12_numpy_alias_prefix.py": _case("PAD012", ["PAD012"], "encode_batch", "batch", checks=("mask",), lib="numpy"),
     # ---- cells of the coverage matrix (CONTRIBUTING.md, "Executable fix coverage") ----
-    # PAD001 with pad = EOS shown in the module: only a mask from lengths or the tokenizer is right
+    # PAD001 with pad = EOS shown in the module (only a mask from lengths or the tokenizer is right),
+    # and left padding by pad_sequence's padding_side
+    "p1_helper_pad_value_param.py": _case(
+        "PAD001", ["PAD001"], "collate", "features", checks=("mask",), safe_fix=False
+    ),
+    "p1_pad_sequence_left_side_ones.py": _case(
+        "PAD001", ["PAD001"], "collate_left", "features", checks=("mask",), side="left"
+    ),
+    "p1_left_tokenizer_ones_shape.py": _case(
+        "PAD001", ["PAD001"], "prompt_batch", "texts", checks=("mask",), side="left"
+    ),
+    "p1_numpy_pad_2d_widths.py": _case(
+        "PAD001", ["PAD001"], "collate_np", "features", checks=("mask",), lib="numpy", safe_fix=False
+    ),
     "p1_eos_lists_right_rows.py": _case("PAD001", ["PAD001"], "collate", "features", lib="lists", setup="setup"),
     "p1_eos_lists_left_example.py": _case(
         "PAD001", ["PAD001"], "encode_prompt", "example", checks=("mask",), lib="lists", side="left", setup="setup"
@@ -203,6 +216,12 @@ CASES = {
         "PAD001", ["PAD001"], "LeftPadPromptCollator", "class", checks=("mask",), side="left", setup="setup"
     ),
     # PAD002 over numpy batches, and with pad = EOS shown in the module
+    # padded by a helper whose pad value is a parameter: only the unsafe comparison with the pad id
+    "p2_helper_pad_value_param_labels.py": _case(
+        "PAD002", ["PAD002"], "collate", "features", checks=("labels",), safe_fix=False
+    ),
+    "p2_batched_map_slice_copies.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
+    "p2_tokenizer_pad_features_clone.py": _case("PAD002", ["PAD002"], "PadAndCopyCollator", "class"),
     "p2_numpy_tokenizer_copy.py": _case("PAD002", ["PAD002"], "encode_batch", "batch", lib="numpy"),
     "p2_numpy_left_rows_copy.py": _case("PAD002", ["PAD002"], "collate_left", "features", lib="numpy", side="left"),
     "p2_eos_lists_map_copy.py": _case("PAD002", ["PAD002"], "encode_example", "example", lib="lists", setup="setup"),
@@ -218,6 +237,9 @@ CASES = {
         "PAD002", ["PAD002"], "ChatBatcher", "class_texts", side="left", setup="setup"
     ),
     # PAD003 with pad = EOS shown in the module (the fix carries the tokenizer's mask, whatever the pad id)
+    "p3_generate_left_ids_only.py": _case(
+        "PAD003", ["PAD003"], "generate_inputs", "model", checks=("mask",), side="left", safe_fix=False
+    ),
     "p3_eos_lists_batched_ids.py": _case(
         "PAD003", ["PAD003"], "tokenize_batch", "batch", checks=("mask",), lib="lists", setup="setup"
     ),
@@ -281,6 +303,7 @@ CASES = {
         "PAD006", ["PAD006"], "collate_left", "features", lib="numpy", side="left", setup="setup"
     ),
     "p6_eos_torch_left_flip.py": _case("PAD006", ["PAD006"], "collate_left", "features", side="left", setup="setup"),
+    "p6_pad_sequence_left_side_labels.py": _case("PAD006", ["PAD006"], "collate_left", "features", side="left"),
     # PAD008: DataCollatorForLanguageModeling(mlm=False) throws away the labels a map function built
     # (kind "sft": mapped, then collated; the prompt's labels must stay -100)
     "p8_dclm_prompt_labels.py": _case(
