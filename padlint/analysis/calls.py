@@ -181,7 +181,9 @@ class CallEvaluator(WalkerState):
         """`labels.append(ids + [pad] * gap)`: a row padded right where it joins a list of token labels
         pads labels with that value, as `labels = pad_sequence(..., padding_value=pad)` does."""
         key = place_key(receiver)
-        field_name = key_of_subscript(receiver) if isinstance(receiver, cst.Subscript) else key.rsplit(".", 1)[-1]
+        field_name = (
+            key_of_subscript(receiver) if isinstance(receiver, cst.Subscript) else (key or "").rsplit(".", 1)[-1]
+        )
         if not field_name or not P.TOKEN_LABELS.match(field_name):
             return added
         out = []

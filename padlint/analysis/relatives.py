@@ -304,10 +304,12 @@ class RelativesMixin(WalkerState):
         )
         if not token_is_kept or clause.inner_for_in is not None or clause.ifs:
             return None
-        if not isinstance(clause.target, cst.Name) or clause.target.value != compared.value:
+        if not isinstance(compared, cst.Name) or not isinstance(clause.target, cst.Name):
+            return None
+        if clause.target.value != compared.value:
             return None
         outer = self.comprehension_stack[-1] if self.comprehension_stack else None
-        if outer is not None and outer.elt is expr:
+        if isinstance(outer, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and outer.elt is expr:
             row = outer.for_in
             if (
                 row.inner_for_in is not None

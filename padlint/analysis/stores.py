@@ -136,13 +136,16 @@ class StoresMixin(WalkerState):
             root = row
             while isinstance(root, (cst.Subscript, cst.Attribute)):
                 root = root.value
-            walked = self.loop_aliases.get(root.value) if isinstance(root, cst.Name) else None
+            if not isinstance(root, cst.Name):
+                return None
+            walked = self.loop_aliases.get(root.value)
             if walked is None or not walked.isidentifier() or place_key(row) is None:
                 return None
             return f"[len({self.code(row)}) for {root.value} in {walked}]", walked
         index = single_index(bound) if isinstance(bound, cst.Subscript) else None
         if (
             index is not None
+            and isinstance(bound, cst.Subscript)
             and isinstance(bound.value, cst.Name)
             and isinstance(index, cst.Name)
             and isinstance(row_index, cst.Name)

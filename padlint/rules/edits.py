@@ -107,7 +107,7 @@ def one_row_of_many(facts: ModuleFacts, sink: cst.CSTNode, ids: cst.BaseExpressi
     loop_names: set[str] = set()
     for outer in sites.path_to(facts, sink):
         if isinstance(outer, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            clause = outer.for_in
+            clause: cst.CompFor | None = outer.for_in
             while clause is not None:
                 loop_names.update(_names_in(clause.target))
                 clause = clause.inner_for_in

@@ -93,7 +93,7 @@ def collate(batch, pad_id):
         for events in unmasked_labels(facts).values():
             event = events[0]
             pad_node = event.padded.pad
-            if not padded_by_their_own_step(facts, event) or id(pad_node) in reported:
+            if pad_node is None or not padded_by_their_own_step(facts, event) or id(pad_node) in reported:
                 continue
             if "pad" in ignored and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself

@@ -195,7 +195,7 @@ def _row_variable_of(facts: ModuleFacts, event: LabelsAtSink) -> cst.CompFor | N
     `[list(row) for row in rows]`), if they are one."""
     for outer in reversed(sites.path_to(facts, event.node)):
         if isinstance(outer, (cst.ListComp, cst.GeneratorExp)):
-            clause = outer.for_in
+            clause: cst.CompFor | None = outer.for_in
             while clause is not None:
                 if isinstance(clause.target, cst.Name) and clause.target.value == event.source_code:
                     return clause

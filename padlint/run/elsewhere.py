@@ -17,15 +17,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from padlint.types import Diagnostic, Edit
+
+if TYPE_CHECKING:
+    from padlint.files.source import SourceFile
+    from padlint.run.runner import _Job
 
 
 @dataclass
 class Held:
     """A file whose fixes also edit other files, as its worker returned it."""
 
-    job: object  # runner._Job
+    job: _Job
     found: list[Diagnostic]
     new_text: str
     fixed: list[Diagnostic]
@@ -48,7 +53,7 @@ class Planned:
     path: str
     text: str
     new_text: str
-    source: object  # files.source.SourceFile
+    source: SourceFile
     holders: list[Held] = field(default_factory=list)
 
 

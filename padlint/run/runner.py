@@ -441,7 +441,9 @@ class Runner:
         for holder in held:
             if id(holder) not in refused_ids:
                 job = holder.job
-                self.apply(job, holder.found, holder.new_text, [d for d in holder.fixed if not d.fix.elsewhere])
+                self.apply(
+                    job, holder.found, holder.new_text, [d for d in holder.fixed if not (d.fix and d.fix.elsewhere)]
+                )
                 self.result.fixed.extend(d for d in holder.fixed if d.fix is not None and d.fix.elsewhere)
         if self.options.mode == "diff":
             self.result.diffs.extend(elsewhere.diffs(planned))  # after the diffs of the files they go with
