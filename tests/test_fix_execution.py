@@ -216,10 +216,8 @@ CASES = {
         "PAD001", ["PAD001"], "LeftPadPromptCollator", "class", checks=("mask",), side="left", setup="setup"
     ),
     # PAD002 over numpy batches, and with pad = EOS shown in the module
-    # padded by a helper whose pad value is a parameter: only the unsafe comparison with the pad id
-    "p2_helper_pad_value_param_labels.py": _case(
-        "PAD002", ["PAD002"], "collate", "features", checks=("labels",), safe_fix=False
-    ),
+    # ids padded by a helper whose pad value is a parameter; the same helper, handed 0, pads the mask
+    "p2_helper_pad_value_param_labels.py": _case("PAD002", ["PAD002"], "collate", "features"),
     "p2_batched_map_slice_copies.py": _case("PAD002", ["PAD002"], "tokenize_batch", "batch", lib="lists"),
     "p2_tokenizer_pad_features_clone.py": _case("PAD002", ["PAD002"], "PadAndCopyCollator", "class"),
     "p2_numpy_tokenizer_copy.py": _case("PAD002", ["PAD002"], "encode_batch", "batch", lib="numpy"),

@@ -70,6 +70,10 @@ class PaddingSteps(WalkerState):
         for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
             if fill is None:
                 continue
+            if fill.what == "pad" and self.handed_zero(fill.pad) and self.holds_ones(data):
+                # `values + [pad_value] * n` in a helper its caller handed 0, over a row of ones: a mask
+                # padded by the helper that pads the ids (`pad(masks, 0)` beside `pad(ids, pad_id)`)
+                return frozenset({GoodMask(expr, kind="list")})
             if fill.what == "pad":
                 return frozenset({self.list_padded(expr, data, data_node, fill, side)})
             one_run = first(data, Fill) is not None and first(data, Fill).what == "one"
@@ -95,6 +99,20 @@ class PaddingSteps(WalkerState):
                 self.label_padding(padded, fill.pad, "list")
                 return frozenset({padded})
         return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
+
+    def handed_zero(self, item: cst.BaseExpression | None) -> bool:
+        """Does `item` hold the int 0 its caller handed in (a pad-named parameter set to 0 by the call)?"""
+        if not isinstance(item, cst.Name):
+            return False
+        held = self.evaluate(item)
+        return {t.value for t in held if isinstance(t, Const)} == {0} and all(
+            isinstance(t, (Const, PadId)) for t in held
+        )
+
+    def holds_ones(self, data: Value) -> bool:
+        """A run or row of ones (a per-example mask before padding)."""
+        run = first(data, Fill)
+        return bool(tags_of(data, Ones) or tags_of(data, GoodMask) or (run is not None and run.what == "one"))
 
     def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded:
         gap = self.code(fill.count)
