@@ -272,7 +272,14 @@ CASES = {
     "p4_dclm_pad_is_eos.py": _case(
         "PAD004", ["PAD004"], "CausalCollator", "class", lib="transformers", safe_fix=False, setup="setup"
     ),
-    # PAD005 over lists: a comprehension that compares each token with the pad id
+    # PAD005 spelled as a negated equality (`~ids.eq(pad)`, `1 - (ids == pad)`), and over lists: a comprehension
+    # that compares each token with the pad id
+    "p5_torch_inverted_equality.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="setup"
+    ),
+    "p5_numpy_one_minus_equality.py": _case(
+        "PAD005", ["PAD005"], "encode_batch", "batch", checks=("mask",), lib="numpy", setup="setup"
+    ),
     "p5_lists_batched_ne.py": _case(
         "PAD005", ["PAD005"], "tokenize_batch", "batch", checks=("mask",), lib="lists", setup="setup"
     ),

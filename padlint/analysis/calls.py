@@ -98,6 +98,10 @@ class CallEvaluator(WalkerState):
             return self.masked_fill(call, method, receiver, recv)
         if method in ("ne", "eq") and call.args and self.graded_labels(call, receiver, call.args[0].value):
             return EMPTY
+        if method in ("logical_not", "bitwise_not") and not call.args:
+            negated = self.negated_pad_equality(call, receiver)  # `ids.eq(pad_id).logical_not()`
+            if negated is not None:
+                return negated
         if method == "ne" and call.args:
             return self.pad_comparison(call, receiver, call.args[0].value)
         if method == "mean":

@@ -276,7 +276,12 @@ class ExpressionEvaluator(WalkerState):
         return self.evaluate(expr.body) | self.evaluate(expr.orelse)
 
     def eval_UnaryOperation(self, expr: cst.UnaryOperation) -> Value:
-        return self.evaluate(expr.expression)
+        value = self.evaluate(expr.expression)
+        if isinstance(expr.operator, (cst.BitInvert, cst.Not)):
+            negated = self.negated_pad_equality(expr, expr.expression)  # `~(ids == pad_id)`: ids != pad_id
+            if negated is not None:
+                return negated
+        return value
 
     def eval_Comparison(self, expr: cst.Comparison) -> Value:
         values = [self.evaluate(expr.left)] + [self.evaluate(target.comparator) for target in expr.comparisons]
@@ -332,6 +337,10 @@ class ExpressionEvaluator(WalkerState):
         return self.arithmetic(expr, op, left, right) | means
 
     def arithmetic(self, expr: cst.BinaryOperation, op, left: Value, right: Value) -> Value:
+        if isinstance(op, cst.Subtract) and P.int_value(expr.left) == 1:
+            negated = self.negated_pad_equality(expr, expr.right)  # `1 - (ids == pad_id).long()`
+            if negated is not None:
+                return negated
         if isinstance(op, cst.Subtract):
             # `max_length - len(ids)`: the padding gap towards max_length.
             if _is_len_call(expr.right):

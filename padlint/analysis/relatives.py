@@ -40,6 +40,7 @@ from padlint.analysis.values import (
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
+CASTS = frozenset({"long", "int", "float", "bool", "to", "type", "astype"})  # a mask's dtype, not its values
 PADDING_MASK_NAME = re.compile(
     r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
@@ -106,6 +107,19 @@ class RelativesMixin(WalkerState):
             for outer in self.comprehension_stack
             for clause in for_clauses(outer.for_in)
         )
+
+    def negated_pad_equality(self, node: cst.CSTNode, operand: cst.BaseExpression) -> Value | None:
+        """`~(ids == pad_id)`, `ids.eq(pad_id).logical_not()`, `1 - (ids == pad_id).long()`: the same
+        mask as `ids != pad_id`, made at `node` (None: `operand` is no equality with a pad id)."""
+        while isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute):
+            if operand.func.attr.value not in CASTS:
+                break
+            operand = operand.func.value  # `(ids == pad_id).long()`
+        pair = _equality(operand)
+        if pair is None:
+            return None
+        made = self.pad_comparison(node, *pair)
+        return made or None
 
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
         """A padding step fills with `pad_token_id or eos_token_id`."""

@@ -185,6 +185,9 @@ class WalkerState:
     def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value: ...
 
     @abstractmethod
+    def negated_pad_equality(self, node: cst.CSTNode, operand: cst.BaseExpression) -> Value | None: ...
+
+    @abstractmethod
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None: ...
 
     @abstractmethod
