@@ -386,6 +386,10 @@ CASES = {
     ),
     "p10_numpy_right_fallback_labels.py": _case("PAD010", ["PAD010", "PAD004"], "collate_np", "features", lib="numpy"),
     # PAD012 over lists, numpy, left padding and pad = EOS: the write reaches the ids
+    # written row by row through a loop over the aliased rows (`for row, m in zip(labels, mask): row[j] = -100`)
+    "p12_eos_lists_left_batched_alias.py": _case(
+        "PAD012", ["PAD012"], "tokenize_batch", "batch", lib="lists", side="left", setup="setup"
+    ),
     "p12_lists_example_alias.py": _case("PAD012", ["PAD012"], "encode_example", "example", lib="lists"),
     "p12_torch_left_alias_mask_write.py": _case(
         "PAD012", ["PAD012"], "build_batch", "texts", side="left", setup="setup"

@@ -486,6 +486,9 @@ class RelativesMixin(WalkerState):
         while key is None and isinstance(receiver, cst.Subscript):
             receiver = receiver.value  # `labels[i][j] = -100`: a write into a row of `labels` is one into it
             key, into_rows = place_key(receiver), True
+        walked = self.loop_aliases.get(key) if key and key not in self.label_aliases else None
+        if walked is not None and walked in self.label_aliases:
+            key, into_rows = walked, True  # `for row in labels: row[j] = -100`: a write into a row of `labels`
         alias = self.label_aliases.get(key) if key else None
         if alias is None or key is None or self.env.version(key) != alias[1]:
             return
