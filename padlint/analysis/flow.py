@@ -13,6 +13,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.calls import CallEvaluator
+from padlint.analysis.consumers import ConsumerQuestions
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
@@ -22,6 +23,7 @@ from padlint.analysis.objects import ObjectCalls
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
 from padlint.analysis.shape_flow import ShapeFlow
+from padlint.analysis.sinks import SinkChecks
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
 from padlint.analysis.values import (
@@ -48,6 +50,8 @@ class ScopeWalker(
     ExpressionEvaluator,
     PaddingSteps,
     CallEvaluator,
+    SinkChecks,
+    ConsumerQuestions,
     LocalCalls,
     ObjectCalls,
     Wiring,

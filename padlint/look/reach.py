@@ -16,7 +16,7 @@ from padlint.look.text_scan import is_name_at
 
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {
-    "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and calls.py (mask_sink)
+    "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and sinks.py (mask_sink)
     "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),

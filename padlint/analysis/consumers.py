@@ -1,0 +1,123 @@
+"""What a sink's consumer needs, from the library table and the module: whether a causal decoder
+reads right pads, whether the consumer builds or refuses a mask, whether the loss is used."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import one_row, output_use
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import (
+    MaskLost,
+)
+from padlint.analysis.values import (
+    MappedDataset,
+    Padded,
+    PadId,
+    Value,
+    tags_of,
+)
+from padlint.analysis.walker_state import WalkerState
+from padlint.semantics import table as T
+
+TOKENIZER_METHODS = T.names("tokenizer", on="method")
+FORMAT_METHODS = {"set_format", "with_format"}
+STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
+
+
+class ConsumerQuestions(WalkerState):
+    """Mixed into the scope walker."""
+
+    def right_pads_unread(self, padded: Padded, sink: cst.CSTNode) -> bool:
+        """Ids padded on the right (a side the module states) for causal decoders only, going anywhere but
+        `generate`: no real token attends to a later position, so a missing mask changes nothing a real
+        token reads (graded pads are the labels' business). `generate` appends after the pads: it needs it."""
+        if padded.side != "right" or not self.module_info.right_side_stated() or not self.causal_consumer():
+            return False
+        return not (isinstance(sink, cst.Call) and P.last_name(sink.func) == "generate")
+
+    def causal_consumer(self) -> bool:
+        """Are the models this module loads all causal decoders (library table: consumer rows)?"""
+        rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
+        consumers = [row for row in rows if row is not None and row.kind == "consumer"]
+        return bool(consumers) and all(row.attends == "causal" for row in consumers)
+
+    def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
+        """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`
+        does when it is told a pad id that is not the EOS (`pad_token_id=tok.pad_token_id`), or when the
+        model's config carries a dedicated one (an encoder-decoder consumer row)."""
+        row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
+        if row is None or row.kind != "builds_mask" or not isinstance(call.func, cst.Attribute):
+            return False
+        if self.facts.pad_eos_reaches(self.facts.current_owner, call):
+            return False  # pad = EOS: generate cannot tell pads from real EOS and builds all ones
+        pad = keywords.get(row.roles["pad_id"][0])
+        if pad is not None:
+            origins = tags_of(self.evaluate(pad.value), PadId)
+            told = bool(origins) or P.is_pad_id_expression(pad.value)
+            return told and not P.mentions_eos(pad.value) and not any(p.eos_fallback for p in origins)
+        model = self.module_info.model_classes.get(P.dotted(call.func.value))
+        loaded = T.class_row(model) if model else None
+        return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
+
+    def rejects_mask(self, call: cst.Call) -> bool:
+        """Is the callee (`model(...)`, `model.generate(...)`, `model.forward(...)`) loaded as a class that
+        refuses an attention mask holding zeros (library table: rejects_mask)?"""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        classes = self.module_info.model_classes
+        return any(T.rejects_mask(classes.get(place)) for place in {P.dotted(call.func), P.dotted(receiver)} if place)
+
+    def masks_refused(self) -> bool:
+        """Do all the models this module loads refuse an attention mask with zeros (rejects_mask rows)?
+        Then its feature dicts go without a mask, or with all ones, on purpose."""
+        loaded = self.module_info.loaded_models().values()
+        return bool(loaded) and all(T.rejects_mask(name) for name in loaded)
+
+    def made_by_factory(self, call: cst.Call) -> bool:
+        """Is the callee (`model(...)`, `model.generate(...)`) made only by imported factory functions
+        (`model = build_transformer_model(...)`), never loaded as a class the table knows?"""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        for place in {P.dotted(call.func), P.dotted(receiver)}:
+            if place and place in self.module_info.model_factories and place not in self.module_info.model_classes:
+                return True
+        return False
+
+    def one_row_text(self, expr: cst.BaseExpression) -> bool:
+        """A list of at most one text (`[prompt]`, or rows built from a parameter every caller hands
+        one example): padded to its longest row it pads nothing."""
+        fn = self.current_fn
+        if fn is None:
+            return one_row.is_one_element_list(expr)
+        return one_row.at_most_one_row(fn, expr, self.module_info.one_row_parameters(self.facts.module, fn))
+
+    def loss_discarded(self, call: cst.Call) -> bool:
+        """`out = model(..., labels=y)` read only as `out.logits`: no loss grades the labels."""
+        return output_use.loss_never_read(self.current_fn or self.facts.module, call)
+
+    def model_by_provenance(self, call: cst.Call) -> bool:
+        """A call of a model whatever its name: a pretrained model, or an instance of a project
+        nn.Module (its forward, or the method called, takes a mask)."""
+        found = self.callees.get(call)
+        if found is None:
+            return False
+        value, method = found
+        return self.model_receiver(value, method)
+
+    def check_columns(self, call: cst.Call, method: str, recv: Value) -> None:
+        mapped = tags_of(recv, MappedDataset)
+        if not mapped:
+            return
+        arg = P.keyword(call, "columns") or (
+            P.positional(call, 1) if method in FORMAT_METHODS else P.positional(call, 0)
+        )
+        if method == "remove_columns":
+            arg = P.positional(call, 0) or P.keyword(call, "column_names")
+        if arg is None or not isinstance(arg.value, (cst.List, cst.Tuple)):
+            return
+        names = {P.string_value(e.value) for e in arg.value.elements}
+        if method == "remove_columns":
+            lost = "attention_mask" in names
+        else:
+            lost = "input_ids" in names and "attention_mask" not in names
+        if lost:
+            self.facts.mask_lost.append(MaskLost(call, "columns", encoding=mapped[0].encoding, sink=call))

@@ -1,0 +1,452 @@
+"""The sinks where masks, labels and ids start to matter: feature dicts, model and loss keywords,
+returns; and what their consumer needs (the library table's rows)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, Env, place_key
+from padlint.analysis.facts import (
+    LabelsAtSink,
+    LabelsPaddedWithToken,
+    MaskLost,
+    MaskPaddedAsIds,
+    OnesAtMask,
+    PadIdMaskAtSink,
+    UnmaskedListPadding,
+)
+from padlint.analysis.values import (
+    Const,
+    Context,
+    Copy,
+    Encoding,
+    GoodMask,
+    Masked,
+    NoneValue,
+    Ones,
+    Padded,
+    PadIdMask,
+    Value,
+    tags_of,
+)
+from padlint.analysis.walker_state import WalkerState
+from padlint.semantics import table as T
+
+TOKENIZER_METHODS = T.names("tokenizer", on="method")
+FORMAT_METHODS = {"set_format", "with_format"}
+STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
+
+
+class SinkChecks(WalkerState):
+    """Mixed into the scope walker."""
+
+    # ---- sinks ---------------------------------------------------------------------------------
+    def context(self, padded: Padded | None = None) -> Context:
+        return Context(
+            torch=self.imports.local_name_for("torch"),
+            numpy=self.imports.local_name_for("numpy"),
+            mask_code=self.current_mask_code(padded),
+        )
+
+    def current_mask_code(self, padded: Padded | None) -> str | None:
+        """A place holding a correct attention mask right now (for label fixes)."""
+        candidates = []
+        env: Env | None = self.env
+        while env is not None:
+            for key, value in env.vars.items():
+                for mask in tags_of(value, GoodMask):
+                    if "mask" in key.lower() or mask.padded is padded and padded is not None:
+                        candidates.append(key)
+            env = env.parent
+        if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding, padded):
+            return padded.encoding_mask()
+        unique = sorted(set(candidates))
+        if len(unique) > 1:
+            # one mask held in several places (`self.attention_mask = attention_mask`): any of them
+            # will do; the shortest spelling reads best (a parameter before the attribute it is stored in)
+            held = {frozenset(tags_of(self.env.get(key) or EMPTY, GoodMask)) for key in unique}
+            if len(held) == 1:
+                unique = [min(unique, key=lambda key: (len(key), key))]
+        if len(unique) != 1:
+            return None
+        kinds = {m.kind for m in tags_of(self.env.get(unique[0]) or EMPTY, GoodMask)}
+        return _as_kind(
+            _key_code(unique[0]),
+            kinds,
+            padded.kind if padded else "?",
+            self.imports.local_name_for("torch"),
+            self.imports.local_name_for("numpy"),
+        )
+
+    def bound_here(self, code: str | None, padded: Padded) -> bool:
+        """Is the encoding `code` names readable here: padded in this function (not in a caller or a
+        callee walked from here) and its name still bound (not a comprehension's variable, gone after it)?"""
+        root = re.match(r"[A-Za-z_]\w*", code or "")
+        return padded.made_in is self.current_fn and root is not None and self.env.get(root.group()) is not None
+
+    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: bool = False) -> None:
+        """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads.
+        `handed`: passed as a call's `attention_mask=`. A mask test code puts in a dict, a store or a
+        return is the test's input for its checks, not what a model is run on (docs/usage.md)."""
+        if not handed and self.in_test_code():
+            return
+        for ones in tags_of(value, Ones):
+            if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_consumer():
+                continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
+            if ones.over is not None:
+                self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
+        if not tags_of(value, (Ones, PadIdMask, GoodMask)):
+            for padded in tags_of(value, Padded):
+                self.mask_padded_as_ids(padded, sink)
+        for mask in tags_of(value, PadIdMask):
+            if mask.padded is not None:  # wrong only where the pad is the EOS: the rules judge that
+                at_sink = self.mask_event(mask, mask.padded, mask.ids_code, sink)
+                self.facts.record(self.facts.pad_id_masks_at_sink, PadIdMaskAtSink(mask.node, at_sink))
+
+    def mask_padded_as_ids(self, padded: Padded, sink: cst.CSTNode) -> None:
+        """A padded value at a mask place: its fill is what the mask holds at the pads. A fill with
+        the pad id (an explicit one, or a tokenizer's own pad) is recorded; the rule judges it."""
+        if padded.of_labels or padded.target_ids:
+            return
+        key = place_key(padded.pad) if padded.pad is not None else None
+        where = padded.made_in if isinstance(padded.made_in, cst.FunctionDef) else self.current_fn
+        if (
+            padded.pad_number is not None
+            or key is not None
+            and (
+                tags_of(self.env.get(key) or EMPTY, Const)
+                or _bound_to_int(where, key)
+                or (key in self.constants and P.int_value(self.constants[key]) is not None)
+            )
+        ):
+            return  # `pad_id = 0` (or any int) bound here: a pad-id name holding a number is that number
+        fill = self.resolve_int(padded.pad) if padded.pad is not None else "pad" if padded.from_tokenizer else None
+        if fill != "pad":
+            return
+        fact = MaskPaddedAsIds(padded.node, sink, fill, padded.pad)
+        self.facts.record(self.facts.masks_padded_as_ids, fact)
+
+    def ones(self, node: cst.CSTNode, over: Padded | None, code: str | None) -> Ones:
+        """An all-ones mask built here over `over`, with what a fix written here may read."""
+        ones = Ones(node, over, code, built_in=self.current_fn)
+        if over is not None:
+            ones.at_builder = self.mask_event(ones, over, code, node)  # its sink is set where it is found
+        return ones
+
+    def mask_event(self, mask, padded: Padded, code: str | None, sink: cst.CSTNode) -> OnesAtMask:
+        """What a fix needs to write a correct mask for `padded` at this point."""
+        if isinstance(mask, Ones) and mask.at_builder is not None and mask.built_in is not self.current_fn:
+            # built in a function this one called: the fix is written there, with what is valid there
+            return dataclasses.replace(mask.at_builder, sink=sink)
+        if isinstance(mask, PadIdMask) and mask.at_builder is not None:
+            # the fix replaces the comparison: what it reads must be valid there (a loop body's row)
+            return dataclasses.replace(mask.at_builder, sink=sink)
+        if code is None or not code.isidentifier():
+            holders = [k for k in self.places_with(padded) if k.isidentifier()]
+            code = holders[0] if holders else code
+        if padded.from_tokenizer and not padded.encoding and not padded.lost_at:
+            # Shaped by a tokenizer's max_length: the encoding holding the real mask.
+            encodings = self.places_with(padded, encodings=True)
+            if encodings:
+                padded = padded.but(encoding=_key_code(encodings[0]))
+        return OnesAtMask(
+            mask,
+            padded,
+            sink,
+            self.context(padded),
+            code,
+            lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
+            gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+            pad_code=self.pad_code(padded),
+            data_ok=bool(padded.data) and self.still_valid(padded.data_names),
+        )
+
+    def pad_code(self, padded: Padded) -> str | None:
+        """The pad value spelled with names that mean the same here as where it was read."""
+        for expr, names in padded.pad_spellings:
+            if self.still_valid(names):
+                return self.code(expr)
+        return None
+
+    def places_with(self, padded: Padded, encodings: bool = False) -> list[str]:
+        found = []
+        kind = Encoding if encodings else Padded
+        env: Env | None = self.env
+        while env is not None:
+            for key, value in env.vars.items():
+                if any(isinstance(t, kind) and t.node is padded.node for t in value):
+                    found.append(key)
+            env = env.parent
+        return found
+
+    def label_sink(
+        self, value: Value, value_node: cst.CSTNode, sink: cst.CSTNode, kind: str, held_in: str | None = None
+    ) -> None:
+        if kind in ("dict", "store"):
+            self.labels_built_here(value)
+        if not tags_of(value, Masked):
+            self.label_pads_reaching(value)
+        if tags_of(value, Masked):
+            return
+        copies = [c for c in tags_of(value, Copy) if c.padded is not None]
+        if copies:
+            for copy in copies:
+                self.record_labels(copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code)
+            return
+        for padded in tags_of(value, Padded):
+            self.record_labels(
+                value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded), held_in
+            )
+            return
+
+    def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code, held_in=None) -> None:
+        if padded.target_ids and isinstance(padded.node, cst.Call):
+            # Targets padded with the pad id, used as labels as they are.
+            target = P.keyword(padded.node, "text_target")
+            found = LabelsPaddedWithToken(
+                target if target is not None else padded.node,
+                "text_target",
+                padded=padded,
+                labels_at=node,
+                labels_code=source_code,
+            )
+            self.facts.record(self.facts.labels_padded_with_token, found)
+        if padded.target_ids or padded.of_labels:
+            return
+        leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
+        if P.LABEL_NAME.search(leaf) and not padded.from_tokenizer:
+            return  # labels padded on their own (with the pad id: a fact of its own)
+        self.facts.labels_at_sink.append(
+            LabelsAtSink(
+                node,
+                padded,
+                copy,
+                sink,
+                kind,
+                self.context(padded),
+                source_code,
+                lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
+                gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                mask_code=mask_code,
+                pad_code=self.pad_code(padded),
+                in_test_code=self.in_test_code(),
+                held_in=held_in,
+            )
+        )
+
+    def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
+        """Token ids reach a model input (dict key, keyword, positional model argument)."""
+        accepted = self.accepts_mask(sink) if isinstance(sink, cst.Call) else None
+        for padded in tags_of(value, Padded):
+            if (
+                not padded.from_tokenizer
+                or padded.target_ids
+                or padded.of_labels
+                or _prompt_encoder_input(padded.node, self.module_info)
+                or self.right_pads_unread(padded, sink)
+            ):
+                continue
+            if padded.crossed_at is not None and padded.lost_at is None and not carries_mask:
+                # Handed to a function of the project without their mask, and sent to a model there.
+                self.facts.mask_lost.append(MaskLost(padded.crossed_at, "call", padded=padded, sink=sink))
+                continue
+            if padded.lost_at is not None:
+                if carries_mask:
+                    # The mask was made again (`ids.ne(pad_id)`, from lengths) and goes along with the
+                    # ids: nothing is lost. An all-ones one reaches the mask place itself, and so does `ids != pad_id`.
+                    continue
+                how = (
+                    "dropped"
+                    if isinstance(padded.lost_at, cst.Arg)
+                    else ("encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
+                )
+                lost = MaskLost(padded.lost_at, how, padded=padded, sink=sink, mask_accepted=accepted)
+                self.facts.mask_lost.append(lost)
+            elif padded.encoding and not carries_mask:
+                mask = padded.encoding_mask()
+                lost = MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=mask, mask_accepted=accepted)
+                self.facts.mask_lost.append(lost)
+
+    def returned(self, value: Value, node: cst.CSTNode) -> None:
+        """A function or lambda hands back a padded encoding or ids whose mask was lost."""
+        for enc in tags_of(value, Encoding):
+            target = P.keyword(enc.node, "text_target")
+            if enc.padded and target is not None and enc.target_ids is False and enc not in self.labels_replaced:
+                # `labels` inside the encoding keep pad ids
+                found = LabelsPaddedWithToken(target, "text_target", encoding=enc)
+                self.facts.record(self.facts.labels_padded_with_token, found)
+            if enc.padded and enc.lost_at is not None and not enc.target_ids:
+                self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
+        for padded in tags_of(value, Padded):
+            if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
+                if _context_width(padded.node, self.module_info) is not None:
+                    continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
+                self.ids_sink(frozenset({padded}), node, False)
+
+    def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
+        """A dict literal or `dict(...)` of features: the three keys that matter."""
+        if (P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks) & entries.keys():
+            self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
+        labels_masked = any(
+            tags_of(value, Masked) for key, (value, _) in entries.items() if key in ("labels", "label_ids")
+        )
+        refused = self.masks_refused()
+        for key, (value, value_node) in entries.items():
+            if P.MASK_KEY.match(key) and not refused:
+                self.mask_sink(value, value_node, labels_masked)
+            elif key in ("labels", "label_ids"):
+                self.label_sink(value, value_node, node, kind)
+        if "input_ids" in entries and not refused:
+            value, ids_node = entries["input_ids"]
+            self.ids_sink(value, node, splat or "attention_mask" in entries)
+            if not splat and "attention_mask" not in entries:
+                for padded in tags_of(value, Padded):
+                    if padded.kind == "list" and not padded.from_tokenizer:
+                        found = UnmaskedListPadding(
+                            node,
+                            padded,
+                            self.code(ids_node),
+                            gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+                            data_ok=bool(padded.data) and self.still_valid(padded.data_names),
+                        )
+                        self.facts.record(self.facts.unmasked_list_padding, found)
+
+    def check_call_keywords(self, call: cst.Call) -> None:
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        is_dict = isinstance(call.func, cst.Name) and call.func.value == "dict"
+        if is_dict:
+            entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
+            self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
+            return
+        if self.rejects_mask(call):
+            # The model refuses a mask with zeros (library table: rejects_mask): ids go without one, or
+            # with all ones, on purpose. Only the labels are judged.
+            if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
+                self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
+            return
+        for name in ("attention_mask", "attn_mask"):
+            if name in keywords:
+                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value, handed=True)
+        if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
+            self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
+        ids = keywords.get("input_ids")
+        model_like = ids is None and (P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call))
+        if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
+            return
+        if self.made_by_factory(call):
+            return  # a model of a library the table does not know: whether it needs a mask is not in view
+        self.decoder_inputs(call, keywords)
+        mask = keywords.get("attention_mask")
+        carries = (
+            mask is not None
+            and not _none_only(self.evaluate(mask.value))
+            or P.has_star_kwargs(call)
+            or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
+            or self.consumer_builds_mask(call, keywords)
+        )
+        if "input_ids" in keywords:
+            self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
+        elif model_like:
+            first_arg = P.positional(call, 0)
+            if first_arg is not None:
+                self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def decoder_inputs(self, call: cst.Call, keywords: dict) -> None:
+        """Left-padded `decoder_input_ids` reach an encoder-decoder without `decoder_attention_mask`:
+        the decoder's real tokens attend to the pads before them (right pads come after them, which a
+        causal decoder never reads). Silent where the model masks its pad id itself (a consumer row
+        with `decoder_mask_from_pad`)."""
+        given = keywords.get("decoder_input_ids")
+        if given is None or "decoder_attention_mask" in keywords or P.has_star_kwargs(call):
+            return
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value != "forward":
+            owner = P.dotted(call.func.value) if call.func.attr.value != "generate" else None
+            model = self.module_info.model_classes.get(owner) if owner else None
+        else:
+            model = self.module_info.model_classes.get(P.dotted(call.func))
+        row = T.class_row(model) if model else None
+        if row is not None and "decoder_mask_from_pad" in row.roles and P.last_name(call.func) != "generate":
+            return
+        for padded in tags_of(self.evaluate(given.value), Padded):
+            if padded.side == "left" and padded.from_tokenizer and not padded.of_labels:
+                self.facts.mask_lost.append(MaskLost(given.value, "decoder", padded=padded, sink=call))
+
+
+def _none_only(value: Value) -> bool:
+    """`None` handed down from a caller or a default (`attention_mask=None` not passed on)."""
+    return bool(value) and all(isinstance(t, NoneValue) for t in value)
+
+
+def _prompt_encoder_input(node: cst.CSTNode, info) -> bool:
+    """Captions or prompts padded to the text encoder's full context: diffusion training feeds
+    these to a frozen CLIP/T5 encoder without a mask, on purpose (evidence.md §1.2, x-flux#161).
+    In a module that imports diffusers every padded text is such a prompt (textual inversion's
+    templates, a collator's `tokenizer.pad(..., padding=True)`: CLIP's causal attention keeps
+    trailing pads out of the real tokens anyway); so is any text padded to CLIP's 77 tokens
+    (open_clip's tokenizer wrapper: its text tower makes the mask from the pad id)."""
+    if info.diffusion:
+        return True
+    width = _context_width(node, info)
+    if width is None:
+        return False
+    if width == "clip":
+        return True
+    if not isinstance(node, cst.Call):
+        return False
+    text = P.positional(node, 0) or P.keyword(node, "text")
+    return text is not None and bool(re.search(r"caption|prompt", code_of(text.value), re.I))
+
+
+def _context_width(node: cst.CSTNode, info) -> str | None:
+    """ "model" for `tokenizer(..., max_length=tokenizer.model_max_length)` (the diffusion idiom, also
+    through a name the module binds to it), "clip" for 77 tokens (a literal or a parameter
+    defaulting to it), None for any other padding width."""
+    if not isinstance(node, cst.Call):
+        return None
+    width = P.keyword(node, "max_length")
+    if width is None:
+        return None
+    value = width.value
+    if P.int_value(value) == P.CLIP_CONTEXT or (isinstance(value, cst.Name) and value.value in info.clip_context_names):
+        return "clip"
+    if isinstance(value, cst.Name) and value.value in info.model_context_names:
+        return "model"
+    if isinstance(value, cst.Attribute) and value.attr.value == "model_max_length":
+        return "model"
+    return None
+
+
+def _as_kind(code: str, kinds: set, wanted: str, torch: str | None, numpy: str | None) -> str | None:
+    """A mask place of one kind, used next to ids of another: convert lists, refuse the rest."""
+    if kinds == {wanted} or wanted == "?" and len(kinds) == 1:
+        return code
+    if kinds == {"list"} and wanted == "pt" and torch:
+        return f"{torch}.tensor({code})"
+    if kinds == {"list"} and wanted == "np" and numpy:
+        return f"{numpy}.array({code})"
+    return None
+
+
+def _key_code(key: str) -> str:
+    # Keys are stored as "batch['attention_mask']"; emit the double-quoted form.
+    return key.replace("['", '["').replace("']", '"]')
+
+
+def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
+    """Does the function (or module) assign an int literal to `key` anywhere (`pad_id = 0`)?"""
+    stack = [fn] if fn is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign) and P.int_value(node.value) is not None:
+            if any(place_key(t.target) == key for t in node.targets):
+                return True
+        stack.extend(P.child_nodes(node))
+    return False
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
