@@ -15,16 +15,12 @@ from padlint.analysis.padding import for_clauses
 from padlint.analysis.relatives import LOSS_NAME
 from padlint.analysis.values import (
     Arange,
-    ClassRef,
     Const,
     Copy,
     DictOf,
     Encoding,
-    FunctionRef,
     Gap,
     GoodMask,
-    Instance,
-    LossInstance,
     Masked,
     MeanValue,
     Model,
@@ -35,7 +31,6 @@ from padlint.analysis.values import (
     Padded,
     PadId,
     PadIdMask,
-    Partial,
     RealCount,
     ShapeOf,
     TokenIds,
@@ -411,177 +406,6 @@ class ExpressionEvaluator(WalkerState):
     def as_rows(self, tag):
         return tag.but(rows=True) if isinstance(tag, Padded) and tag.kind == "list" else tag
 
-    # ---- calls ------------------------------------------------------------------------------
-    def eval_Call(self, call: cst.Call) -> Value:
-        value = self.dispatch_call(call)
-        self.check_call_keywords(call)
-        return value
-
-    def dispatch_call(self, call: cst.Call) -> Value:
-        func = call.func
-        qualified = self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
-        self.note_ids_restored(call, qualified)
-        if qualified is not None:
-            wired = self.wiring_call(call, qualified)
-            if wired is not None:
-                return wired
-            handled = self.known_function(call, qualified)
-            if handled is not None:
-                return handled
-        local = self.local_call(call)
-        if local is not None:
-            return local
-        if isinstance(func, (cst.Name, cst.Attribute)):
-            key = place_key(func)
-            held = self.env.get(key) if key is not None else None
-            if held and tags_of(held, LossInstance):
-                self.evaluate_args(call)
-                self.loss_module_called(call, held)
-                return EMPTY
-        inherited = self.super_call(call)
-        if inherited is not None:
-            return inherited
-        if isinstance(func, cst.Attribute):
-            if P.is_tokenizer_expression(func):  # `self.tokenizer(...)`
-                return self.tokenizer_call(call, None)
-            held = self.env.get(place_key(func) or "")
-            if held and any(isinstance(t, (Instance, FunctionRef, ClassRef, Partial)) for t in held):
-                self.callees[call] = (held, None)  # `self.collator(rows)`: an object stored on self
-                made = self.object_call(call, held)
-                if made is not None:
-                    return made
-            member = self.module_member(func) if not held else None  # `data.collate(rows)`: a module's function
-            if member:
-                self.callees[call] = (member, None)
-                made = self.object_call(call, member)
-                if made is not None:
-                    return made
-            recv = self.evaluate(func.value)
-            self.callees[call] = (recv, func.attr.value)
-            if tags_of(recv, Instance):
-                found = self.method_of_instance(call, func.attr.value, recv)
-                if found is not None:
-                    return found
-            return self.method_call(call, func.attr.value, func.value, recv)
-        callee = self.callee_value(func, call) if isinstance(func, cst.Name) else self.evaluate(func)
-        self.callees[call] = (callee, None)
-        made = self.object_call(call, callee)
-        if made is not None:
-            return made
-        if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
-            return self.tokenizer_call(call, None)
-        values = self.evaluate_args(call)
-        if isinstance(func, cst.Name) and func.value in NUMBER_CASTS and len(values) == 1 and not callee:
-            return frozenset(tags_of(values[0], PadIdMask))  # `int(t != pad_id)`: the comparison as a number
-        return EMPTY
-
-    def evaluate_args(self, call: cst.Call) -> list[Value]:
-        return [self.evaluate(a.value) for a in call.args]
-
-    def known_function(self, call: cst.Call, name: str) -> Value | None:
-        if name in LOSSES:
-            self.evaluate_args(call)
-            return self.loss_call(call)
-        if name.rsplit(".", 1)[-1] in P.REPADDING_COLLATORS:
-            self.evaluate_args(call)
-            self.collator_call(call, name)
-            return EMPTY
-        if name in ("torch.mean", "numpy.mean") and call.args:
-            mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
-            if mean:
-                self.evaluate_args(call)
-                return mean
-        if name in P.PAD_SEQUENCE:
-            return self.pad_sequence(call)
-        if name in P.FUNCTIONAL_PAD:
-            return self.functional_pad(call, "np" if name.startswith("numpy") else "pt")
-        if name in P.KERAS_PAD:
-            return self.keras_pad(call)
-        if name in P.ONES_LIKE or name in P.FULL_LIKE:
-            source = P.positional(call, 0)
-            data = self.evaluate(source.value) if source else EMPTY
-            fill = P.positional(call, 1) or P.keyword(call, "fill_value")
-            self.evaluate_args(call)
-            if name in P.FULL_LIKE and (fill is None or P.int_value(fill.value) != 1):
-                return frozenset({Masked(call)}) if fill is not None and self.is_ignore(fill.value) else EMPTY
-            padded = first(data, Padded)
-            return frozenset({self.ones(call, padded, self.code(source.value) if padded and source else None)})
-        if name in P.ZEROS or name in P.FULL and _fills_zero(call):
-            self.evaluate_args(call)
-            dims = [a.value for a in call.args if a.keyword is None and not a.star]
-            return self.zero_buffer(
-                call, "np" if name.startswith("numpy") else "pt", dims[:1] if name in P.FULL else dims
-            )
-        if name in P.ONES or name in P.FULL:
-            return self.ones_or_full(call, name in P.FULL, "np" if name.startswith("numpy") else "pt")
-        if name in P.WHERE:
-            values = self.evaluate_args(call)
-            if any(self.is_ignore(a.value) or tags_of(v, Masked) for a, v in zip(call.args[1:], values[1:])):
-                self.where_masks_by_pad_id(call, values)
-                return frozenset({Masked(call)})
-            return EMPTY
-        if name in shape_ops.FUNCTIONS:
-            values = self.evaluate_args(call)
-            data = values[0] if values and P.positional(call, 0) is not None else EMPTY
-            made = "np" if name.startswith("numpy") else "pt"
-            return self.keep_padding(call, data, shape_ops.FUNCTIONS[name], self.axes_of(call, skip=1), made)
-        if name in shape_ops.NESTED_TO_PADDED:
-            return self.nested_to_padded(call, *shape_ops.NESTED_TO_PADDED[name])
-        if name in P.COPY_CALLS:
-            arg = P.positional(call, 0)
-            data = self.evaluate(arg.value) if arg else EMPTY
-            return data | {self.make_copy(call, data, self.code(arg.value))} if arg else EMPTY
-        if name in P.SAME_VALUE_CALLS:
-            values = self.evaluate_args(call)
-            arg = P.positional(call, 0)
-            data = values[0] if values and arg is not None else EMPTY
-            kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
-            if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
-                return data
-            if isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1:
-                # `torch.cat([bos, ids], 1)`, `torch.stack([chosen, rejected], 1)`: the padding is there,
-                # at positions that no earlier mask or lengths describe.
-                padded = sorted(tags_of(data, Padded), key=lambda t: self.code(t.node))[:1]  # one, the same every run
-                rest = (t for t in data if not isinstance(t, (Padded, GoodMask)))
-                # Correct masks joined (`torch.stack([c_mask, r_mask], 1)`) make the correct mask of the
-                # rows joined the same way; which padded value it belongs to is no longer one of them.
-                masks = () if padded else (GoodMask(call, None, kind),) if tags_of(data, GoodMask) else ()
-                return frozenset([*rest, *(t.moved(kind) for t in padded), *masks])
-            text, inner = self.code(call), self.code(arg.value)
-            start = text.find(inner, len(self.code(call.func)))
-            before, after = text[:start], text[start + len(inner) :]
-            return frozenset(
-                t.derived(before, after, kind)
-                if isinstance(t, Padded)
-                else GoodMask(t.node, t.padded, kind)
-                if isinstance(t, GoodMask)
-                else t
-                for t in data
-            )
-        if name in ARANGE:
-            self.evaluate_args(call)
-            return frozenset({Arange(call)})
-        if name == "len":
-            arg = P.positional(call, 0)
-            if arg is None:
-                return EMPTY
-            data = self.evaluate(arg.value)
-            return frozenset(ShapeOf(p, self.code(arg.value)) for p in tags_of(data, Padded))
-        if name.endswith(".from_pretrained") and P.TOKENIZER_FACTORIES.search(name):
-            self.evaluate_args(call)
-            return frozenset({Tokenizer(call)})
-        if name.endswith(".from_pretrained") and self.pretrained_model(name):
-            self.evaluate_args(call)
-            return frozenset({Model(call)})
-        factory = T.row_for(name)
-        if factory is not None and factory.kind == "makes_model":  # `pipeline(...)`: its .model is a model
-            self.evaluate_args(call)
-            return frozenset({ModelHolder(call, {attr: role for role, (attr, _) in factory.roles.items()})})
-        return None
-
-    def make_copy(self, node, data: Value, source_code: str) -> Copy:
-        return Copy(node, first(data, Padded), source_code, self.current_mask_code(first(data, Padded)))
-
     # ---- helpers ---------------------------------------------------------------------------
     def union(self, exprs) -> Value:
         out: frozenset = EMPTY
@@ -657,14 +481,6 @@ class ExpressionEvaluator(WalkerState):
         return all(
             id(self.env.owner(name)) == owner and self.env.version(name) == version for name, owner, version in names
         )
-
-
-def _fills_zero(call: cst.Call) -> bool:
-    fill = P.positional(call, 1) or P.keyword(call, "fill_value")
-    return fill is not None and P.int_value(fill.value) == 0
-
-
-NUMBER_CASTS = frozenset({"int", "bool", "float"})
 
 
 def _many(value: Value) -> Value:

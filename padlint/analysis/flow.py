@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.call_dispatch import CallDispatch
 from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.consumers import ConsumerQuestions
 from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
@@ -48,6 +49,7 @@ from padlint.analysis.zero_padding import ZeroPadding
 
 class ScopeWalker(
     ExpressionEvaluator,
+    CallDispatch,
     PaddingSteps,
     CallEvaluator,
     SinkChecks,

@@ -418,3 +418,6 @@ class WalkerState:
 
     @abstractmethod
     def model_by_provenance(self, call: cst.Call) -> bool: ...
+
+    @abstractmethod
+    def note_ids_restored(self, call: cst.Call, qualified: str | None) -> None: ...
