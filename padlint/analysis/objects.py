@@ -21,7 +21,6 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
-from padlint.analysis.project import MAKES
 from padlint.analysis.values import (
     ClassRef,
     Const,
@@ -122,13 +121,15 @@ class ObjectCalls(WalkerState):
         key = (self.module_context.path if self.module_context else None, name)
         if key in self.imported:
             return self.imported[key]
+        unfed = (*key, "unfed")  # refused to a call that handed nothing tracked: asked again only if fed
+        if not handed and unfed in self.imported:
+            return None
         module, level, original = source
         found = self.project.definition(
             self.module_context.path if self.module_context else None, module, level, original, handed
         )
         value = self.definition_value(found)
-        if value is not None or handed:
-            self.imported[key] = value
+        self.imported[key if value is not None or handed else unfed] = value
         return value
 
     def hands_tracked(self, call: cst.Call) -> bool:
@@ -188,7 +189,7 @@ class ObjectCalls(WalkerState):
         context = self.module_context
         if context is None or not context.partial or name not in context.spans:
             return None
-        if not handed and name not in context.definitions and not MAKES.search(context.definition_source(name) or ""):
+        if not handed and name not in context.definitions and not context.makes_something(name):
             return None
         node = context.definition(name)
         if node is None:

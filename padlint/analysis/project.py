@@ -60,6 +60,7 @@ class ModuleContext:
     spans: dict = field(default_factory=dict)  # name -> (first line, last line), 1-based
     text: str = ""
     tried: set = field(default_factory=set)  # names whose definition was parsed (or refused)
+    makes: dict = field(default_factory=dict)  # name -> whether its text can make something itself (MAKES)
     parts: dict = field(default_factory=dict)  # name -> the module its definition was parsed as
 
     def definition_source(self, name: str) -> str | None:
@@ -68,6 +69,13 @@ class ModuleContext:
         if span is None:
             return None
         return "".join(self.lines[span[0] - 1 : span[1]])
+
+    def makes_something(self, name: str) -> bool:
+        """Can the top-level def or class `name` make something of nothing its caller hands it (MAKES)?
+        Asked at every call that hands it nothing tracked: read once."""
+        if name not in self.makes:
+            self.makes[name] = MAKES.search(self.definition_source(name) or "") is not None
+        return self.makes[name]
 
     @functools.cached_property
     def lines(self) -> list[str]:
