@@ -82,6 +82,21 @@ class ConsumerQuestions(WalkerState):
                 return True
         return False
 
+    def runs_checkpoint_code(self, call: cst.Call) -> bool:
+        """Is the callee (`model(...)`, `model.generate(...)`) loaded only as the checkpoint's own code
+        (`AutoModel*.from_pretrained(..., trust_remote_code=True)`, library table: checkpoint_code rows)?
+        What its forward and generate do without a mask is in the checkpoint's modeling file."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        return any(
+            self.module_info.checkpoint_code(place) for place in {P.dotted(call.func), P.dotted(receiver)} if place
+        )
+
+    def only_checkpoint_code(self) -> bool:
+        """Is every model this module loads the checkpoint's own code? Then the consumer of its feature
+        dicts is code not in view."""
+        loaded = self.module_info.loaded_models()
+        return bool(loaded) and all(self.module_info.checkpoint_code(place) for place in loaded)
+
     def one_row_text(self, expr: cst.BaseExpression) -> bool:
         """A list of at most one text (`[prompt]`, or rows built from a parameter every caller hands
         one example): padded to its longest row it pads nothing."""

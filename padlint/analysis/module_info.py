@@ -8,7 +8,7 @@ from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import dead_code, lm_collators, one_row, pad_guards
+from padlint.analysis import checkpoint_code, dead_code, lm_collators, one_row, pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -29,6 +29,10 @@ class ModuleInfo:
     # `model = T5ForConditionalGeneration.from_pretrained(...)`: the code of the place -> the class's
     # qualified name, for the library table's consumer rows.
     model_classes: dict = field(default_factory=dict)
+    # Every `from_pretrained` call stored in a place (place -> calls), and the names bound to dicts of
+    # keyword arguments (name -> whether each sets `trust_remote_code=True`): checkpoint_code.py.
+    model_loads: dict = field(default_factory=dict)
+    switch_dicts: dict = field(default_factory=dict)
     clip_context_names: set = field(default_factory=set)  # parameters defaulting to CLIP's 77 tokens
     called: set = field(default_factory=set)  # names called as `name(...)` or `self.name(...)`: helpers
     diffusion: bool = False  # the module imports diffusers: its prompts feed a frozen text encoder
@@ -63,6 +67,17 @@ class ModuleInfo:
             for place, name in self.model_classes.items()
             if not P.TOKENIZER_FACTORIES.search(f"{name}.from_pretrained")
         }
+
+    def checkpoint_code(self, place: str) -> bool:
+        """Is every model stored in `place` loaded as the checkpoint's own code (an Auto class with
+        `trust_remote_code=True`, library table: checkpoint_code rows)? A place also loaded any other
+        way (a concrete class, no switch, a switch not in view) is judged as a model the table knows."""
+        if self.imports is None:
+            return False
+        found = checkpoint_code.models_loaded_at(
+            place, self.model_loads, self.imports, self.constants, self.switch_dicts
+        )
+        return bool(found) and all(found)
 
     def right_side_stated(self) -> bool:
         """Does the module state right padding, and no other side, for its tokenizers?"""
@@ -236,15 +251,6 @@ def _adds_eos(node: cst.BinaryOperation | cst.FormattedStringExpression) -> bool
     return isinstance(node.operator, cst.Add) and (P.mentions_eos(node.left) or P.mentions_eos(node.right))
 
 
-def _loaded_class(value: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`Cls.from_pretrained(...)`, also followed by `.to(device)` / `.eval()` / `.cuda()`: `Cls`."""
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        if value.func.attr.value == "from_pretrained":
-            return value.func.value
-        value = value.func.value
-    return None
-
-
 def _puts_eos_in_data(call: cst.Call, name: str) -> bool:
     """`ids.append(eos_id)`, `"".join([text, tok.eos_token])`, `tok(text, add_eos_token=True)`,
     `tok.apply_chat_template(...)` (chat templates close each turn with the model's end token)."""
@@ -287,9 +293,14 @@ def _compares_with_pad_id(expr: cst.BaseExpression) -> bool:
 
 
 def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None:
-    loaded = _loaded_class(node.value)
+    loading = checkpoint_code.loading_call(node.value)
+    loaded = loading.func.value if loading is not None and isinstance(loading.func, cst.Attribute) else None
     for target in node.targets:
         t = target.target
+        if isinstance(t, cst.Name):
+            switch = checkpoint_code.switch_dict(node.value)
+            if switch is not None:
+                info.switch_dicts[t.value] = info.switch_dicts.get(t.value, True) and switch
         if _is_labels_place(t):
             facts.label_marks.update(_marked_runs(node.value))
         if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
@@ -302,6 +313,7 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             qualified = facts.imports.qualify(loaded)
             if qualified:
                 info.model_classes[P.dotted(t)] = qualified
+            info.model_loads.setdefault(P.dotted(t), []).append(loading)
         if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
             facts.mask_rebuilt_from_pad_id = True
         if (

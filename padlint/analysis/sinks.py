@@ -302,7 +302,10 @@ class SinkChecks(WalkerState):
                 self.label_sink(value, value_node, node, kind)
         if "input_ids" in entries and not refused:
             value, ids_node = entries["input_ids"]
-            self.ids_sink(value, node, splat or "attention_mask" in entries)
+            if (
+                not self.only_checkpoint_code()
+            ):  # the checkpoint's own model: what it does without a mask is not in view
+                self.ids_sink(value, node, splat or "attention_mask" in entries)
             if not splat and "attention_mask" not in entries:
                 for padded in tags_of(value, Padded):
                     if padded.kind == "list" and not padded.from_tokenizer:
@@ -337,8 +340,10 @@ class SinkChecks(WalkerState):
         model_like = ids is None and (P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call))
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
-        if self.made_by_factory(call):
-            return  # a model of a library the table does not know: whether it needs a mask is not in view
+        if self.made_by_factory(call) or self.runs_checkpoint_code(call):
+            # A model of a library the table does not know, or the checkpoint's own code: what it does
+            # without a mask (build one from the pad id, replace it) is not in view.
+            return
         self.decoder_inputs(call, keywords)
         mask = keywords.get("attention_mask")
         carries = (

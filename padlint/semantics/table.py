@@ -31,6 +31,7 @@ Kind = Literal[
     "makes_model",  # returns an object holding a loaded model and tokenizer (attribute names: `roles`)
     "rebuilds_labels",  # a consumer that sets labels to the ignore value where a mask argument it reads is 0
     "rejects_mask",  # a model that refuses an attention mask holding zeros (it attends to every position)
+    "checkpoint_code",  # a loader whose class is the checkpoint's own code when `roles["remote"]` is true
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -355,6 +356,49 @@ ROWS: tuple[Row, ...] = (
         on="class",
         condition="a mask with a zero raises AssertionError: ids go without one (or with all ones) on purpose, and "
         "a fix that adds the tokenizer's mask crashes",
+    ),
+    # ---- loaders whose model may be the checkpoint's own code -------------------------------------
+    # `roles["remote"]`: the keyword that, true, makes `from_pretrained` return the class the checkpoint's
+    # config names in `auto_map` (its own modeling file) instead of transformers' class. A concrete class
+    # (`LlamaForCausalLM.from_pretrained(..., trust_remote_code=True)`) is always itself: not a row.
+    Row(
+        tuple(
+            f"transformers.{auto}.from_pretrained"
+            for auto in (
+                "AutoModel",
+                "AutoModelForCausalLM",
+                "AutoModelForSeq2SeqLM",
+                "AutoModelForMaskedLM",
+                "AutoModelForPreTraining",
+                "AutoModelForSequenceClassification",
+                "AutoModelForTokenClassification",
+                "AutoModelForQuestionAnswering",
+                "AutoModelForMultipleChoice",
+                "AutoModelForNextSentencePrediction",
+                "AutoModelForTextEncoding",
+                "AutoModelForImageTextToText",
+                "AutoModelForMultimodalLM",
+                "AutoModelForVisualQuestionAnswering",
+                "AutoModelForDocumentQuestionAnswering",
+                "AutoModelForTableQuestionAnswering",
+                "AutoModelForSpeechSeq2Seq",
+                "AutoModelForZeroShotImageClassification",
+                "AutoModelForZeroShotObjectDetection",
+                "AutoModelForVision2Seq",
+                "AutoModelWithLMHead",
+            )
+        ),
+        "checkpoint_code",
+        f"{TRANSFORMERS}, models/auto/auto_factory.py _BaseAutoModelClass.from_pretrained (has_remote_code = "
+        "cls.__name__ in config.auto_map; with trust_remote_code true the class is get_class_from_dynamic_module("
+        "class_ref, ...), the checkpoint's own modeling file, unless the class is registered locally); "
+        "models/auto/modeling_auto.py (these Auto classes, subclasses of _BaseAutoModelClass); "
+        f"{TRANSFORMERS_4}, models/auto/modeling_auto.py AutoModelForVision2Seq, AutoModelWithLMHead (removed in 5.x)",
+        roles={"remote": ("trust_remote_code", None)},
+        defaults={"trust_remote_code": False},
+        condition="trust_remote_code true and a checkpoint whose config maps the Auto class to code of its own: what "
+        "the model's forward and generate do without an attention mask (attend to every position, build it from the "
+        "pad id, replace it) is not in view",
     ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
@@ -705,6 +749,20 @@ def rejects_mask(qualified: str | None) -> bool:
     """Does a model of this class refuse an attention mask with zeros (rejects_mask rows)?"""
     row = row_for(qualified, "class") if qualified else None
     return row is not None and row.kind == "rejects_mask"
+
+
+@functools.cache
+def checkpoint_code_switch(qualified: str | None) -> str | None:
+    """The keyword that, true, makes this loader (`transformers.AutoModel.from_pretrained`) return the
+    checkpoint's own class (checkpoint_code rows); None for any other callable."""
+    row = row_for(qualified) if qualified else None
+    return row.roles["remote"][0] if row is not None and row.kind == "checkpoint_code" else None
+
+
+@functools.cache
+def checkpoint_code_switches() -> frozenset[str]:
+    """Every keyword of the checkpoint_code rows (`trust_remote_code`), as a dict of keyword arguments spells it."""
+    return frozenset(row.roles["remote"][0] for row in ROWS if row.kind == "checkpoint_code")
 
 
 def default(name: str, argument: str, on: On = "function") -> Default:
