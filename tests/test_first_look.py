@@ -91,6 +91,71 @@ def test_torch_full_counts_only_with_a_fill_that_can_be_a_pad_id():
     assert look("import torch\ndef f(n, fill):\n    return torch.full((n, 3), fill)\n").has("pad_step")
 
 
+ZERO_BUFFER_FILLED_BY_THE_CALLER = """
+import torch
+import torch.nn.functional as F
+
+
+def empty_batch(rows):
+    return torch.zeros(len(rows), max(len(r) for r in rows), dtype=torch.long)
+
+
+def make_batch(texts):
+    rows = [[b + 1 for b in t.encode("utf-8")] for t in texts]
+    tokens = empty_batch(rows)
+    for i, row in enumerate(rows):
+        tokens[i, : len(row)] = torch.tensor(row)
+    return tokens, tokens.clone()
+
+
+def step(lm, texts):
+    tokens, targets = make_batch(texts)
+    logits = lm(tokens)
+    return F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), targets[:, 1:].reshape(-1))
+
+
+def embed(model, input_shape):
+    token_type_ids = torch.zeros(input_shape, dtype=torch.long)
+    features = torch.zeros(4, 8, 16)
+    return model(token_type_ids=token_type_ids, inputs_embeds=features)
+"""
+
+
+def test_a_zero_buffer_pads_only_in_two_dimensions_and_where_its_rows_are_written():
+    """The analysis takes `zeros(B, L)` / `zeros((B, L))` for padding only once rows are written into
+    part of it (analysis/zero_padding.py); a buffer of another shape, or one whose reach writes no
+    rows, makes no padding step the look needs to follow."""
+    code = Look(ZERO_BUFFER_FILLED_BY_THE_CALLER)
+    units = code.units()
+    steps = {units[code.unit_at(p)].name for p in code.positions("pad_step")}
+    assert steps == {"empty_batch"}  # `zeros(input_shape)` and `zeros(4, 8, 16)` are not 2-D buffers
+    assert {units[i].name for i in code.reach("pad_step")} == {"empty_batch", "make_batch", "step"}
+    # The rows written only in a def the buffer never reaches (an image crop): nothing to follow.
+    unfilled = ZERO_BUFFER_FILLED_BY_THE_CALLER.replace("tokens[i, : len(row)] = torch.tensor(row)", "pass")
+    unfilled += "\n\ndef crop(image, out, h):\n    out[0, :h] = image[:h]\n    return out\n"
+    assert Look(unfilled).has("pad_step") and not Look(unfilled).reach("pad_step")
+
+
+def test_a_zero_buffer_filled_in_its_callers_reach_is_still_analysed():
+    """Padding made in a helper and written in its caller: the sharp look keeps both, so the finding
+    is the full analysis's."""
+    from padlint import engine
+
+    found = engine.lint_source(ZERO_BUFFER_FILLED_BY_THE_CALLER, "batches.py", {"PAD002"})
+    plan = prefilter.look_plan(ZERO_BUFFER_FILLED_BY_THE_CALLER, {"PAD002"})
+    assert [d.code for d in found] == ["PAD002"]
+    assert isinstance(plan, str) and "def embed(*args, **kwargs): ..." in plan
+    assert [(d.code, d.location) for d in engine.lint_source(plan, "batches.py", {"PAD002"})] == [
+        (d.code, d.location) for d in found
+    ]
+
+
+@pytest.mark.parametrize("run", ['["hybrid"] * n', "[(0, 0)] * x.ndim", "[f'{a}]'] * 3"])
+def test_a_run_of_strings_or_tuples_is_no_padding_step(run):
+    assert not look(f"def f(x, n, a):\n    return {run}\n").has("pad_step")
+    assert look("def f(x, n, pad):\n    return x + [pad] * n\n").has("pad_step")
+
+
 def test_a_padding_step_reaches_the_callers_of_its_function_and_its_callees():
     code = look("""
         from torch.nn.utils.rnn import pad_sequence

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from padlint.look.reach import LABEL_WORDS, Reach
+from padlint.look.reach import LABEL_WORDS, ROW_PART_STORE, Reach
 from padlint.look.text_scan import (
     call_arguments,
     has_top_level_comma,
@@ -53,9 +53,9 @@ PAD_WORD = re.compile(
 LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
 # The collators that pad features again, by bare name (the library table imports no libcst).
 REPADDING_COLLATORS = tuple(sorted(T.short_names(repads=True)))
+LIST_OF_ONE_STRING = re.compile(r"""\[\s*[rRbBuUfF]{0,2}(?:"[^"\n\\]*"|'[^'\n\\]*')\s*\]$""")
+STRING_LITERAL = re.compile(r"[rRbBuUfF]{0,2}[\"']")
 FULL_CALL = re.compile(r"full\s*\(")
-# `buf[i, :n] = ...`, `buf[i, -n:] = ...`: part of a row of a 2-D value written (a zero buffer filled row by row).
-ROW_PART_STORE = re.compile(r"\[[^\n\]]*,[^\n]*:[^\n]*\]\s*=(?!=)")
 EOS = r"\beos(?:_token(?:_id)?|_id)?\b"  # what patterns.is_eos_expression accepts
 PAD_IS_EOS_BEFORE = re.compile(  # what precedes an eos name when pad is set to it, or pads with it
     r"(?:pad_token(?:_id)?\s*=(?!=)\s*(?:\([^)]{0,300}?|(?:[^,;#\n]|\\\n){0,200}?)|pad\w*\)?[\s\\]*\bor\b[\s\\(]*[^\n,;]{0,200}?"
@@ -109,6 +109,7 @@ class Look(Reach):
         self._lower: str | None = None
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
+        self._row_filled: set[int] = set()  # zero buffers: padding only where rows are written into them
         self._triple = triple_quote_checker(text)
         self._aliases: dict[str, str] | None = None
         self.init_reach()
@@ -241,13 +242,39 @@ class Look(Reach):
             return found
         text = self.text
         for p in self._literal("zeros"):
-            if (p == 0 or not is_word_char(text[p - 1]) or text.endswith("new_", 0, p)) and text.startswith("(", p + 5):
+            if (
+                (p == 0 or not is_word_char(text[p - 1]) or text.endswith("new_", 0, p))
+                and text.startswith("(", p + 5)
+                and self._two_dimensions(p + 6, first_only=False)
+            ):
                 found.append(p)
+                self._row_filled.add(p)
         for p in self._literal("full"):
             call = FULL_CALL.match(text, p)
-            if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_is_zero(call.end()):
+            if (
+                call
+                and (p == 0 or not is_word_char(text[p - 1]))
+                and self._full_fill_is_zero(call.end())
+                and self._two_dimensions(call.end(), first_only=True)
+            ):
                 found.append(p)
+                self._row_filled.add(p)
         return found
+
+    def _two_dimensions(self, open_paren: int, first_only: bool) -> bool:
+        """Can this `zeros(...)` / `full(shape, 0)` make a 2-D buffer? The analysis takes a zero buffer
+        only from two positional sizes or one tuple (list) of two (zero_padding.zero_buffer); False
+        only where the text shows another shape (`zeros(input_shape)`, `zeros(n)`, `zeros(B, L, D)`)."""
+        args = call_arguments(self.text, open_paren)
+        if args is None:
+            return True
+        dims = [a.strip() for a in args if not re.match(r"\s*\w+\s*=(?!=)", a) and not a.strip().startswith("*")]
+        if first_only:
+            dims = dims[:1]
+        if len(dims) == 1 and dims[0][:1] in "([" and dims[0][-1:] in ")]":
+            inner = call_arguments(dims[0], 1)
+            return inner is None or len(inner) == 2
+        return len(dims) == 2
 
     def _find_tokenizer_padding(self) -> list[int]:
         found = [p for p in self._literal("pad") if self._pad_word(p, tokenizer=True)]
@@ -323,12 +350,16 @@ class Look(Reach):
                 ):
                     continue  # `x[i] * n`: a subscript, not a list
                 item = text[opening + 1 : m.start()] if opening is not None else "?"
+                if opening is None and LIST_OF_ONE_STRING.search(text, max(0, m.start() - 200), m.start() + 1):
+                    continue  # `["hybrid"] * n`: a run of a string (matching_bracket reads no strings)
             else:  # `n * [item]`
                 closing = matching_bracket(text, m.end() - 1, 1)
                 item = text[m.end() : closing] if closing is not None else "?"
             item = item.strip() or "?"
             if has_top_level_comma(item):
                 continue  # `[a, b] * n`: not a run of one value
+            if _never_a_pad_id(item):
+                continue  # `["hybrid"] * n`, `[(0, 0)] * ndim`: a run of something else (padding.repeat)
             if item not in NOT_A_PAD_ITEM and not is_float(item) or zeros and item == "0":
                 found.append((m.start(), item))
         return found
@@ -488,3 +519,18 @@ class Look(Reach):
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(rf"{re.escape(fill)}\s*=(?!=)", self.text) is not None
         return True
+
+
+def _never_a_pad_id(item: str) -> bool:
+    """A string literal or a tuple display: the analysis never reads a pad id from one."""
+    if STRING_LITERAL.match(item):
+        return True
+    if not (item.startswith("(") and item.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(item):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and i < len(item) - 1:
+            return False  # `(a)(b)`, `(x) + (y)`: not one bracketed display
+    return has_top_level_comma(item[1:-1])

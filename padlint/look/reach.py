@@ -2,7 +2,7 @@
 (no parser), and where a value made in one of them can go, the way the analysis passes values on.
 
 Mixed into first_look.Look, which holds the text and finds the features; this part needs of it
-`text`, `lower`, `in_code`, `positions`, `import_aliases`, `_literal`, `_triple` and `_weak`.
+`text`, `lower`, `in_code`, `positions`, `import_aliases`, `_literal`, `_triple`, `_weak` and `_row_filled`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ DEF_LINE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 SELF_ATTR = re.compile(r"(?<![\w.])(?:self|cls)\s*\.\s*(\w+)")
 SELF_STORE = re.compile(r"(?<![\w.])self\s*\.\s*(\w+)\s*(?:\[[^\]\n]*\]\s*)?(?:=(?!=)|[-+*/|&]=)")
+# `buf[i, :n] = ...`, `buf[i, -n:] = ...`: part of a row of a 2-D value written (zero_padding.py).
+ROW_PART_STORE = re.compile(r"\[[^\n\]]*,[^\n]*:[^\n]*\]\s*=(?!=)")
 SELF_CALL = re.compile(r"(?<![\w.])self\s*\(")
 MADE = re.compile(r"\s*\(")  # after a class name: an instance made
 # What an instance runs where it is made and used without a method name: made, called, indexed, iterated.
@@ -55,6 +57,7 @@ class Reach:
     # What first_look.Look provides (declared here so this part type-checks on its own).
     text: str
     _weak: set[int]
+    _row_filled: set[int]
     _triple: Callable[[int], bool]
 
     @property
@@ -178,10 +181,12 @@ class Reach:
             # padding function (`import pad as p`), whose calls the text cannot see.
             strong: set = set()
             weak: set = set()
+            row_filled: set = set()
             for p in self.positions(seed):
                 if self._in_import(p) and not re.match(r"pad\w*\s+as\b", self.text[p : p + 40]):
                     continue
-                (weak if p in self._weak else strong).add(self.unit_at(p))
+                kind = weak if p in self._weak else row_filled if p in self._row_filled else strong
+                kind.add(self.unit_at(p))
             strong.discard(-1)
             closures = [self._reach_of(start) for start in strong]
             # A fill that holds a pad id came from something named so: in the reach, or in the
@@ -189,6 +194,12 @@ class Reach:
             for start in weak - strong - {-1}:
                 closure = self._reach_of(start)
                 if self._in_spans(("pad",), self._spans(self.with_setup(closure))):
+                    closures.append(closure)
+            # A zero buffer pads only once rows of tokens are written into part of it
+            # (zero_padding.zero_row_fill): that write is where the buffer's value goes.
+            for start in row_filled - strong - {-1}:
+                closure = self._reach_of(start)
+                if self._in_spans((ROW_PART_STORE,), self._spans(closure)):
                     closures.append(closure)
             self._components[seed] = closures
         return closures
