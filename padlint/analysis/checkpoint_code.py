@@ -23,15 +23,14 @@ def loading_call(value: cst.BaseExpression) -> cst.Call | None:
 def switch_dict(value: cst.BaseExpression) -> bool | None:
     """A dict literal or `dict(...)` of keyword arguments: does it set a checkpoint-code switch
     (`trust_remote_code`) to True? None when the value is no such dict."""
-    switches = T.checkpoint_code_switches()
     if isinstance(value, cst.Dict):
         for element in value.elements:
-            if isinstance(element, cst.DictElement) and P.string_value(element.key) in switches:
+            if isinstance(element, cst.DictElement) and P.string_value(element.key) in T.checkpoint_code_switches():
                 return P.int_value(element.value) == 1
         return False
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
         for arg in value.args:
-            if arg.keyword is not None and arg.keyword.value in switches:
+            if arg.keyword is not None and arg.keyword.value in T.checkpoint_code_switches():
                 return P.int_value(arg.value) == 1
         return False
     return None
