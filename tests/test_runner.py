@@ -221,6 +221,11 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(project, monkeypatch):
 def _sleep_or_crash(task):
     if task == "sleep":
         time.sleep(30)
+    if task == "spin":
+        while True:
+            pass
+    if task == "wait a little":  # longer than the limit on the clock, hardly any CPU: a loaded machine
+        time.sleep(1.5)
     if task == "crash":
         os.kill(os.getpid(), 11)
     if task == "raise":
@@ -231,11 +236,17 @@ def _sleep_or_crash(task):
 @pytest.mark.skipif(not pool.available(), reason="needs fork")
 def test_pool_survives_hangs_crashes_and_exceptions():
     start = time.monotonic()
-    results = {i: (r, ok) for i, r, ok in pool.run(_sleep_or_crash, ["a", "sleep", "b", "crash", "raise", "c"], 2, 1.0)}
-    assert time.monotonic() - start < 10
+    tasks = ["a", "sleep", "b", "crash", "raise", "c", "spin", "wait a little"]
+    results = {i: (r, ok) for i, r, ok in pool.run(_sleep_or_crash, tasks, 2, 1.0)}
+    assert time.monotonic() - start < 15
     assert results[0] == ("aa", True) and results[2] == ("bb", True) and results[5] == ("cc", True)
+    # The limit is CPU time: a task that waits past it on the clock (a busy machine) still finishes;
+    # one that computes past it is stopped; one that never progresses is stopped by the clock.
+    assert results[7] == ("wait a little" * 2, True)
+    assert isinstance(results[6][0], pool.Failure) and results[6][0].timed_out
+    assert results[6][0].reason == "timed out after 1 s of CPU time"
     assert isinstance(results[1][0], pool.Failure) and results[1][0].timed_out
-    assert results[1][0].reason == "timed out after 1 s"
+    assert results[1][0].reason == "timed out after 3 s"
     assert isinstance(results[3][0], pool.Failure) and "signal 11" in results[3][0].reason
     assert results[4] == ("ValueError: bad", False)
 
@@ -243,7 +254,10 @@ def test_pool_survives_hangs_crashes_and_exceptions():
 def _slow_lint(original):
     def lint(text, filename="-", select=None, line_length=None):
         if "slow" in filename:
-            time.sleep(30)
+            while True:  # an analysis that never ends, computing
+                pass
+        if "waits" in filename:
+            time.sleep(1.5)  # a file analysed while the machine is busy: slow on the clock only
         return original(text, filename, select, line_length)
 
     return lint
@@ -254,14 +268,16 @@ def test_a_file_past_the_time_limit_is_reported_and_skipped(project, monkeypatch
     from padlint import engine
 
     (project / "slow.py").write_text(BUGGY)
+    (project / "waits.py").write_text(BUGGY)
     monkeypatch.setattr(engine, "lint_source", _slow_lint(engine.lint_source))
     start = time.monotonic()
     result, errors = _run(project, cache=False, timeout=1.0, in_process=in_process)
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 15
     assert not errors and not result.failed
     by_file = {(Path(d.filename).name, d.code, d.message) for d in result.diagnostics}
-    assert ("slow.py", "PAD000", "skipped: timed out after 1 s") in by_file
+    assert ("slow.py", "PAD000", "skipped: timed out after 1 s of CPU time") in by_file
     assert any(name == "buggy.py" and code == "PAD001" for name, code, _ in by_file)
+    assert any(name == "waits.py" and code == "PAD001" for name, code, _ in by_file)
 
 
 def test_timeout_option_and_config_key(project):

@@ -10,6 +10,8 @@ task as failed ("timed out after N s", "crashed: signal 11") and starts a fresh 
 
 Workers are forked, so they start in milliseconds with the parent's modules already imported.
 Where fork is unavailable, `available()` is False and the caller runs tasks in its own process.
+The time limit is the worker's own (deadline.py: CPU time, and a clock limit behind it); the
+parent's deadline only catches a worker that cannot stop itself.
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
+from padlint.run import deadline
+
+KILL_GRACE = 2.0  # seconds past the worker's own clock limit before the parent kills it
+
 
 @dataclass
 class Failure:
-    """A task that did not return: `reason` is one line ("timed out after 20 s")."""
+    """A task that did not return: `reason` is one line ("timed out after 20 s of CPU time")."""
 
     reason: str
     timed_out: bool = False
@@ -44,13 +50,18 @@ def _serve(conn, function: Callable[[Any], Any]) -> None:
     faulthandler.disable()  # a crash is reported by the parent, in one line
     while True:
         try:
-            task = conn.recv()
+            message = conn.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if message is None:
             return
+        task, timeout = message
+        result: tuple[bool, Any]
         try:
-            result = (True, function(task))
+            with deadline.limited(timeout):
+                result = (True, function(task))
+        except deadline.Timeout as exc:
+            result = (False, Failure(exc.reason, timed_out=True))
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, never lost
             result = (False, f"{type(exc).__name__}: {exc}")
         conn.send(result)
@@ -67,8 +78,10 @@ class _Worker:
 
     def give(self, index: int, task: Any, timeout: float | None) -> None:
         self.task = (index, task)
-        self.deadline = time.monotonic() + timeout if timeout else float("inf")
-        self.conn.send(task)
+        # The worker stops itself at its limits (deadline.py); this one, a little later, is for a
+        # worker stuck where no signal handler runs (native code): it is killed.
+        self.deadline = time.monotonic() + deadline.wall_limit(timeout) + KILL_GRACE if timeout else float("inf")
+        self.conn.send((task, timeout))
 
     def stop(self, kill: bool = False) -> None:
         if kill:
@@ -136,7 +149,8 @@ def run(
                 elif time.monotonic() >= worker.deadline:
                     workers.remove(worker)
                     worker.stop(kill=True)
-                    yield index, Failure(f"timed out after {timeout:g} s", timed_out=True), False
+                    limit = deadline.wall_limit(timeout or 0)
+                    yield index, Failure(f"timed out after {limit:g} s", timed_out=True), False
     finally:
         for worker in workers:
             worker.stop(kill=worker.task is not None)

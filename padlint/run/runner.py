@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -156,28 +154,14 @@ def _still_fixable(remaining: list[Diagnostic], unsafe: bool) -> bool:
     return any(d.fix is not None and d.fix.applicability in allowed for d in remaining)
 
 
-class Timeout(BaseException):
-    """Raised by SIGALRM; a BaseException so that no `except Exception` in the engine swallows it."""
-
-
 def analyse_in_process(task: tuple, timeout: float | None) -> tuple:
-    """analyse() here, with SIGALRM as the deadline where there is one (the main thread, POSIX)."""
+    """analyse() here, within the time limit where there is one (deadline.py; raises Timeout)."""
+    from padlint.run import deadline
+
     if too_deeply_nested(task[1]):  # libcst's parser can crash the process on such input
         return ("invalid", "cannot parse: too deeply nested to parse", 1, 1)
-    use_alarm = bool(timeout) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not use_alarm:
+    with deadline.limited(timeout):
         return analyse(task)
-
-    def expire(signum, frame):
-        raise Timeout()
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout or 0)  # use_alarm: timeout is set
-    try:
-        return analyse(task)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _has_long_line(text: str, limit: int = 10_000) -> bool:
@@ -292,7 +276,7 @@ class Runner:
         if first is None:
             return  # everything was settled by the cache or the first look: no workers, no engine
         jobs = itertools.chain([first], queue)
-        from padlint.run import pool
+        from padlint.run import deadline, pool
 
         unsafe = self.settings.unsafe_fixes
         mode = self.options.mode
@@ -321,8 +305,8 @@ class Runner:
                 try:
                     outcome: tuple | pool.Failure | str = analyse_in_process(task, timeout)
                     ok = True
-                except Timeout:
-                    outcome, ok = pool.Failure(f"timed out after {timeout:g} s", timed_out=True), False
+                except deadline.Timeout as exc:
+                    outcome, ok = pool.Failure(exc.reason, timed_out=True), False
                 except Exception as exc:  # a bug in a rule must not hide the other files' results
                     outcome, ok = f"{type(exc).__name__}: {exc}", False
                 self.finish(held.pop(index), outcome, ok)

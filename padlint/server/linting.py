@@ -52,12 +52,13 @@ def _task(document: Document, settings: Settings, mode: str) -> tuple:
 
 def _run(task: tuple, timeout: float) -> tuple:
     """The runner's worker function, in this process, within the per-file time limit."""
-    from padlint.run.runner import Timeout, analyse_in_process
+    from padlint.run.deadline import Timeout
+    from padlint.run.runner import analyse_in_process
 
     try:
         return analyse_in_process(task, timeout or None)
-    except Timeout:
-        return ("timeout", f"skipped: timed out after {timeout:g} s")
+    except Timeout as exc:
+        return ("timeout", f"skipped: {exc.reason}")
     except Exception as exc:  # a bug in a rule: say so, and keep serving the other documents
         return ("error", f"internal error: {type(exc).__name__}: {exc}")
 
