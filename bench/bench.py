@@ -14,6 +14,7 @@ are timed (with --libcst, also `libcst.parse_module` alone, between the two). Ru
     python bench/bench.py --json       # machine-readable output
     python bench/bench.py --libcst     # also time libcst's parser alone
     python bench/bench.py --side-by-side  # padlint as users run it vs the ast floor and semgrep (one table)
+    python bench/bench.py --side-by-side --quick  # the same without the two slowest rows
     python bench/bench.py --breakdown     # where a cold scan's CPU goes, step by step, vs the ast floor
 
 Exit codes: 0 done; 1 the engine crashed on at least one file (listed); 2 the engine is not
@@ -251,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         "ast floor and semgrep, in one table (see bench/side_by_side.py)",
     )
     parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="with --side-by-side: leave out the no-prefilter and --jobs 1 rows (the slowest; no bound needs them)",
+    )
+    parser.add_argument(
         "--breakdown",
         action="store_true",
         help="where a cold scan's CPU time goes, step by step, next to the ast floor (see bench/breakdown.py)",
@@ -296,7 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.side_by_side:
         import side_by_side
 
-        rows = side_by_side.run(files, Path(args.corpus_dir) if args.corpus_dir else None, args.semgrep)
+        rows = side_by_side.run(
+            files, Path(args.corpus_dir) if args.corpus_dir else None, args.semgrep, quick=args.quick
+        )
         if args.json:
             print(json.dumps({"corpus": report["corpus"], "rows": rows}, indent=2))
         else:

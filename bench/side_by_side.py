@@ -10,6 +10,8 @@ directory, and each measurement is a separate process started from here:
   padlint warm     `padlint check DIR` again on the cache the cold run left (nothing changed)
   small file       `padlint check --force-exclude FILE` on examples/buggy_collator.py, as pre-commit
                    runs it: interpreter start included, empty cache
+  its floor        `python -c pass` and `python -c "import libcst"`: what a one-file run that needs
+                   the analysis cannot go below on this machine (the interpreter, the parser's import)
   semgrep          `semgrep --config bench/semgrep DIR` (three rules, if semgrep is installed)
 
 Wall time is measured around the process; CPU time (user + system) comes from os.wait4, which
@@ -126,8 +128,9 @@ def find_semgrep(explicit: str | None) -> str | None:
     return explicit or shutil.which("semgrep")
 
 
-def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
-    """Every measurement over `files` (bench.SourceFile); the rows of the table."""
+def run(files, corpus_dir: Path | None, semgrep: str | None, quick: bool = False) -> list[dict]:
+    """Every measurement over `files` (bench.SourceFile); the rows of the table. `quick` leaves out
+    the two slowest rows (no prefilter, --jobs 1), which the bounds do not need."""
     sys.path.insert(0, str(ROOT))
     from padlint.config import Settings
     from padlint.files.discovery import discover
@@ -154,12 +157,13 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
         )  # write the bytecode once, outside the measurements
         rows.append(measure("padlint cold", padlint, len(found), lines, env, cwd=work))
         rows.append(measure("padlint warm", padlint, len(found), lines, env, cwd=work))
-        env_np = {**env, "PADLINT_CACHE_DIR": str(work / "cache-noprefilter")}
-        rows.append(
-            measure("padlint cold, no prefilter", padlint + ["--no-prefilter"], len(found), lines, env_np, cwd=work)
-        )
-        env1 = {**env, "PADLINT_CACHE_DIR": str(work / "cache-j1")}
-        rows.append(measure("padlint cold --jobs 1", padlint + ["--jobs", "1"], len(found), lines, env1, cwd=work))
+        if not quick:
+            env_np = {**env, "PADLINT_CACHE_DIR": str(work / "cache-noprefilter")}
+            rows.append(
+                measure("padlint cold, no prefilter", padlint + ["--no-prefilter"], len(found), lines, env_np, cwd=work)
+            )
+            env1 = {**env, "PADLINT_CACHE_DIR": str(work / "cache-j1")}
+            rows.append(measure("padlint cold --jobs 1", padlint + ["--jobs", "1"], len(found), lines, env1, cwd=work))
         small = work / "small" / SMALL_FILE.name
         small.parent.mkdir()
         shutil.copy(SMALL_FILE, small)
@@ -180,6 +184,9 @@ def run(files, corpus_dir: Path | None, semgrep: str | None) -> list[dict]:
                 )
             )
         rows.append(sorted(runs, key=lambda r: r["wall"])[SMALL_RUNS // 2])
+        for name, code in (("python start", "pass"), ("python + import libcst", "import libcst")):
+            starts = [measure(f"{name} (median of {SMALL_RUNS})", [py, "-c", code], 0, 0) for _ in range(SMALL_RUNS)]
+            rows.append(sorted(starts, key=lambda r: r["wall"])[SMALL_RUNS // 2])
         binary = find_semgrep(semgrep)
         if binary:
             cmd = [
