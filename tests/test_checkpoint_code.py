@@ -15,6 +15,7 @@ import pytest
 
 from padlint.engine import lint_source
 from padlint.semantics import table as T
+from padlint.semantics.row import TRANSFORMERS
 
 
 def codes(source: str) -> set[str]:
@@ -201,7 +202,7 @@ def test_the_auto_classes_of_the_row_are_auto_classes_of_the_installed_transform
     spec = importlib.util.find_spec("transformers")
     if spec is None or not spec.origin:
         pytest.skip("transformers not installed")
-    if not T.TRANSFORMERS.endswith(__import__("importlib.metadata").metadata.version("transformers")):
+    if not TRANSFORMERS.endswith(__import__("importlib.metadata").metadata.version("transformers")):
         pytest.skip("another transformers version than the table's")
     text = (Path(spec.origin).parent / "models" / "auto" / "modeling_auto.py").read_text(encoding="utf-8")
     defined = set(re.findall(r"^class (\w+)\(_BaseAutoModelClass\)", text, re.M))

@@ -17,6 +17,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
 from padlint.semantics import table as T
+from padlint.semantics.row import Row
 
 # A store of labels of the subclass's own (`batch["labels"] = ...`, `labels = ...`): it builds them itself.
 _OWN_LABELS = re.compile(r"""\[\s*["']labels["']\s*\]\s*=[^=]|\blabels\s*=[^=]""")
@@ -91,7 +92,7 @@ def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     return None
 
 
-def _keeps_label_building(module: cst.Module, cls: cst.ClassDef, row: T.Row) -> bool:
+def _keeps_label_building(module: cst.Module, cls: cst.ClassDef, row: Row) -> bool:
     for name in row.builds_in:
         method = _method(cls, name)
         if method is None:

@@ -10,9 +10,9 @@ first argument, and what happened to their positions, which decides what a fix m
   rows, `torch.cat`/`stack` of several padded values): padding is still there, but neither the old
   lengths nor the tokenizer's own mask describe it any more.
 
-The rows are in the library table (semantics/table.py: kind "keeps", style "transposed" or "moved";
-kind "source", style "nested"), each checked against a named version; this module reads them for the
-flow pass (calls.py, expressions.py, shape_flow.py).
+The rows are in the library table (semantics/tensor_rows.py: kind "keeps", style "transposed" or
+"moved"; semantics/padding_rows.py: kind "source", style "nested"), each checked against a named
+version; this module reads them for the flow pass (calls.py, expressions.py, shape_flow.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Framework wiring: how datasets, loaders, collators and trainers hand values to one another.
 
 What a library entry point does with the callables and datasets it is given is data (the library
-table's "wiring" rows, semantics/table.py, each checked against the named version's source); the
+table's "wiring" rows, semantics/wiring_rows.py, each checked against the named version's source); the
 scope walker applies a row where the call is made: `DataLoader(ds, collate_fn=f)` walks `f` over a list of `ds`'s items and yields what
 it returns; `Trainer(train_dataset=ds, data_collator=f)` walks `f` over `ds`'s rows (the trainer then
 calls the model with `**batch`); `for batch in loader:` reads one batch. An item of a dataset is what

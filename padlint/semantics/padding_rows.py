@@ -1,0 +1,142 @@
+"""Rows of the library table for calls that pad: padding functions, tokenizers, and the collators that pad
+features (and labels) again."""
+
+from __future__ import annotations
+
+from padlint.semantics.row import KERAS, NUMPY, TORCH, TRANSFORMERS, TRL, Row
+
+PADDING_ROWS: tuple[Row, ...] = (
+    # ---- sources: calls that pad ----------------------------------------------------------------
+    Row(
+        ("torch.nn.utils.rnn.pad_sequence",),
+        "source",
+        f"{TORCH}, torch/nn/utils/rnn.py pad_sequence",
+        roles={"data": ("sequences", 0), "batch_first": ("batch_first", 1), "value": ("padding_value", 2)},
+        defaults={"padding_value": 0, "batch_first": False, "padding_side": "right"},
+        style="sequences",
+    ),
+    Row(
+        ("torch.nested.to_padded_tensor",),
+        "source",
+        f"{TORCH}, torch/nested/__init__.py to_padded_tensor(input, padding, output_size=None): the rows of a "
+        "nested tensor, padded with `padding`",
+        roles={"data": ("input", 0), "value": ("padding", 1)},
+        style="nested",
+    ),
+    Row(
+        ("torch.nn.functional.pad",),
+        "source",
+        f"{TORCH}, torch/nn/functional.py pad (constant mode fills with `value`, 0 when None)",
+        roles={"data": ("input", 0), "widths": ("pad", 1), "value": ("value", 3)},
+        defaults={"value": 0},
+        style="widths",
+    ),
+    Row(
+        ("numpy.pad",),
+        "source",
+        f"{NUMPY}, numpy/lib/_arraypad_impl.py pad (mode='constant', constant_values=0)",
+        roles={"data": ("array", 0), "widths": ("pad_width", 1), "value": ("constant_values", None)},
+        defaults={"constant_values": 0},
+        style="widths",
+    ),
+    Row(
+        (
+            "keras.preprocessing.sequence.pad_sequences",
+            "keras.utils.pad_sequences",
+            "tensorflow.keras.preprocessing.sequence.pad_sequences",
+            "tensorflow.keras.utils.pad_sequences",
+        ),
+        "source",
+        f"{KERAS}, keras/src/utils/sequence_utils.py pad_sequences (padding='pre', value=0.0)",
+        roles={"side": ("padding", None), "value": ("value", None)},
+        defaults={"padding": "pre", "value": 0},
+        style="keras",
+    ),
+    Row(
+        ("__call__", "encode", "encode_plus", "batch_encode_plus", "pad"),
+        "tokenizer",
+        f"{TRANSFORMERS}, tokenization_utils_base.py PreTrainedTokenizerBase.__call__/encode/pad "
+        "(encode_plus and batch_encode_plus: transformers 4.46.3)",
+        on="method",
+        defaults={"padding_side": "right", "return_attention_mask": True},
+        condition="pads with `padding=True|'longest'|'max_length'`; `pad` always pads; `encode` returns ids only, "
+        "of one sequence, like encode_plus: its text is one text or one pre-tokenized text (4.46.3 encode -> "
+        "encode_plus), a batch only when it is a list of texts (5.24.0 tokenization_utils_tokenizers.py "
+        "_encode_plus: is_batched), so 'longest' pads nothing unless the text is known to be a list of texts",
+    ),
+    # Collators that pad the features they are handed again, through tokenizer.pad: a feature without
+    # `attention_mask` gets `[1] * len(ids)` before padding (PreTrainedTokenizerBase._pad).
+    Row(
+        ("transformers.DataCollatorWithPadding", "transformers.data.data_collator.DataCollatorWithPadding"),
+        "source",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorWithPadding.__call__ -> tokenization_utils_base._pad",
+        on="class",
+        condition="repads features; a feature without attention_mask gets ones over its (pre-padded) ids",
+        repads=True,
+        bare=True,
+    ),
+    Row(
+        (
+            "transformers.DataCollatorForSeq2Seq",
+            "transformers.data.data_collator.DataCollatorForSeq2Seq",
+            "transformers.DataCollatorForTokenClassification",
+            "transformers.data.data_collator.DataCollatorForTokenClassification",
+        ),
+        "pads_labels",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForSeq2Seq / DataCollatorForTokenClassification "
+        "(label_pad_token_id: int = -100)",
+        on="class",
+        roles={"label_pad": ("label_pad_token_id", None)},
+        defaults={"label_pad_token_id": -100},
+        condition="repads features with tokenizer.pad and pads `labels` with label_pad_token_id",
+        repads=True,
+        bare=True,
+    ),
+    Row(
+        (
+            "transformers.DataCollatorForLanguageModeling",
+            "transformers.data.data_collator.DataCollatorForLanguageModeling",
+        ),
+        "masks_labels",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForLanguageModeling.torch_call "
+        "(mlm=False: labels = input_ids.clone(); labels[labels == pad_token_id] = -100)",
+        on="class",
+        roles={"mlm": ("mlm", None)},
+        defaults={"mlm": True},
+        condition="mlm=False: repads, then rebuilds labels from input_ids and masks them by the pad id",
+        repads=True,
+        bare=True,
+        # DataCollatorMixin.__call__ dispatches to torch_call / numpy_call (data/data_collator.py)
+        builds_in=("__call__", "torch_call", "numpy_call"),
+    ),
+    Row(
+        (
+            "trl.DataCollatorForCompletionOnlyLM",
+            "trl.trainer.DataCollatorForCompletionOnlyLM",
+            "trl.trainer.utils.DataCollatorForCompletionOnlyLM",
+        ),
+        "masks_labels",
+        "trl 0.19.1, trl/trainer/utils.py DataCollatorForCompletionOnlyLM(DataCollatorForLanguageModeling) "
+        "(__init__: mlm: bool = False; torch_call = super().torch_call (labels equal to the pad id -> -100), "
+        "then ignore_index before the response template); removed in trl 0.20.0 (absent from trl/__init__.py "
+        f"and trl/trainer/utils.py) and absent in {TRL}",
+        on="class",
+        roles={"mlm": ("mlm", None)},
+        defaults={"mlm": False},
+        condition="the base's labels masked by the pad id, then the prompt masked: it masks the prompt itself, "
+        "so labels a map function built are not a loss of intent",
+        repads=True,
+        style="completion",
+        builds_in=("__call__", "torch_call", "numpy_call"),
+    ),
+    Row(
+        ("trl.DataCollatorForLanguageModeling", "trl.trainer.sft_trainer.DataCollatorForLanguageModeling"),
+        "pads_labels",
+        f"{TRL}, trl/trainer/sft_trainer.py DataCollatorForLanguageModeling.torch_call "
+        "(keeps the given labels, pads them with -100, mask from per-example ones padded with 0)",
+        on="class",
+        defaults={"label_pad_token_id": -100},
+        condition="keeps labels a map function built; never masks by the pad id",
+        repads=True,
+    ),
+)

@@ -1,0 +1,172 @@
+"""Rows of the library table for tensor and array operations: what keeps, moves, copies or removes padding,
+and the builders of constant tensors."""
+
+from __future__ import annotations
+
+from padlint.semantics.row import NUMPY, TORCH, Row
+
+TENSOR_ROWS: tuple[Row, ...] = (
+    # ---- what keeps or removes padding -----------------------------------------------------------
+    Row(
+        (
+            "torch.tensor",
+            "torch.as_tensor",
+            "torch.LongTensor",
+            "torch.IntTensor",
+            "torch.stack",
+            "torch.vstack",
+            "torch.cat",
+            "torch.concat",
+            "torch.from_numpy",
+            "numpy.array",
+            "numpy.asarray",
+            "numpy.stack",
+            "numpy.vstack",
+            "numpy.concatenate",
+            "tuple",
+        ),
+        "keeps",
+        f"{TORCH}, torch/_torch_docs.py (tensor, stack, cat...); {NUMPY}, numpy/_core (array, stack...)",
+    ),
+    Row(
+        (
+            "to",
+            "long",
+            "int",
+            "bool",
+            "float",
+            "half",
+            "bfloat16",
+            "cuda",
+            "cpu",
+            "squeeze",
+            "unsqueeze",
+            "contiguous",
+            "view",
+            "reshape",
+            "detach",
+            "numpy",
+            "tolist",
+            "astype",
+            "type",
+            "flatten",
+            "view_as",
+            "reshape_as",
+            "pin_memory",
+            "expand",
+            "expand_as",
+        ),
+        "keeps",
+        f"{TORCH}, torch/_tensor_docs.py Tensor methods; {NUMPY} ndarray.astype/tolist",
+        on="method",
+    ),
+    # Shape operations that keep the padding at other places; `style` says what the positions do
+    # (analysis/shape_ops.py): "transposed", the batch and sequence axes swap (on a swap of axes 0 and
+    # 1; other axes: "moved"); "moved", positions shift or rows mix: lengths and the tokenizer's mask
+    # no longer describe them.
+    Row(
+        ("t", "T", "mT", "transpose", "swapaxes", "permute"),
+        "keeps",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.t (dims 0 and 1 of a <= 2-D tensor), .T/.mT, "
+        f"transpose(dim0, dim1), swapaxes, permute(*dims); {NUMPY} ndarray.T, transpose(*axes), swapaxes",
+        on="method",
+        style="transposed",
+    ),
+    Row(
+        ("torch.t", "torch.transpose", "numpy.transpose", "numpy.swapaxes"),
+        "keeps",
+        f"{TORCH}, torch/_torch_docs.py t, transpose(input, dim0, dim1); {NUMPY} transpose(a, axes), swapaxes",
+        style="transposed",
+    ),
+    Row(("roll",), "keeps", f"{TORCH}, torch/_tensor_docs.py Tensor.roll(shifts, dims)", on="method", style="moved"),
+    Row(
+        ("numpy.insert", "numpy.append", "numpy.roll", "torch.roll", "torch.flip", "numpy.flip"),
+        "keeps",
+        f"{NUMPY}, numpy/lib/_function_base_impl.py insert(arr, obj, values, axis) (values before obj), "
+        f"append, roll, flip; {TORCH}, torch/_torch_docs.py roll, flip",
+        style="moved",
+    ),
+    Row(
+        ("copy.deepcopy", "copy.copy", "list", "torch.clone", "numpy.copy"),
+        "copies",
+        f"{TORCH}, torch/_torch_docs.py clone; {NUMPY}, numpy copy; CPython 3.11 copy.py",
+    ),
+    Row(("clone", "copy", "deepcopy"), "copies", f"{TORCH}, torch/_tensor_docs.py Tensor.clone", on="method"),
+    Row(
+        ("torch.masked_select",),
+        "removes",
+        f"{TORCH}, torch/_torch_docs.py masked_select (a 1-D tensor of the selected elements)",
+        roles={"data": ("input", 0), "mask": ("mask", 1)},
+    ),
+    Row(
+        ("masked_select",),
+        "removes",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.masked_select",
+        on="method",
+        roles={"mask": ("mask", 0)},
+    ),
+    Row(
+        ("__getitem__",),
+        "removes",
+        f"{TORCH}, torch/_tensor.py Tensor.__getitem__ with a boolean mask or `torch.where(mask)` / "
+        f"`nonzero()` indices (the selected elements only, as {NUMPY} boolean indexing)",
+        on="method",
+        condition="the index is a mask (a boolean tensor, `where(mask)` with one argument, `mask.nonzero()`)",
+    ),
+    # ---- constant builders ----------------------------------------------------------------------
+    Row(
+        ("torch.ones", "numpy.ones"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py ones; {NUMPY} ones",
+        defaults={"fill": 1},
+        style="ones",
+    ),
+    Row(
+        ("torch.ones_like", "numpy.ones_like"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py ones_like; {NUMPY} ones_like",
+        defaults={"fill": 1},
+        style="ones_like",
+    ),
+    # Zero or uninitialised buffers, and one-hot codes: what is then written into them is a class score
+    # target (a detection head's one-hot), not language-model token ids.
+    Row(
+        (
+            "torch.zeros",
+            "torch.zeros_like",
+            "torch.empty",
+            "torch.empty_like",
+            "numpy.zeros",
+            "numpy.zeros_like",
+            "numpy.empty",
+            "torch.nn.functional.one_hot",
+        ),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py zeros/zeros_like/empty/empty_like, torch/nn/functional.py one_hot; "
+        f"{NUMPY} zeros/empty",
+        defaults={"fill": 0},
+        style="zeros",
+    ),
+    Row(
+        ("new_zeros", "new_empty"),
+        "fills",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.new_zeros/new_empty",
+        on="method",
+        defaults={"fill": 0},
+        style="zeros",
+    ),
+    Row(
+        ("torch.full", "numpy.full"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py full; {NUMPY} full",
+        roles={"fill": ("fill_value", 1)},
+        style="full",
+    ),
+    Row(
+        ("torch.full_like", "numpy.full_like"),
+        "fills",
+        f"{TORCH}, torch/_torch_docs.py full_like; {NUMPY} full_like",
+        roles={"fill": ("fill_value", 1)},
+        style="full_like",
+    ),
+)

@@ -1,0 +1,102 @@
+"""Rows of the library table for framework wiring: what hands datasets, rows and batches from producers to
+consumers (loaders, trainers, dataset methods, `partial`, iterators); read by analysis/wiring.py."""
+
+from __future__ import annotations
+
+from padlint.semantics.row import CPYTHON, DATASETS, TORCH, TQDM, TRANSFORMERS, TRL, Row
+
+WIRING_ROWS: tuple[Row, ...] = (
+    # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
+    # styles: "loader" walks `collate` over the `dataset`'s items and yields its batches; "trainer" walks
+    # `collate` over the rows of its datasets (it then calls the model with `**batch`); "partial" binds
+    # arguments to a callable; "same" yields its first argument's items; "next" is one item of it.
+    Row(
+        ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
+        "wiring",
+        f"{TORCH}, torch/utils/data/dataloader.py DataLoader.__init__ (dataset, batch_size, shuffle, sampler, "
+        "batch_sampler, num_workers, collate_fn: collate_fn at 6); torch/utils/data/_utils/collate.py collate "
+        "(default_collate keeps a sample's dict/tuple structure and stacks its tensors)",
+        on="class",
+        roles={"dataset": ("dataset", 0), "collate": ("collate_fn", 6)},
+        style="loader",
+    ),
+    Row(
+        (
+            "transformers.Trainer",
+            "transformers.trainer.Trainer",
+            "transformers.Seq2SeqTrainer",
+            "transformers.trainer_seq2seq.Seq2SeqTrainer",
+            "trl.SFTTrainer",
+            "trl.trainer.sft_trainer.SFTTrainer",
+        ),
+        "wiring",
+        f"{TRANSFORMERS}, trainer.py Trainer.__init__ (model, args, data_collator, train_dataset, eval_dataset); "
+        "Trainer.get_train_dataloader hands data_collator to the DataLoader as collate_fn; trainer_seq2seq.py "
+        f"Seq2SeqTrainer.__init__ (same positions); {TRL}, trl/trainer/sft_trainer.py SFTTrainer.__init__ "
+        "(same positions)",
+        on="class",
+        roles={"collate": ("data_collator", 2), "dataset": ("train_dataset", 3), "eval_dataset": ("eval_dataset", 4)},
+        style="trainer",
+    ),
+    # "holds": keeps the dataset and hands its rows on only through the attributes or methods in
+    # `exposes`; no other method of its own reads a column of them.
+    Row(
+        ("trl.PPOTrainer", "trl.trainer.PPOTrainer", "trl.trainer.ppo_trainer.PPOTrainer"),
+        "wiring",
+        "trl 0.11.4, trl/trainer/ppo_trainer.py PPOTrainer.__init__(config, model, ref_model, tokenizer, dataset, ...): "
+        "self.dataset = dataset; self.dataloader = self.prepare_dataloader(dataset, data_collator); no method reads "
+        "self.dataset or self.dataloader (the user's loop iterates `trainer.dataloader` and hands queries to "
+        "generate/step); trl 0.19.1 PPOTrainer.__init__(args, processing_class, model, ref_model, reward_model, "
+        "train_dataset, ...) feeds data['input_ids'] in train(): only the `dataset=` keyword is the held dataset",
+        on="class",
+        roles={"dataset": ("dataset", None)},
+        style="holds",
+        exposes=("dataloader", "dataset", "train"),
+    ),
+    # "rows": what a dataset's rows become without any model reading them. Functions and methods of
+    # datasets that return a dataset holding the same rows (a subset, an order, a format, fewer columns)
+    # or change the format in place; `map` and `filter` run a function over the rows (read by the
+    # analysis: the function itself may feed a model).
+    Row(
+        ("datasets.Dataset.from_dict", "datasets.Dataset.from_list", "datasets.arrow_dataset.Dataset.from_dict"),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.from_dict(mapping, ...) / from_list(mapping, ...): a new "
+        "Dataset of the given columns",
+        style="rows",
+    ),
+    Row(
+        (
+            "map",
+            "filter",
+            "select",
+            "shuffle",
+            "sort",
+            "train_test_split",
+            "with_format",
+            "set_format",
+            "reset_format",
+            "remove_columns",
+            "rename_column",
+            "select_columns",
+        ),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.map/filter/select/shuffle/sort/train_test_split/"
+        "with_format/set_format/reset_format/remove_columns/rename_column/select_columns: a Dataset (or DatasetDict) "
+        "of the same rows, or the format set in place; no model is called",
+        on="method",
+        style="rows",
+    ),
+    Row(
+        ("functools.partial",),
+        "wiring",
+        f"{CPYTHON}, Lib/functools.py partial(func, /, *args, **keywords): calls func(*args, *more, **keywords)",
+        style="partial",
+    ),
+    Row(
+        ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm", "iter"),
+        "wiring",
+        f"{TQDM}, tqdm/std.py tqdm.__iter__ (yields the iterable's items); {CPYTHON} Python/bltinmodule.c builtin_iter",
+        style="same",
+    ),
+    Row(("next",), "wiring", f"{CPYTHON}, Python/bltinmodule.c builtin_next: one item of the iterator", style="next"),
+)
