@@ -2,7 +2,11 @@
 fix is run on a ragged batch by a stand-in tokenizer (pad != EOS and pad == EOS; mask 1 exactly on
 real tokens, a real EOS included; labels -100 exactly on padding).
 
-- PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS.
+- PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS;
+  also a 0/1 choice on an equality (`0 if t == pad else 1`, `np.where(ids == pad, 0, 1)`), the pad id
+  written first (`1 - int(pad == t)`) and a row of a for loop over padded rows.
+- PAD001 where a helper pads to a width parameter (`extend_to(ids, widest, fill=pad)`) and the
+  caller's mask is `[1] * widest`: the width handed in is the padded width.
 - PAD012 where labels alias a padded list row (`label_row = row`) or the rows are written through
   (`labels[i][j] = -100` after `labels = input_ids`): the fix copies what the write reaches.
 - PAD002 over rows written into a buffer up to a length named in the loop: a safe fix from the lengths.
@@ -34,6 +38,22 @@ BUGGY = {
     "g5_loop_row_compared_with_pad.py": _case(
         "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="configure_tokenizer"
     ),
+    # `0 if token == pad else 1` for each token of each padded row: the same mask as `ids != pad`
+    "g5_rows_mask_chosen_by_equality.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="configure_tokenizer"
+    ),
+    # `np.where(ids == pad, 0, 1)` over a pad-filled buffer: the fix keeps a mask of integers
+    "g5_numpy_where_equal_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="numpy", setup="configure_tokenizer"
+    ),
+    # `torch.where(ids != pad, 1, 0)` over pad_sequence's output
+    "g5_torch_where_not_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
+    ),
+    # a helper pads to a width parameter of its own name (`size`); the caller's `[1] * widest` spans it
+    "g1_helper_width_param_ones.py": _case(
+        "PAD001", ["PAD001"], "collate", "features", checks=("mask",), lib="lists", safe_fix=False
+    ),
     # `label_row = row` in the loop that pads each row, then `label_row[real:] = [-100] * gap`
     "g12_loop_label_row_alias.py": _case("PAD012", ["PAD012"], "collate", "features", lib="lists"),
     # `labels = input_ids` (a list of rows), then `labels[i][j] = -100`: the rows are shared
@@ -48,10 +68,26 @@ BUGGY = {
     "g6_left_labels_own_pad_step.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", side="left"),
 }
 
+# reported, with no fix: each row of a for loop over padded rows holds no length of its own
+NO_FIX = {
+    # the pad id (= EOS) handed to a helper's `value` parameter, then `ids.ne(pad_id)`: no lengths in view
+    "g5_helper_value_param_pad_eos.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
+    ),
+    "g5_loop_rows_pad_compared_first.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="configure_tokenizer"
+    ),
+}
+
 # near-misses: name -> the codes that must not be reported
 CLEAN = {
     "g5_clean_list_rows_own_pad_token.py": ("PAD005",),  # a pad token of its own: the comparison is right
     "g5_clean_list_rows_eos_compared.py": ("PAD005", "PAD001"),  # the mask from lengths
+    "g5_clean_rows_choice_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS: a right mask
+    "g5_clean_numpy_where_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS: a right mask
+    "g5_clean_eos_separator_choice.py": ("PAD005", "PAD001"),  # a choice on the separator: segment ids
+    "g5_clean_helper_value_param_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS through the helper
+    "g1_clean_helper_pads_mask_too.py": ("PAD001",),  # the mask padded with 0 by the same helper
     "g12_clean_label_row_copied.py": ("PAD012", "PAD002"),  # copied, then -100 over the padding
     "g12_clean_rows_copied_deep.py": ("PAD012", "PAD002"),  # every row copied before the writes
     "g6_clean_left_labels_ignored.py": ("PAD006", "PAD002"),  # padded with -100 already
@@ -62,7 +98,15 @@ NOT_REPORTED = {"g6_left_labels_own_pad_step.py": ("PAD002",)}
 
 
 def test_every_gap_fixture_is_described():
-    assert {p.name for p in GAPS_DIR.glob("*.py")} == set(BUGGY) | set(CLEAN)
+    assert {p.name for p in GAPS_DIR.glob("*.py")} == set(BUGGY) | set(NO_FIX) | set(CLEAN)
+
+
+@pytest.mark.parametrize("name", sorted(NO_FIX))
+def test_gap_without_a_fix_is_reported_and_is_a_bug_when_run(name, tmp_path):
+    case = NO_FIX[name]
+    source = (GAPS_DIR / name).read_text()
+    assert set(case["codes"]) <= {d.code for d in lint_source(source, name)}
+    assert any(run_variant(source, name, case, tmp_path, "orig").values()), "the fixture is not buggy"
 
 
 @pytest.mark.parametrize("name", sorted(BUGGY))

@@ -35,10 +35,6 @@ ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = T.names("loss")
 
 
-# `int(t != pad_id)`: a cast of one comparison keeps it as a number.
-NUMBER_CASTS = frozenset({"int", "bool", "float"})
-
-
 class CallDispatch(WalkerState):
     """Mixed into the scope walker."""
 
@@ -102,7 +98,7 @@ class CallDispatch(WalkerState):
         if tags_of(callee, Tokenizer) or P.is_tokenizer_expression(func):
             return self.tokenizer_call(call, None)
         values = self.evaluate_args(call)
-        if isinstance(func, cst.Name) and func.value in NUMBER_CASTS and len(values) == 1 and not callee:
+        if isinstance(func, cst.Name) and func.value in P.NUMBER_CASTS and len(values) == 1 and not callee:
             return frozenset(tags_of(values[0], PadIdMask))  # `int(t != pad_id)`: the comparison as a number
         return EMPTY
 
@@ -150,7 +146,9 @@ class CallDispatch(WalkerState):
             if any(self.is_ignore(a.value) or tags_of(v, Masked) for a, v in zip(call.args[1:], values[1:])):
                 self.where_masks_by_pad_id(call, values)
                 return frozenset({Masked(call)})
-            return EMPTY
+            args = [a.value for a in call.args if a.keyword is None and not a.star]
+            mask = self.pad_mask_choice(call, args[0], values[0], *args[1:]) if len(args) == 3 else None
+            return mask or EMPTY  # `np.where(ids == pad, 0, 1)`: a mask from the pad id
         if name in shape_ops.FUNCTIONS:
             values = self.evaluate_args(call)
             data = values[0] if values and P.positional(call, 0) is not None else EMPTY

@@ -266,8 +266,9 @@ class ExpressionEvaluator(WalkerState):
 
     def eval_IfExp(self, expr: cst.IfExp) -> Value:
         test = self.evaluate(expr.test)
-        if (P.int_value(expr.body), P.int_value(expr.orelse)) == (1, 0) and tags_of(test, PadIdMask):
-            return frozenset(tags_of(test, PadIdMask))  # `1 if t != pad_id else 0`: the comparison as a number
+        made = self.pad_mask_choice(expr, expr.test, test, expr.body, expr.orelse)  # `0 if t == pad_id else 1`
+        if made is not None:
+            return made
         return self.evaluate(expr.body) | self.evaluate(expr.orelse)
 
     def eval_UnaryOperation(self, expr: cst.UnaryOperation) -> Value:

@@ -117,6 +117,7 @@ class ScopeWalker(
         saved = self._save()
         self.env = Env(parent)
         self.comprehension_stack, self.padded_targets, self.returns = [], [], []
+        self.loop_targets = []
         self.str_names, self.list_names, self.str_seq_names = set(), set(), set()
         self.pending_alias_writes, self.guards, self.store_events = {}, [], {}
         self.function_name, self.current_fn = fn.name.value, fn
@@ -158,6 +159,7 @@ class ScopeWalker(
         return (
             self.env,
             self.comprehension_stack,
+            self.loop_targets,
             self.padded_targets,
             self.returns,
             self.str_names,
@@ -176,6 +178,7 @@ class ScopeWalker(
         (
             self.env,
             self.comprehension_stack,
+            self.loop_targets,
             self.padded_targets,
             self.returns,
             self.str_names,
@@ -220,9 +223,14 @@ class ScopeWalker(
             saved, self.env = self.env, arm
             if isinstance(stmt, cst.For):
                 self.bind_loop_target(stmt.target, stmt.iter)
+                self.loop_targets.append(stmt.target)
             else:
                 self.evaluate(stmt.test)
-            self.execute_block(stmt.body.body)
+            try:
+                self.execute_block(stmt.body.body)
+            finally:
+                if isinstance(stmt, cst.For):
+                    self.loop_targets.pop()
             self.env = saved
             self.env.merge(arm, self.env.branch())
             if stmt.orelse is not None:

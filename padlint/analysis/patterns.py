@@ -26,6 +26,7 @@ ONES = T.names("fills", style="ones")
 ONES_LIKE = T.names("fills", style="ones_like")
 ZEROS = frozenset(n for n in T.names("fills", style="zeros") if n.endswith(".zeros"))  # a zero buffer (zero_padding.py)
 WHERE = {"torch.where", "numpy.where"}
+NUMBER_CASTS = frozenset({"int", "bool", "float"})  # `int(t != pad_id)`: a comparison as a number
 # Calls whose result holds the same tokens as their (first) argument.
 SAME_VALUE_CALLS = T.names("keeps", style="")  # shape operations that move padding: shape_ops.py
 COPY_CALLS = T.names("copies")

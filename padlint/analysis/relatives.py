@@ -57,6 +57,8 @@ class RelativesMixin(WalkerState):
     # ---- pad ids: masks made from them, `pad or eos` fallbacks -----------------------------------
     def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value:
         """`ids != pad_id` / `ids.ne(pad_id)`: a mask that hides every real token equal to the pad id."""
+        if self.is_pad_id(ids) and not self.is_pad_id(pad):
+            ids, pad = pad, ids  # `pad_id != t`: the same comparison
         pads = tags_of(self.evaluate(pad), PadId)
         if not pads and not P.is_pad_id_expression(pad) and not self.is_eos_pad(pad):
             return EMPTY
@@ -97,29 +99,47 @@ class RelativesMixin(WalkerState):
         return frozenset(out)
 
     def row_of_enclosing(self, iterated: cst.BaseExpression) -> bool:
-        """Is `iterated` the loop variable of an enclosing comprehension (`row` of `for row in rows`)?
-        Iterating a padded batch binds the batch itself (wiring.iterated), so that is what says it is
-        one row of it."""
+        """Is `iterated` the variable of an enclosing comprehension or for loop (`row` of `for row in
+        rows`)? Iterating a padded batch binds the batch itself (wiring.iterated), so that is what says
+        it is one row of it."""
         if not isinstance(iterated, cst.Name):
             return False
-        return any(
-            isinstance(clause.target, cst.Name) and clause.target.value == iterated.value
-            for outer in self.comprehension_stack
-            for clause in for_clauses(outer.for_in)
-        )
+        targets = [clause.target for outer in self.comprehension_stack for clause in for_clauses(outer.for_in)]
+        return any(isinstance(t, cst.Name) and t.value == iterated.value for t in targets + self.loop_targets)
 
     def negated_pad_equality(self, node: cst.CSTNode, operand: cst.BaseExpression) -> Value | None:
         """`~(ids == pad_id)`, `ids.eq(pad_id).logical_not()`, `1 - (ids == pad_id).long()`: the same
         mask as `ids != pad_id`, made at `node` (None: `operand` is no equality with a pad id)."""
-        while isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute):
-            if operand.func.attr.value not in CASTS:
+        while isinstance(operand, cst.Call):
+            if isinstance(operand.func, cst.Attribute) and operand.func.attr.value in CASTS:
+                operand = operand.func.value  # `(ids == pad_id).long()`
+            elif isinstance(operand.func, cst.Name) and operand.func.value in P.NUMBER_CASTS and len(operand.args) == 1:
+                operand = operand.args[0].value  # `int(t == pad_id)`
+            else:
                 break
-            operand = operand.func.value  # `(ids == pad_id).long()`
         pair = _equality(operand)
         if pair is None:
             return None
         made = self.pad_comparison(node, *pair)
         return made or None
+
+    def pad_mask_choice(
+        self,
+        node: cst.CSTNode,
+        condition: cst.BaseExpression,
+        tested: Value,
+        chosen: cst.BaseExpression,
+        other: cst.BaseExpression,
+    ) -> Value | None:
+        """`1 if t != pad_id else 0`, `0 if t == pad_id else 1`, `np.where(ids == pad_id, 0, 1)`: a choice
+        of 1 and 0 on a comparison with the pad id (`tested`: its value) is the mask `ids != pad_id`, made
+        at `node` (None: no such choice)."""
+        picked = (P.int_value(chosen), P.int_value(other))
+        if picked == (1, 0):
+            return frozenset(tags_of(tested, PadIdMask)) or None
+        if picked == (0, 1):
+            return self.negated_pad_equality(node, condition)
+        return None
 
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None:
         """A padding step fills with `pad_token_id or eos_token_id`."""
@@ -599,7 +619,7 @@ def _unwrapped_mask(elt: cst.BaseExpression) -> cst.BaseExpression:
     `bool(c)`, `float(c)` and `1 if c else 0` are `c`."""
     while True:
         if isinstance(elt, cst.Call) and isinstance(elt.func, cst.Name) and len(elt.args) == 1:
-            if elt.func.value in ("int", "bool", "float"):
+            if elt.func.value in P.NUMBER_CASTS:
                 elt = elt.args[0].value
                 continue
         if isinstance(elt, cst.IfExp) and (P.int_value(elt.body), P.int_value(elt.orelse)) == (1, 0):

@@ -98,7 +98,9 @@ class LocalCalls(WalkerState):
     def spelled_for_caller(self, value: Value, fn: cst.FunctionDef, bound: bool, call) -> Value:
         """The pad value of what `fn` pads, also spelled in the caller's terms: `self.pad_id` of
         `__call__` is `self.collator.pad_id` at `self.collator(rows)`, a `fill` parameter is the
-        argument handed to it. A fix written at the caller reads the pad value as the caller names it."""
+        argument handed to it. A fix written at the caller reads the pad value as the caller names it.
+        So are the width padded to (`pad_to(ids, width, pad)` pads to the caller's `width`, which a mask
+        of `[1] * width` or `ones(B, width)` then spans) and the lengths of the rows handed in."""
         if call is None or not isinstance(call, cst.Call) or not _holds(value, Padded):
             return value
         arguments = _argument_nodes(fn, bound, call)
@@ -113,6 +115,12 @@ class LocalCalls(WalkerState):
                 if roots and roots <= arguments.keys() and not self.still_valid(names):
                     spelled = expr.visit(_Substitute(arguments))
                     added.append((spelled, self.versions_of(spelled)))
+            if padded.target in arguments:  # the width is a parameter: the caller's argument is it
+                padded = padded.but(target=self.code(arguments[padded.target]))
+            if padded.lengths is None and padded.data in arguments:
+                # one row handed in, in a comprehension here: its lengths are the rows' lengths
+                lengths, names = self.comprehension_lengths(arguments[padded.data])
+                padded = padded.but(lengths=lengths, lengths_names=names) if lengths else padded
             return padded.but(pad_spellings=(*padded.pad_spellings, *added)) if added else padded
 
         return each_padded(value, respelled)

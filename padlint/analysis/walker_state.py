@@ -38,6 +38,7 @@ class WalkerState:
         self.env = self.module_env
         self.comprehension_stack: list[cst.BaseComp] = []  # the comprehensions whose element is being evaluated
         self.padded_targets: list[Padded] = []
+        self.loop_targets: list[cst.BaseAssignTargetExpression] = []  # of the for loops whose body is walked
         self.str_names: set[str] = set()
         self.list_names: set[str] = set()
         self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]
@@ -186,6 +187,16 @@ class WalkerState:
 
     @abstractmethod
     def negated_pad_equality(self, node: cst.CSTNode, operand: cst.BaseExpression) -> Value | None: ...
+
+    @abstractmethod
+    def pad_mask_choice(
+        self,
+        node: cst.CSTNode,
+        condition: cst.BaseExpression,
+        tested: Value,
+        chosen: cst.BaseExpression,
+        other: cst.BaseExpression,
+    ) -> Value | None: ...
 
     @abstractmethod
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None: ...
@@ -378,6 +389,9 @@ class WalkerState:
 
     @abstractmethod
     def execute_block(self, body: Any, module_level: bool = False) -> None: ...
+
+    @abstractmethod
+    def comprehension_lengths(self, data_node: Any) -> tuple[str | None, tuple]: ...
 
     @abstractmethod
     def mask_event(self, mask: Any, padded: Padded, code: str | None, sink: cst.CSTNode) -> Any: ...

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import libcst as cst
+
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
@@ -81,7 +83,7 @@ def collate(rows, tok):
                 pad_code=None,
                 pad_is_eos=True,
                 dtype=None,
-                cast=False,
+                cast=_made_of_numbers(event.node),
             )  # `(ids != pad).long()` keeps its cast
             fix = shape.proposal(event.node, facts) if shape else None
             if fix is None and mask.padded.from_tokenizer:
@@ -94,3 +96,13 @@ def collate(rows, tok):
             if fix is None:
                 why = why_no_mask_fix(mask.padded, mask.padded_code, mask.lengths_ok, None, True, "the mask")
             yield Finding(event.node, message, fix, no_fix=why)
+
+
+def _made_of_numbers(node: cst.CSTNode) -> bool:
+    """Was the mask replaced whole a mask of numbers (`np.where(ids == pad, 0, 1)`, `1 - (ids == pad).long()`),
+    not a comparison? Then the mask written in its place is cast to numbers too."""
+    if isinstance(node, (cst.IfExp, cst.BinaryOperation)):
+        return True
+    func = node.func if isinstance(node, cst.Call) else None
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name == "where"
