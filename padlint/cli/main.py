@@ -119,7 +119,7 @@ def _wants_color(stream_is_tty: bool) -> bool:
     type=click.FloatRange(min=0),
     default=None,
     metavar="SECONDS",
-    help="Per-file limit in seconds of CPU time (3x that on the clock); a file that takes longer is reported and skipped (0: none).",
+    help="Per-file limit in seconds of CPU time (10x that on the clock); a file that takes longer is reported and skipped (0: none).",
 )
 @click.option(
     "--target-version",

@@ -3,20 +3,27 @@
 A limit on the clock skipped files nondeterministically: on a loaded machine (a CI runner shared with
 other jobs, pre-commit next to a build) a file that needs 7 s of CPU took over 20 s on the clock and
 was reported as timed out, its findings lost, while the same file passed on a quiet machine. The
-CPU the analysis spends is the same on both. A task that makes no progress at all (blocked, or
-stuck in native code that never returns to the interpreter) uses no CPU, so a clock limit of
-WALL_FACTOR times the allowance stays behind it; the pool kills a worker that does not answer
-even then (pool.py).
+CPU the analysis spends is the same on both, however many other processes share the cores.
+
+Three limits, from the gentlest:
+- `ITIMER_PROF` raises Timeout in the interpreter after `timeout` s of CPU: the task stops cleanly.
+- In a worker, `RLIMIT_CPU` a little above it: native code that never returns to the interpreter
+  (where no signal handler runs) is stopped by the kernel (SIGXCPU), and the pool reports it.
+- `ITIMER_REAL` at WALL_FACTOR times the allowance, for a task that makes no progress at all and so
+  spends no CPU (blocked); generous, so that only such a task ever meets it.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-WALL_FACTOR = 3  # on the clock, a task may take this many times its CPU allowance
+WALL_FACTOR = 10  # on the clock, a task may take this many times its CPU allowance
+CPU_GRACE = 2  # seconds of CPU past the allowance before the kernel stops a worker (RLIMIT_CPU)
 
 
 class Timeout(BaseException):
@@ -35,6 +42,43 @@ def usable() -> bool:
 
 def wall_limit(timeout: float) -> float:
     return timeout * WALL_FACTOR
+
+
+def no_core_files() -> None:
+    """This process dumps no core when a signal ends it (a worker: SIGXCPU's default action)."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def cpu_seconds_used() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+@contextmanager
+def kernel_cpu_limit(timeout: float | None) -> Iterator[None]:
+    """In a worker process: the kernel ends this process (SIGXCPU) once the task has spent `timeout`
+    + CPU_GRACE s of CPU, also inside native code. Never in the parent (it would end padlint)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        resource = None  # type: ignore[assignment]
+    if not timeout or resource is None or not hasattr(resource, "RLIMIT_CPU"):
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    limit = math.ceil(cpu_seconds_used() + timeout + CPU_GRACE)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 @contextmanager

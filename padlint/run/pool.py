@@ -48,6 +48,7 @@ def _serve(conn, function: Callable[[Any], Any]) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
+    deadline.no_core_files()  # a worker the kernel stops (SIGXCPU) leaves no core file behind
     while True:
         try:
             message = conn.recv()
@@ -58,7 +59,7 @@ def _serve(conn, function: Callable[[Any], Any]) -> None:
         task, timeout = message
         result: tuple[bool, Any]
         try:
-            with deadline.limited(timeout):
+            with deadline.kernel_cpu_limit(timeout), deadline.limited(timeout):
                 result = (True, function(task))
         except deadline.Timeout as exc:
             result = (False, Failure(exc.reason, timed_out=True))
@@ -141,7 +142,10 @@ def run(
                         why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
                         workers.remove(worker)
                         worker.stop(kill=True)
-                        yield index, Failure(f"padlint's worker crashed ({why})"), False
+                        if code == -getattr(signal, "SIGXCPU", 0) and timeout:  # deadline.kernel_cpu_limit
+                            yield index, Failure(f"timed out after {timeout:g} s of CPU time", timed_out=True), False
+                        else:
+                            yield index, Failure(f"padlint's worker crashed ({why})"), False
                         continue
                     worker.task = None
                     idle.append(worker)
