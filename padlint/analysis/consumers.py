@@ -10,8 +10,10 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import (
     MaskLost,
 )
+from padlint.analysis.objects import MODEL_ENTRY_METHODS, takes_keyword
 from padlint.analysis.values import (
     MappedDataset,
+    Model,
     Padded,
     PadId,
     Value,
@@ -108,6 +110,28 @@ class ConsumerQuestions(WalkerState):
     def loss_discarded(self, call: cst.Call) -> bool:
         """`out = model(..., labels=y)` read only as `out.logits`: no loss grades the labels."""
         return output_use.loss_never_read(self.current_fn or self.facts.module, call)
+
+    def known_not_a_model(self, call: cst.Call) -> bool:
+        """Is the callee of a call handed `input_ids=` known to be something other than a model's forward
+        pass? A pretrained model's other attribute, not named like a model (`m.embeddings(input_ids=ids)`:
+        an embedding lookup; `m.encoder(...)` and `m.model(...)` stay model calls), or a function or
+        method in view that is not a model's and cannot take a mask (`self.embed_hypothesis(input_ids=
+        ids)`): its walk with the ids decides, and a model it hands them to is the sink."""
+        found = self.callees.get(call)
+        if found is not None:
+            value, method = found
+            if method is not None and tags_of(value, Model) and method not in MODEL_ENTRY_METHODS:
+                return not P.model_callee(method)
+            return False
+        resolved = self.resolve_local(call.func)
+        if resolved is None:
+            return False
+        fn, parent, bound = resolved
+        if takes_keyword(fn, "attention_mask"):
+            return False
+        if bound and fn.name.value in MODEL_ENTRY_METHODS:
+            return not any(self.is_model_class(cls, env.parent) for cls, env in self.class_envs[-1:] if env is not None)
+        return True
 
     def model_by_provenance(self, call: cst.Call) -> bool:
         """A call of a model whatever its name: a pretrained model, or an instance of a project

@@ -21,6 +21,7 @@ class ModuleInfo:
     constants: dict = field(default_factory=dict)  # NAME -> literal expression
     functions: dict = field(default_factory=dict)  # name -> FunctionDef (module level)
     map_batched: dict = field(default_factory=dict)  # function name -> batched flag of its .map()
+    collate_functions: set = field(default_factory=set)  # names handed as `collate_fn=` / `data_collator=`
     padding_side: str = "right"
     # Every side the module states (`padding_side="right"` to a tokenizer, `tok.padding_side = ...`); a
     # value that is not a string literal counts as unknown (None).
@@ -211,6 +212,11 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     subclass = None
     if lm_collator is None and isinstance(call.func, cst.Name):
         subclass = info.lm_classes.get(call.func.value) or lm_collators.imported_lm_class(call.func.value, facts)
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in T.collate_keywords():
+            handed = arg.value.attr if isinstance(arg.value, cst.Attribute) else arg.value
+            if isinstance(handed, cst.Name):
+                info.collate_functions.add(handed.value)  # `collate_fn=collate`, `data_collator=self.collate`
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
         batched = P.keyword(call, "batched")
         info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)

@@ -40,6 +40,9 @@ TOKENIZER_METHODS = T.names("tokenizer", on="method")
 FORMAT_METHODS = {"set_format", "with_format"}
 STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
+# What a Dataset or a collator object runs for the framework: rows and batches for the model.
+DATA_PROTOCOL = frozenset({"__getitem__", "__iter__", "__next__", "__call__", "__getitems__"})
+
 
 class SinkChecks(WalkerState):
     """Mixed into the scope walker."""
@@ -281,11 +284,29 @@ class SinkChecks(WalkerState):
                 self.facts.record(self.facts.labels_padded_with_token, found)
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))
+        # Bare ids handed back (`return tok(texts, padding=True).input_ids`) go where the caller takes
+        # them: decoded, scored, or to a model. A caller in view that hands them to a model is where the
+        # mask is missed (the walk brings the ids back to it); elsewhere the consumer is not in view,
+        # unless the function makes training rows or batches for the framework (a Dataset's items, a
+        # map or collate function), whose consumer is the model being trained.
+        if not self.makes_training_rows(node):
+            return
         for padded in tags_of(value, Padded):
             if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
                 if _context_width(padded.node, self.module_info) is not None:
                     continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
                 self.ids_sink(frozenset({padded}), node, False)
+
+    def makes_training_rows(self, node: cst.CSTNode) -> bool:
+        """Is the function handing back `node`'s value a maker of rows or batches for the framework: a
+        lambda (a map or collate function), a Dataset's `__getitem__` / `__iter__` / `__next__`, a
+        collator's `__call__`, or a function the module hands to `.map(...)`, `collate_fn=` or
+        `data_collator=`?"""
+        if isinstance(node, cst.Lambda) or self.current_fn is None:
+            return True
+        name = self.current_fn.name.value
+        info = self.module_info
+        return name in DATA_PROTOCOL or name in info.map_batched or name in info.collate_functions
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
@@ -344,6 +365,8 @@ class SinkChecks(WalkerState):
             # A model of a library the table does not know, or the checkpoint's own code: what it does
             # without a mask (build one from the pad id, replace it) is not in view.
             return
+        if ids is not None and self.known_not_a_model(call):
+            return  # `input_ids=` names a parameter, not a model: what the callee does with them decides
         self.decoder_inputs(call, keywords)
         mask = keywords.get("attention_mask")
         carries = (

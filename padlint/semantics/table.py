@@ -81,6 +81,13 @@ def wiring_row(qualified: str) -> Row | None:
 
 
 @functools.cache
+def collate_keywords() -> frozenset[str]:
+    """The keywords that hand a function the batches to make (wiring rows' "collate" role:
+    DataLoader's `collate_fn`, Trainer's `data_collator`)."""
+    return frozenset(row.roles["collate"][0] for row in ROWS if row.kind == "wiring" and "collate" in row.roles)
+
+
+@functools.cache
 def rebuilt_label_masks(qualified: str) -> frozenset[str]:
     """The batch keys a consumer made with this class reads to set labels to -100 (rebuilds_labels rows)."""
     row = row_for(qualified, "class")
