@@ -11,8 +11,8 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.losses import LOSS_NAME
 from padlint.analysis.padding import for_clauses
-from padlint.analysis.relatives import LOSS_NAME
 from padlint.analysis.values import (
     Arange,
     Const,

@@ -275,7 +275,7 @@ class ModuleFacts:
     _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)  # node (hashed by identity) -> its code
     _order: dict[int, int] | None = field(default=None, repr=False)  # id(node) -> reading order (order())
     # padding step of labels -> (how, pad) until the labels reach a labels place
-    # ... and where a pad value handed in by a caller was handed (relatives.pad_origin)
+    # ... and where a pad value handed in by a caller was handed (label_values.pad_origin)
     pending_label_pads: dict[
         cst.CSTNode, tuple[str, cst.Arg | cst.BaseExpression | None, cst.BaseExpression | None]
     ] = field(default_factory=dict)

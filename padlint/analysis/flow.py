@@ -19,10 +19,13 @@ from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
 from padlint.analysis.importers import Importers
+from padlint.analysis.label_aliases import LabelAliases
+from padlint.analysis.label_values import LabelValues
+from padlint.analysis.losses import LOSS_NAME, LossesAndMeans
 from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.objects import ObjectCalls
+from padlint.analysis.pad_ids import PadIdMasks
 from padlint.analysis.padding import PaddingSteps
-from padlint.analysis.relatives import LOSS_NAME, RelativesMixin
 from padlint.analysis.shape_flow import ShapeFlow
 from padlint.analysis.sinks import SinkChecks
 from padlint.analysis.stores import StoresMixin
@@ -58,7 +61,10 @@ class ScopeWalker(
     ObjectCalls,
     Wiring,
     Importers,
-    RelativesMixin,
+    PadIdMasks,
+    LabelValues,
+    LossesAndMeans,
+    LabelAliases,
     StoresMixin,
     ShapeFlow,
     ZeroPadding,

@@ -1,10 +1,11 @@
 """What every part of the scope walker shares: its state, and the methods one part calls on another.
 
 The walker (flow.ScopeWalker) is put together from parts, one module per concern: expressions,
-padding steps, calls, local-call summaries, pad ids and labels (relatives), stores. Each part is a
-subclass of WalkerState, so it reads the shared state and calls the other parts through the methods
-declared here; the part named in each group implements them. This is what lets each module be
-type-checked on its own, and mypy checks that each implementation matches its declaration.
+padding steps, calls, local-call summaries, pad ids, label values, losses, label aliases, stores.
+Each part is a subclass of WalkerState, so it reads the shared state and calls the other parts
+through the methods declared here; the part named in each group implements them. This is what
+lets each module be type-checked on its own, and mypy checks that each implementation matches its
+declaration.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ class WalkerState:
     @abstractmethod
     def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value: ...
 
-    # ---- relatives.py
+    # ---- pad_ids.py
     @abstractmethod
     def pad_comparison(self, node: cst.CSTNode, ids: cst.BaseExpression, pad: cst.BaseExpression) -> Value: ...
 
@@ -202,13 +203,20 @@ class WalkerState:
     def note_pad_fallback(self, pad: cst.BaseExpression | None) -> None: ...
 
     @abstractmethod
+    def selects_own_pads(self, target: cst.Subscript) -> bool: ...
+
+    @abstractmethod
+    def is_pad_id(self, expr: cst.BaseExpression) -> bool: ...
+
+    @abstractmethod
+    def is_eos_pad(self, expr: cst.BaseExpression) -> bool: ...
+
+    # ---- label_values.py
+    @abstractmethod
     def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None: ...
 
     @abstractmethod
     def resolve_int(self, expr: cst.BaseExpression) -> int | str | None: ...
-
-    @abstractmethod
-    def in_test_code(self) -> bool: ...
 
     @abstractmethod
     def label_padding(
@@ -228,16 +236,17 @@ class WalkerState:
     def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool: ...
 
     @abstractmethod
-    def selects_own_pads(self, target: cst.Subscript) -> bool: ...
-
-    @abstractmethod
-    def is_pad_id(self, expr: cst.BaseExpression) -> bool: ...
-
-    @abstractmethod
     def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None: ...
 
     @abstractmethod
     def collator_call(self, call: cst.Call, name: str) -> None: ...
+
+    @abstractmethod
+    def labels_built_here(self, value: Value) -> None: ...
+
+    # ---- losses.py
+    @abstractmethod
+    def in_test_code(self) -> bool: ...
 
     @abstractmethod
     def loss_call(self, call: cst.Call) -> Value: ...
@@ -251,14 +260,12 @@ class WalkerState:
     @abstractmethod
     def is_loss(self, value: Value, by_name: bool = True) -> None: ...
 
+    # ---- label_aliases.py
     @abstractmethod
     def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None: ...
 
     @abstractmethod
     def read_place(self, key: str, whole: bool) -> None: ...
-
-    @abstractmethod
-    def labels_built_here(self, value: Value) -> None: ...
 
     # ---- shape_flow.py
     @abstractmethod

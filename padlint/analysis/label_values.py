@@ -1,0 +1,247 @@
+"""Hooks of the flow pass for label values: what labels are padded with (a token id or the ignore value),
+labels masked where they equal the pad id (a tensor write, `where`, a guarded loop, a comprehension),
+collators configured with a label pad value, and labels built here that hide the prompt."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import place_key, single_index
+from padlint.analysis.facts import LabelPadValue, LabelsMaskedWherePadId, LabelsPaddedWithToken, PadIdFallback
+from padlint.analysis.pad_ids import equalities, equality, inequality
+from padlint.analysis.values import Const, Copy, Masked, Padded, PadId, Value, first, tags_of
+from padlint.analysis.walker_state import WalkerState
+from padlint.semantics import table as T
+
+
+class LabelValues(WalkerState):
+    """Mixed into the scope walker: the values labels are padded or masked with."""
+
+    # ---- values labels are padded with ------------------------------------------------------------
+    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+        """Labels are padded or masked with `value` (compared with what the losses ignore)."""
+        if value is None:
+            self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
+            return
+        self.facts.label_values.append(LabelPadValue(node, self.resolve_int(value), self.code(value)))
+
+    def resolve_int(self, expr: cst.BaseExpression) -> int | str | None:
+        """An int literal or constant (also imported from a module of the project); "pad" for a pad id."""
+        number = P.int_value(expr)
+        if number is not None:
+            return number
+        value = self.evaluate(expr)
+        handed = {t.value for t in value if isinstance(t, Const)}
+        if handed == {P.IGNORE_VALUE} and all(isinstance(t, Const) for t in value):
+            return P.IGNORE_VALUE  # `pad_value` handed -100 by its caller holds the ignore index, not a pad id
+        if tags_of(value, PadId) or P.is_pad_id_expression(expr):
+            return "pad"
+        if len(handed) == 1 and all(isinstance(t, Const) for t in value):
+            return handed.pop()  # an int handed to a parameter or stored from one (`ignore_index=0`)
+        if isinstance(expr, cst.Name):
+            constant = self.constants.get(expr.value)
+            if constant is not None:
+                return P.int_value(constant)
+            return self.module_info.resolve_imported(expr.value)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            return self.module_info.resolve_module_attribute(expr.value.value, expr.attr.value)
+        return None
+
+    def label_padding(
+        self, padded: Padded, pad: cst.BaseExpression | None, how: str, rows_written: bool = False
+    ) -> None:
+        """Labels padded with the pad id / 0 / -1 rather than -100. A buffer filled with the pad id
+        (`torch.full(shape, pad_id)`) pads nothing by being made; it pads once rows shorter than it
+        are written into it (`rows_written`, stores.py)."""
+        if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full" and not rows_written:
+            return
+        value = self.resolve_int(pad) if pad is not None else 0
+        if value is None and pad is not None and P.is_eos_expression(pad):
+            value = "eos"  # `labels + [tok.eos_token_id] * gap`: a real token, trained on at every pad
+        if value is None or value == P.IGNORE_VALUE:
+            return  # a value we cannot read (precision first), or -100 spelled another way
+        # Reported once these labels reach a labels place (a batch key, `labels=`, a return):
+        # SAM's point labels padded with -1 never do.
+        self.facts.pending_label_pads[padded.node] = (how, pad, self.pad_origin(pad))
+
+    def pad_origin(self, pad: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """Where a label pad value not named as a pad id was handed in as one: the caller's
+        argument (`SummaryCollator(label_pad=tokenizer.pad_token_id)`) is where it goes wrong."""
+        if pad is None or P.is_pad_id_expression(pad):
+            return None
+        handed = [t.node for t in tags_of(self.evaluate(pad), PadId) if t.handed]
+        return handed[0] if len(handed) == 1 and isinstance(handed[0], cst.BaseExpression) else None
+
+    def label_pads_reaching(self, value: Value) -> None:
+        for padded in tags_of(value, Padded):
+            pending = self.facts.pending_label_pads.get(padded.node)
+            if pending is not None:
+                pad, origin = pending[1], pending[2]
+                self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
+                # A pad value handed in by a caller is reported where it was handed (objects.py).
+                found = (
+                    LabelsPaddedWithToken(origin, pending[0], origin)
+                    if isinstance(origin, cst.BaseExpression)
+                    else LabelsPaddedWithToken(padded.node, pending[0], pad)
+                )
+                self.facts.record(self.facts.labels_padded_with_token, found)
+
+    def collator_call(self, call: cst.Call, name: str) -> None:
+        """Collators configured with a label pad value, or that pad features again."""
+        row = T.class_row(name)
+        if row is None:
+            return
+        if row.repads:
+            self.facts.repadding_collator = True
+        if "label_pad" in row.roles:
+            keyword = row.roles["label_pad"][0]
+            arg = P.keyword(call, keyword)
+            if arg is not None:
+                self.note_label_value(call, arg.value)
+                if not self.is_ignore(arg.value) and self.is_token_value(arg.value):
+                    self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(call, "collator", arg))
+            else:
+                pad = row.defaults[keyword]
+                self.facts.label_values.append(LabelPadValue(call, pad, str(pad)))
+
+    def is_token_value(self, expr: cst.BaseExpression) -> bool:
+        """Is this label pad value known to be a token id (the pad id, 0, -1...), not -100 or a value
+        chosen elsewhere (a parameter, `-100 if args.ignore_pad_token_for_loss else pad_id`)?"""
+        bound = self.value_nodes.get(expr.value) if isinstance(expr, cst.Name) else None
+        for node in (expr, bound):
+            if isinstance(node, cst.IfExp) and (self.is_ignore(node.body) or self.is_ignore(node.orelse)):
+                return False  # a switch whose default is the ignore value: the user's choice
+        number = self.resolve_int(expr)
+        if number is not None:
+            return number != P.IGNORE_VALUE
+        return bool(tags_of(self.evaluate(expr), PadId))
+
+    # ---- labels masked where they equal the pad id ------------------------------------------------
+    def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
+        """`labels[labels == pad_id] = -100` and its spellings."""
+        pair = equality(condition)
+        if pair is not None:
+            self.masked_where_pad_id(node, pair[1], labels, how, condition)
+
+    def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None:
+        """`np.where(ids == pad_id, -100, ids)`, `torch.where(ids != pad_id, ids, -100)`: labels set to
+        -100 where they equal the pad id."""
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        if len(args) != 3 or len(values) < 3:
+            return
+        condition = args[0].value
+        if self.is_ignore(args[1].value):
+            pair, labels = equality(condition), values[2]
+        elif self.is_ignore(args[2].value):
+            pair, labels = inequality(condition), values[1]
+        else:
+            return
+        if pair is not None:
+            self.masked_where_pad_id(call, pair[1], labels, "where", condition)
+
+    def masked_where_pad_id(
+        self, node: cst.CSTNode, pad: cst.BaseExpression, labels: Value, how: str, condition: cst.BaseExpression | None
+    ) -> None:
+        """Labels set to -100 where they equal `pad`, if it is a pad id. `condition` is the tensor
+        comparison a fix can rewrite; None for a write inside `if labels[i] == pad_id:`."""
+        pads = tags_of(self.evaluate(pad), PadId)
+        if not (pads or P.is_pad_id_expression(pad) or self.is_eos_pad(pad)):
+            return
+        for fallback in (p for p in pads if p.eos_fallback):
+            self.facts.record(self.facts.pad_id_fallbacks, PadIdFallback(fallback.node))  # masked with `pad or eos`
+        copies = [c for c in tags_of(labels, Copy)]
+        mask = copies[0].mask_code if copies else None
+        if mask is None:
+            # the padded ids themselves (`ids.masked_fill(ids == pad_id, -100)`), or a copy made before
+            # their mask was: a correct mask of the same padding in view now will do
+            padded = copies[0].padded if copies else first(labels, Padded)
+            mask = self.current_mask_code(padded) if padded is not None else None
+        self.facts.record(self.facts.labels_masked_where_pad_id, LabelsMaskedWherePadId(node, how, condition, mask))
+
+    def selects_ignored(self, target: cst.Subscript) -> bool:
+        """Does `x[index]` select the positions already set to the ignore value (`labels == -100`,
+        `labels.eq(label_pad_token_id)`)? A write there undoes the masking for some other use."""
+        index = single_index(target)
+        if index is None:
+            return False
+        for left, right in equalities(index):
+            for value in (right, left):
+                if self.is_ignore(value) or "label_pad" in self.code(value).lower():
+                    return True
+        return False
+
+    def guarded_by_pad_id(self, target: cst.Subscript, labels: Value) -> bool:
+        """Is `labels[i] = ...` inside `if labels[i] == pad_id:` (also one arm of an `or`), or
+        `if tok == pad_id:` where `tok` walks `labels` (`for i, tok in enumerate(labels)`)? Then the
+        write masks the pad positions, one at a time."""
+        index = single_index(target)
+        if index is None:
+            return False
+        index_code, walked = self.code(index), place_key(target.value)
+        for test in self.guards:
+            for left, right in equalities(test):
+                if not self.is_pad_id(right):
+                    left, right = right, left
+                    if not self.is_pad_id(right):
+                        continue
+                left_index = single_index(left) if isinstance(left, cst.Subscript) else None
+                same_index = left_index is not None and self.code(left_index) == index_code
+                item = isinstance(left, cst.Name) and walked is not None and self.loop_aliases.get(left.value) == walked
+                if same_index or item:
+                    self.masked_where_pad_id(target, right, labels, "loop", None)
+                    return True
+        return False
+
+    def comprehension_masks_by_pad_id(self, expr, elt: cst.BaseExpression) -> None:
+        """`[(t if t != pad_id else -100) for t in row]`."""
+        if not isinstance(elt, cst.IfExp):
+            return
+        pair = P.comparison_operand(elt.test, (cst.NotEqual, cst.Equal))
+        if pair is not None and (
+            P.is_pad_id_expression(pair[1]) or self.is_eos_pad(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)
+        ):
+            found = LabelsMaskedWherePadId(expr, "comprehension")
+            walked = self.comprehension_walks_padded(expr, elt, pair[0])
+            if walked is not None:
+                found.rewrite, found.ids_code, found.padded, found.nested = walked
+                found.mask_code = self.current_mask_code(found.padded)
+            self.facts.record(self.facts.labels_masked_where_pad_id, found)
+
+    def comprehension_walks_padded(self, expr, elt: cst.IfExp, compared: cst.BaseExpression) -> tuple | None:
+        """(the comprehension to rewrite, code of the padded ids it walks, their padding, rows or not) when
+        the comprehension only keeps each token or sets it to -100: one clause over a padded row, or
+        inside a comprehension whose one clause walks padded rows and yields it."""
+        clause = expr.for_in
+        token_is_kept = isinstance(compared, cst.Name) and any(
+            isinstance(branch, cst.Name) and branch.value == compared.value for branch in (elt.body, elt.orelse)
+        )
+        if not token_is_kept or clause.inner_for_in is not None or clause.ifs:
+            return None
+        if not isinstance(compared, cst.Name) or not isinstance(clause.target, cst.Name):
+            return None
+        if clause.target.value != compared.value:
+            return None
+        outer = self.comprehension_stack[-1] if self.comprehension_stack else None
+        if isinstance(outer, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and outer.elt is expr:
+            row = outer.for_in
+            if (
+                row.inner_for_in is not None
+                or row.ifs
+                or not isinstance(row.target, cst.Name)
+                or not isinstance(clause.iter, cst.Name)
+                or clause.iter.value != row.target.value
+            ):
+                return None
+            expr, clause, nested = outer, row, True
+        else:
+            nested = False
+        padded = first(self.evaluate(clause.iter), Padded)
+        if padded is None or padded.kind != "list" or (padded.rows is True and not nested):
+            return None
+        return expr, self.code(clause.iter), padded, nested
+
+    def labels_built_here(self, value: Value) -> None:
+        """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
+        if tags_of(value, Masked):
+            self.facts.labels_built.append((self.function_name, self.facts.current_owner))

@@ -1,0 +1,140 @@
+"""Hooks of the flow pass for losses and masked means: the ignore index a loss is given and what it grades
+(token labels or class indices), means of a product with a padding mask, and which of them are losses
+(reaching a backward pass or named as one; never in test code)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.facts import LossIgnoreIndex, MaskedMean
+from padlint.analysis.values import (
+    Copy,
+    GoodMask,
+    LossInstance,
+    Masked,
+    MeanValue,
+    Ones,
+    Padded,
+    PadIdMask,
+    Value,
+    tags_of,
+)
+from padlint.analysis.walker_state import WalkerState
+from padlint.semantics import table as T
+
+PADDING_MASK_NAME = re.compile(
+    r"(^|[.'\[])(attention_mask|attn_mask|padding_mask|pad_mask|loss_mask|label_mask|labels_mask|token_mask|"
+    r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
+    re.I,
+)
+# What names a training objective: a value, function or class so named is a loss.
+LOSS_NAME = re.compile(r"loss|criterion|objective|penalty|nll|training_step", re.I)
+
+
+class LossesAndMeans(WalkerState):
+    """Mixed into the scope walker: losses and masked means."""
+
+    def loss_call(self, call: cst.Call) -> Value:
+        """A loss function called (`F.cross_entropy(logits, labels)`) or a loss module made; the module
+        is returned as a value, so that its calls tell what it grades."""
+        target = P.keyword(call, "target") or P.positional(call, 1)
+        arg = P.keyword(call, "ignore_index")
+        qualified = self.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+        value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
+        fact = LossIgnoreIndex(call, arg, value)
+        self.facts.loss_ignores.append(fact)
+        if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
+            labels = self.evaluate(target.value)
+            self.label_pads_reaching(labels)
+            if value == P.IGNORE_VALUE:  # a loss that ignores the pad id itself needs no -100 (094)
+                self.label_sink(labels, target.value, call, "loss")
+            fact.labels_target = self.is_token_labels(target.value)
+            return EMPTY
+        return frozenset({LossInstance(fact)})
+
+    def loss_module_called(self, call: cst.Call, callee: Value) -> None:
+        """`self.criterion(logits, y_true)`: what the loss module grades."""
+        target = P.keyword(call, "target") or P.positional(call, 1)
+        if target is None:
+            return
+        labels = self.is_token_labels(target.value)
+        for instance in tags_of(callee, LossInstance):
+            instance.fact.labels_target = bool(instance.fact.labels_target) or labels
+
+    def is_token_labels(self, target: cst.BaseExpression) -> bool:
+        """Is a loss target known as token labels: labels padded or masked here, a copy of ids, or a
+        place named as labels or targets (`labels.flatten()`, `tgt[:, 1:]`)? Class indices named
+        otherwise (`y_true`) give no evidence that the value is a language model's token ids."""
+        value = self.evaluate(target)
+        if any(isinstance(t, (Padded, Masked, Copy)) for t in value):
+            return True
+        return self.is_label_code(_strip_calls(target)) or _per_position(target)
+
+    def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
+        if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
+            return EMPTY
+        for mask, _other in ((product.right, product.left), (product.left, product.right)):
+            value = self.evaluate(mask)
+            named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
+            if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
+                self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
+                recorded = next(f for f in self.facts.masked_means if f.node is call)
+                return frozenset({MeanValue(recorded)})
+        return EMPTY
+
+    def is_loss(self, value: Value, by_name: bool = True) -> None:
+        """The masked means in `value` are losses: they reach a backward pass, or (`by_name`) a
+        function, class or place that names them a loss. In test code a name is not enough: a mean
+        that only reaches an assert is compared, not trained on."""
+        if by_name and self.in_test_code():
+            return
+        for mean in tags_of(value, MeanValue):
+            mean.fact.loss = True
+
+    def in_test_code(self) -> bool:
+        """A `test*` function, a method of a `Test*` class, or any code of a module pytest collects
+        (`test_*.py`, `*_test.py`) or reads for fixtures (`conftest.py`): what its values reach is the
+        test's own checks, not training (docs/usage.md, "Test code")."""
+        name = self.function_name or ""
+        cls = self.class_envs[-1][0].name.value if self.class_envs else ""
+        return name.startswith("test") or cls.startswith("Test") or P.is_test_module(self.module_context.path)
+
+    def returns_a_loss(self) -> bool:
+        """Is the function being walked a loss: named as one (`masked_lm_loss`, `compute_loss`), a
+        training step, or `forward`/`__call__` of a class named as one (`Seq2SeqCriterion`)?"""
+        if LOSS_NAME.search(self.function_name or ""):
+            return True
+        cls = self.class_envs[-1][0].name.value if self.class_envs else ""
+        return self.function_name in ("forward", "__call__") and bool(LOSS_NAME.search(cls))
+
+
+def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`mask[:, 1:].float()` -> `mask`: the place a mask expression reads."""
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        elif isinstance(node, cst.Subscript) and place_key(node) is None:
+            node = node.value
+        else:
+            return node
+
+
+def _per_position(target: cst.BaseExpression) -> bool:
+    """Is the target reshaped or sliced along a sequence axis (`y.flatten()`, `y.view(-1)`,
+    `y[:, 1:]`)? Then it holds one label per position: token labels, not one class per example."""
+    node = target
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ("flatten", "view", "reshape"):
+                return True
+            node = node.func.value
+        elif isinstance(node, cst.Subscript):
+            if len(node.slice) >= 2:
+                return True
+            node = node.value
+        else:
+            return False
