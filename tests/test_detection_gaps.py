@@ -4,7 +4,8 @@ real tokens, a real EOS included; labels -100 exactly on padding).
 
 - PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS;
   also a 0/1 choice on an equality (`0 if t == pad else 1`, `np.where(ids == pad, 0, 1)`), the pad id
-  written first (`1 - int(pad == t)`) and a row of a for loop over padded rows.
+  written first (`1 - int(pad == t)`) and a row of a for loop over padded rows; the fixed mask keeps
+  the type of the one it replaces (`ids.ne(pad).long()` casts the whole new comparison).
 - PAD001 where a helper pads to a width parameter (`extend_to(ids, widest, fill=pad)`) and the
   caller's mask is `[1] * widest`: the width handed in is the padded width.
 - PAD012 where labels alias a padded list row (`label_row = row`) or the rows are written through
@@ -48,6 +49,10 @@ BUGGY = {
     ),
     # `torch.where(ids != pad, 1, 0)` over pad_sequence's output
     "g5_torch_where_not_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
+    ),
+    # `ids.ne(pad).long()`: the comparison written in place of the call keeps the cast around it
+    "g5_torch_ne_then_long.py": _case(
         "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
     ),
     # a helper pads to a width parameter of its own name (`size`); the caller's `[1] * widest` spans it
@@ -131,6 +136,25 @@ def test_gap_is_reported_and_its_fix_is_right_when_run(name, tmp_path):
 def test_near_miss_stays_silent(name):
     found = {d.code for d in lint_source((GAPS_DIR / name).read_text(), name)}
     assert not found & set(CLEAN[name]), found
+
+
+@pytest.mark.parametrize(
+    "name", ["g5_torch_ne_then_long.py", "g5_numpy_where_equal_pad.py", "g5_torch_where_not_pad.py"]
+)
+def test_fixed_mask_keeps_the_type_it_had(name, tmp_path):
+    """A mask of integers stays one: the fix's comparison is cast as the code it replaced was."""
+    case = BUGGY[name]
+    source = (GAPS_DIR / name).read_text()
+    outcome = fix_source(source, name)
+    masks = []
+    for tag, code in (("orig", source), ("fixed", outcome.source)):
+        path = tmp_path / f"{Path(name).stem}_{tag}_dtype.py"
+        path.write_text(code)
+        module = load_module(path, f"padlint_gaps_{Path(name).stem}_{tag}_dtype")
+        tokenizer = module.configure_tokenizer(StandInTokenizer())
+        out = getattr(module, case["entry"])([{"input_ids": tokenizer.encode(t)} for t in TEXTS], tokenizer)
+        masks.append(out["attention_mask"])
+    assert str(masks[0].dtype) == str(masks[1].dtype), outcome.source
 
 
 def _ignore_in_ids(source: str, name: str, case, tmp_path: Path) -> bool:

@@ -47,13 +47,13 @@ class Shape:
 
         site = sites.site_of(facts, node) if facts is not None else None
         if site is None:
-            return ((node, self.inline()),)
+            return ((node, sites.bound_tightly(facts, node, self.inline())),)
         setup, code = list(self.setup), self.code
         if self.name and not _is_assigned_to_a_name(facts, node, site) and (setup or not site.fits(node, code)):
             setup.append((self.name, code))  # the value gets a name of its own: the edited line only uses it
             code = self.name
         if not setup:
-            return tuple(sites.fit_line(facts, [(node, code)]))
+            return tuple(sites.fit_line(facts, [(node, sites.bound_tightly(facts, node, code))]))
         statements = []
         for i, (preferred, expr) in enumerate(setup):
             name = site.fresh(preferred)
@@ -61,7 +61,7 @@ class Shape:
                 setup[i + 1 :] = [(n, rename(e, preferred, name)) for n, e in setup[i + 1 :]]
                 code = rename(code, preferred, name)
             statements.append(f"{name} = {expr}")
-        return (site.insertion(statements), *sites.fit_line(facts, [(node, code)]))
+        return (site.insertion(statements), *sites.fit_line(facts, [(node, sites.bound_tightly(facts, node, code))]))
 
     def inline(self) -> str:
         """The code with every named value written out where it is used."""

@@ -181,7 +181,9 @@ class SinkChecks(WalkerState):
         env: Env | None = self.env
         while env is not None:
             for key, value in env.vars.items():
-                if any(isinstance(t, kind) and t.node is padded.node for t in value):
+                # the same padding held as another type (the list rows of `torch.tensor(rows)`) is no
+                # name for it: a fix would call tensor methods on a list
+                if any(isinstance(t, kind) and t.node is padded.node and _same_kind(t, padded) for t in value):
                     found.append(key)
             env = env.parent
         return found
@@ -478,3 +480,7 @@ def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
 
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+def _same_kind(held, padded: Padded) -> bool:
+    return not isinstance(held, Padded) or held.kind == padded.kind or "?" in (held.kind, padded.kind)

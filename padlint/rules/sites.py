@@ -212,6 +212,27 @@ def _in_body(path: list, i: int) -> bool:
     )
 
 
+def bound_tightly(facts: ModuleFacts | None, node: cst.CSTNode, code: str) -> str:
+    """`code` to write in place of `node`, in parentheses where its parent would split it apart:
+    `ids.ne(pad).long()` -> `(positions < lengths).long()`, not `positions < lengths.long()`."""
+    if facts is None or getattr(node, "lpar", None):
+        return code  # the node's own parentheses stay around it
+    try:
+        expr = cst.parse_expression(code)
+    except cst.ParserSyntaxError:
+        return code
+    if expr.lpar or isinstance(expr, (cst.Name, cst.Call, cst.Subscript, cst.Attribute, cst.BaseList, cst.BaseComp)):
+        return code
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.Dict, cst.Set)):
+        return code
+    path = path_to(facts, node)
+    parent = path[-2] if len(path) > 1 else None
+    tight = (cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)
+    if isinstance(parent, tight) and not (isinstance(parent, cst.Call) and parent.func is not node):
+        return f"({code})"
+    return code
+
+
 def path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
     """The nodes from the module down to `node` (by position), or [] if it is not found."""
     target = facts.span(node)
