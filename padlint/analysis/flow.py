@@ -4,7 +4,7 @@ One walker per module. Scopes: the module body (scripts, notebooks), every funct
 (class methods see what `__init__` stored on `self`), nested functions (closures see the enclosing
 scope), lambdas. Calls to functions of the same module are followed with the caller's argument
 values (a small, bounded, context-sensitive summary), so a local `pad_rows()` pads and a local
-`hide_padding()` masks.
+`hide_padding()` masks. This module walks the scopes; statements.py runs their statements.
 """
 
 from __future__ import annotations
@@ -15,42 +15,29 @@ from padlint.analysis import patterns as P
 from padlint.analysis.call_dispatch import CallDispatch
 from padlint.analysis.calls import CallEvaluator
 from padlint.analysis.consumers import ConsumerQuestions
-from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
+from padlint.analysis.env import EMPTY, Env
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
 from padlint.analysis.importers import Importers
 from padlint.analysis.label_aliases import LabelAliases
 from padlint.analysis.label_values import LabelValues
-from padlint.analysis.losses import LOSS_NAME, LossesAndMeans
+from padlint.analysis.losses import LossesAndMeans
 from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.objects import ObjectCalls
 from padlint.analysis.pad_ids import PadIdMasks
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.shape_flow import ShapeFlow
 from padlint.analysis.sinks import SinkChecks
+from padlint.analysis.statements import StatementWalker
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
-from padlint.analysis.values import (
-    ClassRef,
-    Copy,
-    Encoding,
-    Fields,
-    FunctionRef,
-    GoodMask,
-    Instance,
-    Masked,
-    NoneValue,
-    Ones,
-    Padded,
-    TupleOf,
-    Value,
-    tags_of,
-)
+from padlint.analysis.values import Encoding, Fields, Padded, TupleOf, Value
 from padlint.analysis.wiring import Wiring
 from padlint.analysis.zero_padding import ZeroPadding
 
 
 class ScopeWalker(
+    StatementWalker,
     ExpressionEvaluator,
     CallDispatch,
     PaddingSteps,
@@ -69,7 +56,8 @@ class ScopeWalker(
     ShapeFlow,
     ZeroPadding,
 ):
-    """The walk itself: statements in order, branches, functions, classes (the parts: walker_state.py)."""
+    """The walk itself: the module, functions, classes and lambdas as scopes; their statements are run by
+    statements.py (the parts: walker_state.py)."""
 
     # ---- driving ------------------------------------------------------------------------------
     def run(self, module: cst.Module) -> None:
@@ -199,300 +187,6 @@ class ScopeWalker(
             self.store_events,
         ) = saved
 
-    # ---- local helpers ---------------------------------------------------------------------------
-    # ---- statements ------------------------------------------------------------------------------
-    def execute_block(self, body, module_level: bool = False) -> None:
-        for stmt in body:
-            if module_level and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                if isinstance(stmt, cst.FunctionDef):
-                    self.env.vars.setdefault(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
-                else:
-                    self.env.vars.setdefault(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
-                continue
-            self.execute(stmt)
-
-    def execute(self, stmt: cst.CSTNode) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self.execute_small(small)
-        elif isinstance(stmt, cst.If):
-            self.evaluate(stmt.test)
-            known = self.none_test(stmt.test)
-            if known is True:  # `if mask is None:` over a mask the caller passed: never runs
-                self.execute_block(_orelse_body(stmt.orelse))
-            elif known is False:
-                self.execute_block(stmt.body.body)
-            else:
-                self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)], guards=[stmt.test, None])
-        elif isinstance(stmt, (cst.For, cst.While)):
-            arm = self.env.branch()
-            saved, self.env = self.env, arm
-            if isinstance(stmt, cst.For):
-                self.bind_loop_target(stmt.target, stmt.iter)
-                self.loop_targets.append(stmt.target)
-            else:
-                self.evaluate(stmt.test)
-            try:
-                self.execute_block(stmt.body.body)
-            finally:
-                if isinstance(stmt, cst.For):
-                    self.loop_targets.pop()
-            self.env = saved
-            self.env.merge(arm, self.env.branch())
-            if stmt.orelse is not None:
-                self.execute_block(stmt.orelse.body.body)
-        elif isinstance(stmt, cst.With):
-            target_ctx = self.in_target_context
-            for item in stmt.items:
-                value = self.evaluate(item.item)
-                if "as_target_tokenizer" in self.code(item.item):
-                    self.in_target_context = True
-                if item.asname is not None:
-                    self.assign(item.asname.name, value, item.item)
-            self.execute_block(stmt.body.body)
-            self.in_target_context = target_ctx
-        elif isinstance(stmt, (cst.Try, cst.TryStar)):
-            self.execute_block(stmt.body.body)
-            self.run_branches([[]] + [h.body.body for h in stmt.handlers])
-            if stmt.orelse is not None:
-                self.execute_block(stmt.orelse.body.body)
-            if stmt.finalbody is not None:
-                self.execute_block(stmt.finalbody.body.body)
-        elif isinstance(stmt, cst.FunctionDef):
-            self.env.set(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
-            if stmt not in self.walked:
-                self.walked.add(stmt)
-                self.walk_function(stmt, self.env)
-        elif isinstance(stmt, cst.ClassDef):
-            self.env.set(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
-            self.walk_class(stmt, self.env)
-
-    def none_test(self, test: cst.BaseExpression) -> bool | None:
-        """False when `x is None` is known to be true, True when it is known to be false (and the
-        other way round for `is not None`); None when unknown. Known only for values handed to a
-        walked call: `None` itself, or a mask, padded ids or an encoding (never a pad id: a
-        tokenizer's pad token may be unset)."""
-        pair = P.comparison_operand(test, (cst.Is, cst.IsNot))
-        if pair is None or not (isinstance(pair[1], cst.Name) and pair[1].value == "None"):
-            return None
-        key = place_key(pair[0])
-        value = self.env.get(key) if key else None
-        if not value:
-            return None
-        if all(isinstance(t, NoneValue) for t in value):
-            is_none = True
-        elif all(isinstance(t, KNOWN_OBJECTS) for t in value):
-            is_none = False
-        else:
-            return None
-        negated = isinstance(test, cst.Comparison) and isinstance(test.comparisons[0].operator, cst.IsNot)
-        # True: the body never runs (the test is false).
-        return is_none == negated
-
-    def run_branches(self, bodies: list, guards: list | None = None) -> None:
-        arms = []
-        # A write through an alias in one arm is not pending in another (trl's DPO: `labels =
-        # completion_input_ids; labels[...] = -100` in the encoder-decoder arm, the ids read in the
-        # other); after the branches, what any arm left pending is.
-        pending_before, pending_after = self.pending_alias_writes, {}
-        for i, body in enumerate(bodies):
-            arm = self.env.branch()
-            saved, self.env = self.env, arm
-            self.pending_alias_writes = dict(pending_before)
-            guard = guards[i] if guards else None
-            if guard is not None:
-                self.guards.append(guard)
-            self.execute_block(body)
-            if guard is not None:
-                self.guards.pop()
-            self.env = saved
-            pending_after.update(self.pending_alias_writes)
-            arms.append(arm)
-        self.pending_alias_writes = pending_after
-        self.env.merge(*arms)
-
-    def execute_small(self, small: cst.BaseSmallStatement) -> None:
-        if isinstance(small, cst.Assign):
-            value = self.evaluate(small.value)
-            for target in small.targets:
-                self.assign(target.target, value, small.value)
-        elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            self.assign(small.target, self.evaluate(small.value), small.value)
-        elif isinstance(small, cst.AugAssign):
-            self.aug_assign(small)
-        elif isinstance(small, cst.Expr):
-            self.evaluate(small.value)
-        elif isinstance(small, cst.Return) and small.value is not None:
-            value = self.evaluate(small.value) | self.returned_fields(small.value)
-            self.return_nodes.append(small.value)
-            self.returns.append(value)
-            if self.returns_a_loss():
-                self.is_loss(value)
-            self.returned_by_stores(small.value)  # a feature dict built by stores, as a literal would be
-            if self.function_name in self.module_info.called:
-                # A helper hands its value back to its caller, whose walk follows it on (a later
-                # helper may mask the labels): only the end of the line makes its return a sink.
-                return
-            self.returned(value, small)
-            parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
-            for part in parts:
-                if isinstance(part, cst.Name) and self.env.get(f"{part.value}['labels']"):
-                    # `model_inputs["labels"].append(labels)` in a batched map function: the features
-                    # handed back hold what was appended (ChatGLM-style preprocessing).
-                    if (self.current_fn, part.value) in self.facts.loss_masked:
-                        self.facts.loss_masked.add(small)  # and the loss mask stored beside them
-                    held = self.env.get(f"{part.value}['labels']") or EMPTY
-                    self.label_sink(held, part, small, "store", held_in=part.value)
-                expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
-                if not isinstance(expr, cst.BaseExpression):
-                    continue  # the text of a name or a number (`return labels`): no place
-                key = place_key(expr)
-                if key is not None and P.LABEL_NAME.search(key.rsplit(".", 1)[-1]):
-                    self.label_sink(self.evaluate(expr), expr, small, "return")
-
-    def returned_fields(self, expr: cst.BaseExpression) -> Value:
-        """A returned dict's entries (a literal, or a place its keys were stored into), so that the
-        caller can read `batch["input_ids"]` of what a helper or a collate function hands back."""
-        if isinstance(expr, cst.Dict) and self.last_dict is not None and self.last_dict[0] is expr:
-            return frozenset({Fields({k: v for k, (v, _) in self.last_dict[1].items()})})
-        key = place_key(expr)
-        if key is None or not isinstance(expr, cst.Name):
-            return EMPTY
-        prefix = f"{key}['"
-        entries = {
-            k[len(prefix) : -2]: v for k, v in self.env.vars.items() if k.startswith(prefix) and k.endswith("']")
-        }
-        return frozenset({Fields(entries)}) if entries else EMPTY
-
-    def returned_by_stores(self, expr: cst.BaseExpression) -> None:
-        """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
-        key = place_key(expr)
-        labels = self.env.get(f"{key}['labels']") if key is not None else None
-        if labels:
-            self.labels_built_here(labels)  # `out["labels"].append(...)`
-        if key is None or f"{key}['input_ids']" not in self.store_nodes:
-            return
-        if self.env.get(f"{key}['attention_mask']") is not None or tags_of(self.env.get(key) or EMPTY, Encoding):
-            return  # the mask is stored too, or `batch` is an encoding that carries it
-        ids = self.env.get(f"{key}['input_ids']") or EMPTY
-        self.ids_sink(ids, self.store_nodes[f"{key}['input_ids']"], False)
-
-    def aug_assign(self, stmt: cst.AugAssign) -> None:
-        current = self.evaluate(stmt.target)
-        added = self.evaluate(stmt.value)
-        key = place_key(stmt.target)
-        if isinstance(stmt.operator, (cst.MultiplyAssign, cst.BitAndAssign)) and tags_of(current, Ones):
-            self.facts.corrected_ones.update(tags_of(current, Ones))  # `mask *= (ids != pad)`
-        elif isinstance(stmt.operator, cst.AddAssign) and key is not None:
-            if LOSS_NAME.search(key):
-                self.is_loss(added)  # `loss += (x * mask).mean()`
-            fake = cst.BinaryOperation(stmt.target, cst.Add(), stmt.value)
-            value = self.concatenate(fake, current, added)
-            for padded in tags_of(value, Padded):
-                if padded.node is fake:
-                    padded.node = stmt  # messages and fixes point at `ids += [pad] * gap` itself
-            if fake in self.facts.pending_label_pads:
-                self.facts.pending_label_pads[stmt] = self.facts.pending_label_pads.pop(fake)
-            self.env.set(key, value | (current if not added else EMPTY))
-
-    def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            elements = [e.value for e in target.elements]
-            tuples = [t for t in value if isinstance(t, TupleOf) and len(t.items) == len(elements)]
-            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
-                for element, source in zip(elements, value_node.elements):
-                    self.assign(element, self.evaluate(source.value), source.value)
-            elif tuples:  # `ids, lengths = helper(...)` where the helper returns a tuple
-                for i, element in enumerate(elements):
-                    self.assign(element, frozenset().union(*(t.items[i] for t in tuples)), value_node)
-            else:
-                for element in elements:
-                    self.assign(element, EMPTY, value_node)
-            return
-        if isinstance(target, cst.Subscript) and key_of_subscript(target) is None:
-            self.store_into(target, value, value_node)
-            return
-        key = place_key(target)
-        if key is None:
-            return
-        leaf = key.rsplit(".", 1)[-1]
-        subscript_key = key_of_subscript(target) if isinstance(target, cst.Subscript) else None
-        field_name = subscript_key or leaf
-        if LOSS_NAME.search(field_name):
-            self.is_loss(value)  # `loss = (x * mask).mean()`, `out["loss"] = ...`
-        if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
-            padded = [t for t in value if isinstance(t, Padded)]
-            if any(p.node is value_node for p in padded):
-                # `labels = pad_sequence(...)`: labels padded on their own, not a copy of ids.
-                for p in padded:
-                    if p.node is value_node and not p.of_labels and P.TOKEN_LABELS.match(field_name):
-                        self.label_padding(p, p.pad, "padding_value")
-                value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
-            elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
-                value = value | {self.make_copy(value_node, value, self.code(value_node))}
-        self.withdraw_store_events(key)
-        labels_before, masks_before = len(self.facts.labels_at_sink), len(self.facts.ones_at_mask)
-        if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
-            subscript_key is None and P.MASK_NAME.search(leaf)
-        ):
-            self.mask_sink(value, value_node)
-        container = target.value if isinstance(target, cst.Subscript) else None  # `batch` of `batch[k]`
-        loss_masks = P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks
-        if subscript_key in loss_masks and container is not None:
-            self.facts.loss_masked.add((self.current_fn, place_key(container)))
-        if isinstance(target, cst.Name) and isinstance(value_node, cst.Dict) and loss_masks & P.dict_keys(value_node):
-            # `batch = {..., "loss_mask": m}`, then `batch["labels"] = ...`: the labels go with that mask
-            self.facts.loss_masked.add((self.current_fn, key))
-        if subscript_key in ("labels", "label_ids") and container is not None:
-            self.facts.label_store_places[target] = (self.current_fn, place_key(container))
-            self.label_sink(value, value_node, target, "store")
-            self.labels_replaced.update(tags_of(self.evaluate(container), Encoding))
-        if subscript_key is not None or isinstance(target, cst.Name):
-            # A mask or labels stored under a name or key are judged by their last value: a later store
-            # of the same place withdraws what this one raised (and raises what the new value holds).
-            self.store_events[key] = (
-                self.facts.labels_at_sink[labels_before:],
-                self.facts.ones_at_mask[masks_before:],
-            )
-        self.env.set(key, value)
-        self.store_nodes[key] = target
-        self.value_nodes[key] = value_node
-        if isinstance(target, cst.Name):
-            self.note_alias(key, target, value_node)
-        for padded in tags_of(value, Padded):
-            if padded.target and padded not in self.padded_targets:
-                self.padded_targets.append(padded)
-        if isinstance(target, cst.Name):
-            self.note_text_kind(target.value, value_node, value)
-        if self.last_dict is not None and self.last_dict[0] is value_node:
-            for name, (entry, _) in self.last_dict[1].items():
-                self.env.put(f"{key}[{name!r}]", entry)
-
-    def withdraw_store_events(self, key: str) -> None:
-        """`out["labels"] = ids.copy()` then `out["labels"] = [... -100 ...]`: the consumer receives the
-        second value; what the first store raised is judged no more. (A store in one branch replaces
-        the value on that path only; precision first, it withdraws as a later masking step would.)"""
-        earlier = self.store_events.pop(key, None)
-        if earlier is None:
-            return
-        labels, masks = earlier
-        self.facts.labels_at_sink[:] = [e for e in self.facts.labels_at_sink if all(e is not x for x in labels)]
-        self.facts.ones_at_mask[:] = [e for e in self.facts.ones_at_mask if all(e is not x for x in masks)]
-
-    def note_text_kind(self, name: str, value_node: cst.BaseExpression, value: Value) -> None:
-        # `value` is what the assignment already evaluated: evaluating the call again costs as much.
-        single = self.is_single_text(value_node, value) if not isinstance(value_node, cst.Name) else None
-        self.str_names.discard(name)
-        self.list_names.discard(name)
-        if single is True:
-            self.str_names.add(name)
-        elif single is False:
-            self.list_names.add(name)
-
-
-# Values that are never None: what only an object can be (a pad id can: a tokenizer without one).
-KNOWN_OBJECTS = (GoodMask, Padded, Encoding, Ones, Instance)
-
 
 def exports_padding(value: Value) -> bool:
     """Does a def hand back padded ids or an encoding (in a tuple or dict too)?"""
@@ -512,14 +206,6 @@ def _is_str_sequence(annotation) -> bool:
         return False
     index = annotation.slice[0].slice
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "str"
-
-
-def _orelse_body(orelse) -> list:
-    if orelse is None:
-        return []
-    if isinstance(orelse, cst.If):
-        return [orelse]
-    return list(orelse.body.body)
 
 
 def analyse(module: cst.Module, positions: Positions, imports: P.Imports, filename: str = "-") -> ModuleFacts:

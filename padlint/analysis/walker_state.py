@@ -149,6 +149,9 @@ class WalkerState:
     @abstractmethod
     def padded(self, node: cst.CSTNode, **fields) -> Padded: ...
 
+    @abstractmethod
+    def comprehension_lengths(self, data_node: Any) -> tuple[str | None, tuple]: ...
+
     # ---- calls.py
     @abstractmethod
     def label_sink(
@@ -174,6 +177,9 @@ class WalkerState:
 
     @abstractmethod
     def check_call_keywords(self, call: cst.Call) -> None: ...
+
+    @abstractmethod
+    def is_single_text(self, expr: cst.BaseExpression, value: Value | None = None) -> bool | None: ...
 
     # ---- summaries.py
     @abstractmethod
@@ -211,6 +217,9 @@ class WalkerState:
     @abstractmethod
     def is_eos_pad(self, expr: cst.BaseExpression) -> bool: ...
 
+    @abstractmethod
+    def lift_token_masks(self, comprehension: Any, value: Value) -> Value: ...
+
     # ---- label_values.py
     @abstractmethod
     def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None: ...
@@ -244,6 +253,9 @@ class WalkerState:
     @abstractmethod
     def labels_built_here(self, value: Value) -> None: ...
 
+    @abstractmethod
+    def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None: ...
+
     # ---- losses.py
     @abstractmethod
     def in_test_code(self) -> bool: ...
@@ -260,12 +272,18 @@ class WalkerState:
     @abstractmethod
     def is_loss(self, value: Value, by_name: bool = True) -> None: ...
 
+    @abstractmethod
+    def returns_a_loss(self) -> bool: ...
+
     # ---- label_aliases.py
     @abstractmethod
     def written_in_place(self, receiver: cst.BaseExpression, value_node: cst.BaseExpression | None) -> None: ...
 
     @abstractmethod
     def read_place(self, key: str, whole: bool) -> None: ...
+
+    @abstractmethod
+    def note_alias(self, key: str, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None: ...
 
     # ---- shape_flow.py
     @abstractmethod
@@ -293,6 +311,9 @@ class WalkerState:
     @abstractmethod
     def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None: ...
 
+    @abstractmethod
+    def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None: ...
+
     # ---- flow.py
     @abstractmethod
     def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None: ...
@@ -301,7 +322,17 @@ class WalkerState:
     def walk_lambda(self, expr: cst.Lambda, batched: bool | None = None, args: dict | None = None) -> Value: ...
 
     @abstractmethod
+    def walk_class(self, cls: cst.ClassDef, parent: Env, only: Any = None) -> None: ...
+
+    # ---- statements.py
+    @abstractmethod
     def assign(self, target: cst.BaseExpression, value: Value, value_node: cst.BaseExpression) -> None: ...
+
+    @abstractmethod
+    def execute(self, stmt: cst.CSTNode) -> None: ...
+
+    @abstractmethod
+    def execute_block(self, body: Any, module_level: bool = False) -> None: ...
 
     # ---- summaries.py
     @abstractmethod
@@ -387,35 +418,26 @@ class WalkerState:
     @abstractmethod
     def iterated(self, value: Value) -> Value: ...
 
-    # ---- flow.py
-    @abstractmethod
-    def walk_class(self, cls: cst.ClassDef, parent: Env, only: Any = None) -> None: ...
-
-    @abstractmethod
-    def execute(self, stmt: cst.CSTNode) -> None: ...
-
-    @abstractmethod
-    def execute_block(self, body: Any, module_level: bool = False) -> None: ...
-
-    @abstractmethod
-    def comprehension_lengths(self, data_node: Any) -> tuple[str | None, tuple]: ...
-
+    # ---- sinks.py
     @abstractmethod
     def mask_event(self, mask: Any, padded: Padded, code: str | None, sink: cst.CSTNode) -> Any: ...
 
     @abstractmethod
-    def lift_token_masks(self, comprehension: Any, value: Value) -> Value: ...
+    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: bool = False) -> None: ...
 
     @abstractmethod
-    def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None: ...
+    def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None: ...
 
+    @abstractmethod
+    def returned(self, value: Value, node: cst.CSTNode) -> None: ...
+
+    # ---- consumers.py
     @abstractmethod
     def check_columns(self, call: cst.Call, method: str, recv: Value) -> None: ...
 
     @abstractmethod
     def one_row_text(self, expr: cst.BaseExpression) -> bool: ...
 
-    # ---- consumers.py
     @abstractmethod
     def right_pads_unread(self, padded: Padded, sink: cst.CSTNode) -> bool: ...
 
