@@ -4,7 +4,8 @@ real tokens, a real EOS included; labels -100 exactly on padding).
 
 - PAD005 over plain lists: `[int(t != pad) for t in row]`, `1 if t != pad else 0`, with pad = EOS;
   also a 0/1 choice on an equality (`0 if t == pad else 1`, `np.where(ids == pad, 0, 1)`), the pad id
-  written first (`1 - int(pad == t)`) and a row of a for loop over padded rows; the fixed mask keeps
+  written first (`1 - int(pad == t)`), function spellings (`np.not_equal`, `torch.logical_not`), ones
+  zeroed at the pad id (`ones.masked_fill(ids == pad, 0)`) and a row of a for loop over padded rows; the fixed mask keeps
   the type of the one it replaces (`ids.ne(pad).long()` casts the whole new comparison).
 - PAD001 where a helper pads to a width parameter (`extend_to(ids, widest, fill=pad)`) and the
   caller's mask is `[1] * widest`: the width handed in is the padded width.
@@ -55,6 +56,14 @@ BUGGY = {
     "g5_torch_ne_then_long.py": _case(
         "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
     ),
+    # `ones_like(ids).masked_fill(ids == pad, 0)`: ones zeroed at the pad id are `ids != pad`
+    "g5_torch_ones_zeroed_at_pad.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), setup="configure_tokenizer"
+    ),
+    # `np.not_equal(ids, pad)`: the comparison spelled as a function
+    "g5_numpy_not_equal_function.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="numpy", setup="configure_tokenizer"
+    ),
     # a helper pads to a width parameter of its own name (`size`); the caller's `[1] * widest` spans it
     "g1_helper_width_param_ones.py": _case(
         "PAD001", ["PAD001"], "collate", "features", checks=("mask",), lib="lists", safe_fix=False
@@ -92,6 +101,7 @@ CLEAN = {
     "g5_clean_numpy_where_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS: a right mask
     "g5_clean_eos_separator_choice.py": ("PAD005", "PAD001"),  # a choice on the separator: segment ids
     "g5_clean_helper_value_param_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS through the helper
+    "g5_clean_torch_ones_zeroed_own_pad.py": ("PAD005", "PAD001", "PAD003"),  # pad != EOS: a right mask
     "g1_clean_helper_pads_mask_too.py": ("PAD001",),  # the mask padded with 0 by the same helper
     "g12_clean_label_row_copied.py": ("PAD012", "PAD002"),  # copied, then -100 over the padding
     "g12_clean_rows_copied_deep.py": ("PAD012", "PAD002"),  # every row copied before the writes
@@ -139,7 +149,14 @@ def test_near_miss_stays_silent(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["g5_torch_ne_then_long.py", "g5_numpy_where_equal_pad.py", "g5_torch_where_not_pad.py"]
+    "name",
+    [
+        "g5_torch_ne_then_long.py",
+        "g5_numpy_where_equal_pad.py",
+        "g5_torch_where_not_pad.py",
+        "g5_torch_ones_zeroed_at_pad.py",
+        "g5_numpy_not_equal_function.py",
+    ],
 )
 def test_fixed_mask_keeps_the_type_it_had(name, tmp_path):
     """A mask of integers stays one: the fix's comparison is cast as the code it replaced was."""

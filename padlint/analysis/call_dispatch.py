@@ -109,6 +109,12 @@ class CallDispatch(WalkerState):
         if name in LOSSES:
             self.evaluate_args(call)
             return self.loss_call(call)
+        if name in P.NOT_EQUAL_CALLS or name in P.LOGICAL_NOT_CALLS:
+            self.evaluate_args(call)
+            operands = [a.value for a in call.args if a.keyword is None and not a.star]
+            if name in P.NOT_EQUAL_CALLS:
+                return self.pad_comparison(call, *operands) if len(operands) == 2 else EMPTY
+            return (self.negated_pad_equality(call, operands[0]) if len(operands) == 1 else None) or EMPTY
         if name.rsplit(".", 1)[-1] in P.REPADDING_COLLATORS:
             self.evaluate_args(call)
             self.collator_call(call, name)

@@ -140,7 +140,9 @@ class CallEvaluator(WalkerState):
             return frozenset({Masked(call)})
         if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
             self.facts.corrected_ones.update(tags_of(recv, Ones))
-            return frozenset({GoodMask(call, kind="pt")})
+            condition = P.positional(call, 0) or P.keyword(call, "mask")
+            by_pad_id = self.negated_pad_equality(call, condition.value) if condition is not None else None
+            return by_pad_id or frozenset({GoodMask(call, kind="pt")})  # `ones.masked_fill(ids == pad_id, 0)`
         return recv
 
     def grow(self, call: cst.Call, method: str, receiver, args: list[Value]) -> None:

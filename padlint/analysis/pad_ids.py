@@ -98,7 +98,7 @@ class PadIdMasks(WalkerState):
         """`1 if t != pad_id else 0`, `0 if t == pad_id else 1`, `np.where(ids == pad_id, 0, 1)`: a choice
         of 1 and 0 on a comparison with the pad id (`tested`: its value) is the mask `ids != pad_id`, made
         at `node` (None: no such choice)."""
-        picked = (P.int_value(chosen), P.int_value(other))
+        picked = (_zero_or_one(chosen), _zero_or_one(other))
         if picked == (1, 0):
             return frozenset(tags_of(tested, PadIdMask)) or None
         if picked == (0, 1):
@@ -170,14 +170,24 @@ def inequality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseEx
 
 
 def equality(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """`a == b` or `a.eq(b)` -> (a, b)."""
+    """`a == b`, `a.eq(b)` or `torch.eq(a, b)` / `np.equal(a, b)` -> (a, b)."""
     pair = P.comparison_operand(expr, (cst.Equal,))
-    if (
-        pair is None
-        and isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Attribute)
-        and expr.func.attr.value == "eq"
-        and expr.args
-    ):
-        pair = (expr.func.value, expr.args[0].value)
-    return pair
+    if pair is not None or not isinstance(expr, cst.Call):
+        return pair
+    operands = [a.value for a in expr.args if a.keyword is None and not a.star]
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("eq", "equal") and len(operands) == 2:
+        return operands[0], operands[1]  # the function, not the method: both operands are arguments
+    if isinstance(func, cst.Attribute) and func.attr.value == "eq" and len(operands) == 1:
+        return func.value, operands[0]
+    return None
+
+
+def _zero_or_one(expr: cst.BaseExpression) -> int | None:
+    """0 or 1 as a choice of a mask: a literal, or `zeros_like(x)` / `ones_like(x)` of the same shape."""
+    value = P.int_value(expr)
+    if value is not None or not isinstance(expr, cst.Call):
+        return value
+    func = expr.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return {"zeros_like": 0, "ones_like": 1}.get(name or "")

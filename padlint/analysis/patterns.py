@@ -26,6 +26,8 @@ ONES = T.names("fills", style="ones")
 ONES_LIKE = T.names("fills", style="ones_like")
 ZEROS = frozenset(n for n in T.names("fills", style="zeros") if n.endswith(".zeros"))  # a zero buffer (zero_padding.py)
 WHERE = {"torch.where", "numpy.where"}
+NOT_EQUAL_CALLS = {"torch.ne", "torch.not_equal", "numpy.not_equal"}  # `torch.ne(ids, pad_id)`: ids != pad_id
+LOGICAL_NOT_CALLS = {"torch.logical_not", "torch.bitwise_not", "numpy.logical_not", "numpy.invert"}
 NUMBER_CASTS = frozenset({"int", "bool", "float"})  # `int(t != pad_id)`: a comparison as a number
 # Calls whose result holds the same tokens as their (first) argument.
 SAME_VALUE_CALLS = T.names("keeps", style="")  # shape operations that move padding: shape_ops.py

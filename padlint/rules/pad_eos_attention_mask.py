@@ -99,10 +99,10 @@ def collate(rows, tok):
 
 
 def _made_of_numbers(node: cst.CSTNode) -> bool:
-    """Was the mask replaced whole a mask of numbers (`np.where(ids == pad, 0, 1)`, `1 - (ids == pad).long()`),
-    not a comparison? Then the mask written in its place is cast to numbers too."""
+    """Was the mask replaced whole a mask of numbers (`np.where(ids == pad, 0, 1)`, `1 - (ids == pad).long()`,
+    `ones.masked_fill(ids == pad, 0)`), not a comparison? Then the mask written in its place is cast to numbers too."""
     if isinstance(node, (cst.IfExp, cst.BinaryOperation)):
         return True
     func = node.func if isinstance(node, cst.Call) else None
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-    return name == "where"
+    return name in ("where", "masked_fill")
