@@ -26,6 +26,7 @@ from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.objects import ObjectCalls
 from padlint.analysis.pad_ids import PadIdMasks
 from padlint.analysis.padding import PaddingSteps
+from padlint.analysis.project_names import ProjectNames
 from padlint.analysis.shape_flow import ShapeFlow
 from padlint.analysis.sinks import SinkChecks
 from padlint.analysis.statements import StatementWalker
@@ -46,6 +47,7 @@ class ScopeWalker(
     ConsumerQuestions,
     LocalCalls,
     ObjectCalls,
+    ProjectNames,
     Wiring,
     Importers,
     PadIdMasks,
