@@ -461,6 +461,6 @@ def test_a_labels_alias_is_a_name_bound_to_an_ids_place(line, alias):
 
 def test_the_look_and_the_analysis_know_the_same_repadding_collators():
     from padlint.analysis import patterns
-    from padlint.look import first_look
+    from padlint.look import padding_features
 
-    assert set(first_look.REPADDING_COLLATORS) == patterns.REPADDING_COLLATORS
+    assert set(padding_features.REPADDING_COLLATORS) == patterns.REPADDING_COLLATORS

@@ -8,7 +8,7 @@ from collections import Counter
 
 from padlint.analysis import patterns as P
 from padlint.analysis import shape_ops
-from padlint.look import first_look
+from padlint.look import padding_features
 from padlint.semantics import table as T
 
 # "<library> <version>, <file>.py <function>" (several sources are separated by "; ").
@@ -52,7 +52,7 @@ def test_the_analysis_reads_its_library_names_from_the_table():
     assert set(shape_ops.METHODS) == set(T.names("keeps", on="method")) - P.SAME_VALUE_METHODS
     assert set(shape_ops.FUNCTIONS) == set(T.names("keeps")) - P.SAME_VALUE_CALLS
     assert P.IGNORE_VALUE == T.default("torch.nn.functional.cross_entropy", "ignore_index") == -100
-    assert set(first_look.REPADDING_COLLATORS) == set(P.REPADDING_COLLATORS) == T.short_names(repads=True)
+    assert set(padding_features.REPADDING_COLLATORS) == set(P.REPADDING_COLLATORS) == T.short_names(repads=True)
 
 
 def _init_parameters(qualified: str) -> list[str] | None:
