@@ -10,7 +10,7 @@ callees, from `__init__` to the methods reading what it stored, and everywhere f
 Each rule declares with `may_fire(look)` what it needs (a padding step whose reach has a mask or
 labels word, pad set to EOS, a `pad_id or eos_id` fallback, a mean of a product...) and with
 `scopes(look)` which defs its findings need, so that the others can be cut to stubs
-(`reach.reduced_text`). These are necessary conditions of the analysis, never sufficient ones: skipping a
+(`scopes.reduced_text`). These are necessary conditions of the analysis, never sufficient ones: skipping a
 file, or a def, must never change what is reported, which tests/test_prefilter.py checks against
 the full analysis over the fixtures, the labelled corpus and the bench corpus. Matches inside
 comments and triple-quoted strings (docstrings) do not count.

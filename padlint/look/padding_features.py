@@ -5,7 +5,7 @@ helpers imported from the project (project_text.py). Found from literals, like e
 look (no parser); what a padding step's reach holds is reach.py's.
 
 Mixed into first_look.Look, which holds the text; this part needs of it `filename`, `project` and
-`_with_aliases` besides what reach.py declares.
+`_with_aliases` besides what reach.py and scopes.py declare.
 """
 
 from __future__ import annotations

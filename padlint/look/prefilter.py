@@ -70,7 +70,7 @@ def look_plan(text: str, codes: Collection[str], filename: str | None = None) ->
     has a finding only if the whole text may: analyse that first, and the whole text only if it
     finds something."""
     from padlint.look.first_look import Look
-    from padlint.look.reach import reduced_text
+    from padlint.look.scopes import reduced_text
 
     look = Look(text, filename)
     keep: set = set()

@@ -1,7 +1,8 @@
 """Reading Python text without parsing it: names, brackets, call arguments, triple-quoted strings.
 
-The small scanners the first look (first_look.py, reach.py) is built from. Each is conservative:
-where the text could fool it, it answers so that the look sees more, never less.
+The small scanners the first look (first_look.py, padding_features.py, scopes.py, reach.py) is
+built from. Each is conservative: where the text could fool it, it answers so that the look sees
+more, never less.
 """
 
 from __future__ import annotations
