@@ -256,6 +256,27 @@ def test_pool_survives_hangs_crashes_and_exceptions():
     assert results[4] == ("ValueError: bad", False)
 
 
+_HELD: list[bytearray] = []
+
+
+def _grow_and_say_who(megabytes):
+    _HELD.append(bytearray(megabytes * 2**20))  # what a worker keeps from one file for the next
+    return os.getpid()
+
+
+@pytest.mark.skipif(not pool.available() or not os.path.exists("/proc/self/statm"), reason="needs fork and /proc")
+def test_a_worker_that_has_grown_too_large_is_replaced(monkeypatch):
+    """A worker keeps what it read for one file for the next; once it has grown by more than
+    WORKER_GROWTH_MB since its fork it retires, and a fresh fork finishes the run: every task still
+    gets its result, from more than one process."""
+    monkeypatch.setattr(pool, "WORKER_GROWTH_MB", 50.0)
+    pids = [r for _, r, ok in pool.run(_grow_and_say_who, [30] * 6, 1, None) if ok]
+    assert len(pids) == 6 and len(set(pids)) >= 2
+    monkeypatch.setattr(pool, "WORKER_GROWTH_MB", 10_000.0)
+    pids = [r for _, r, ok in pool.run(_grow_and_say_who, [30] * 3, 1, None) if ok]
+    assert len(pids) == 3 and len(set(pids)) == 1
+
+
 def _slow_lint(original):
     def lint(text, filename="-", select=None, line_length=None):
         if "slow" in filename:
