@@ -41,6 +41,8 @@ STRING_LITERAL = re.compile(r"[rRbBuUfF]{0,2}[\"']")
 FULL_CALL = re.compile(r"full\s*\(")
 CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
 IMPORT_WORD = re.compile(r"\bimport\b")
+KEYWORD_ARGUMENT = re.compile(r"\s*\w+\s*=(?!=)")  # `name=value` in a call's arguments, not `a == b`
+FILL_VALUE_KEYWORD = re.compile(r"\s*fill_value\s*=")
 
 
 class PaddingFeatures(Reach):
@@ -132,7 +134,7 @@ class PaddingFeatures(Reach):
         args = call_arguments(self.text, open_paren)
         if args is None:
             return True
-        dims = [a.strip() for a in args if not re.match(r"\s*\w+\s*=(?!=)", a) and not a.strip().startswith("*")]
+        dims = [a.strip() for a in _positional(args) if not a.strip().startswith("*")]
         if first_only:
             dims = dims[:1]
         if len(dims) == 1 and dims[0][:1] in "([" and dims[0][-1:] in ")]":
@@ -232,8 +234,8 @@ class PaddingFeatures(Reach):
         args = call_arguments(self.text, open_paren)
         if args is None:
             return True
-        positional = [a for a in args if not re.match(r"\s*\w+\s*=(?!=)", a)]
-        fill = next((a.split("=", 1)[1] for a in args if re.match(r"\s*fill_value\s*=", a)), None)
+        positional = _positional(args)
+        fill = next((a.split("=", 1)[1] for a in args if FILL_VALUE_KEYWORD.match(a)), None)
         fill = fill if fill is not None else positional[1] if len(positional) > 1 else None
         return fill is not None and fill.strip() in ("0", "?")
 
@@ -242,9 +244,9 @@ class PaddingFeatures(Reach):
         args = call_arguments(self.text, open_paren)
         if args is None:
             return True
-        fill = next((a.split("=", 1)[1].strip() for a in args if re.match(r"\s*fill_value\s*=", a)), None)
+        fill = next((a.split("=", 1)[1].strip() for a in args if FILL_VALUE_KEYWORD.match(a)), None)
         if fill is None:
-            positional = [a for a in args if not re.match(r"\s*\w+\s*=(?!=)", a)]
+            positional = _positional(args)
             if len(positional) < 2:
                 return False  # no fill: nothing padded
             fill = positional[1].strip()
@@ -254,6 +256,11 @@ class PaddingFeatures(Reach):
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(rf"{re.escape(fill)}\s*=(?!=)", self.text) is not None
         return True
+
+
+def _positional(args: list[str]) -> list[str]:
+    """The positional arguments of a call, as call_arguments splits them (keywords dropped)."""
+    return [a for a in args if not KEYWORD_ARGUMENT.match(a)]
 
 
 def _never_a_pad_id(item: str) -> bool:
