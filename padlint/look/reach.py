@@ -10,6 +10,7 @@ Mixed into first_look.Look, which holds the text and finds the features; this pa
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from padlint.look.scopes import Scopes
 from padlint.look.text_scan import is_name_at
@@ -81,20 +82,22 @@ class Reach(Scopes):
                     continue
                 kind = weak if p in self._weak else row_filled if p in self._row_filled else strong
                 kind.add(self.unit_at(p))
-            strong.discard(-1)
-            closures = [self._reach_of(start) for start in strong]
-            # A fill that holds a pad id came from something named so: in the reach, or in the
-            # `__init__` (and what it calls) of a class whose methods are in the reach.
-            for start in weak - strong - {-1}:
-                closure = self._reach_of(start)
-                if self._in_spans(("pad",), self._spans(self.with_setup(closure))):
-                    closures.append(closure)
-            # A zero buffer pads only once rows of tokens are written into part of it
-            # (zero_padding.zero_row_fill): that write is where the buffer's value goes.
-            for start in row_filled - strong - {-1}:
-                closure = self._reach_of(start)
-                if self._in_spans((ROW_PART_STORE,), self._spans(closure)):
-                    closures.append(closure)
+            # Each kind of start, and what its reach must hold for the start to pad. A fill that holds a
+            # pad id came from something named so: in the reach, or in the `__init__` (and what it
+            # calls) of a class whose methods are in the reach. A zero buffer pads only once rows of
+            # tokens are written into part of it (zero_padding.zero_row_fill): that write is where
+            # the buffer's value goes. A start in a strong unit is taken as strong.
+            starts_and_needs: list[tuple[set, Callable[[set], bool]]] = [
+                (strong, lambda closure: True),
+                (weak - strong, lambda closure: self._in_spans(("pad",), self._spans(self.with_setup(closure)))),
+                (row_filled - strong, lambda closure: self._in_spans((ROW_PART_STORE,), self._spans(closure))),
+            ]
+            closures = [
+                closure
+                for starts, needs in starts_and_needs
+                for closure in map(self._reach_of, starts - {-1})
+                if needs(closure)
+            ]
             self._components[seed] = closures
         return closures
 
