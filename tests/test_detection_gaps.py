@@ -14,6 +14,9 @@ real tokens, a real EOS included; labels -100 exactly on padding).
 - PAD002 over rows written into a buffer up to a length named in the loop: a safe fix from the lengths.
 - PAD006, not PAD002, where labels are made by a padding step of their own that fills with the pad id
   (left or right, whatever they hold): the fix pads them with -100.
+- PAD001 where a batched map function appends rows to a dict of lists (`out["attention_mask"].append(m)`):
+  a row joining a mask place is judged as a store of the mask there; a later store replaces the rows.
+- PAD006 where labels are written row by row into a buffer made with -1 (`torch.full((B, L), -1)`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from standin_tokenizer import StandInTokenizer  # noqa: E402
-from test_fix_execution import TEXTS, _case, _report, _require_lib, as_rows, load_module, run_variant  # noqa: E402
+from test_fix_execution import TEXTS, _case, _report, _require_lib, as_rows, load_module, run_entry, run_variant  # noqa: E402
 
 from padlint.engine import fix_source, lint_source  # noqa: E402
 
@@ -80,6 +83,16 @@ BUGGY = {
     "g2_buffer_rows_named_length.py": _case("PAD002", ["PAD002"], "collate", "features"),
     # `labels = [[pad] * gap + f["input_ids"] for f in features]`: padded with a token, on the left
     "g6_left_labels_own_pad_step.py": _case("PAD006", ["PAD006"], "collate", "features", lib="lists", side="left"),
+    # a batched map function appends each padded row and a row of ones beside it to a dict of lists
+    "g7_map_rows_appended_ones.py": _case("PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",), lib="lists"),
+    # ... and a mask grown with ones where the ids are grown with the pad id, then appended
+    "g7_map_mask_grown_with_ones.py": _case(
+        "PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",), lib="lists"
+    ),
+    # a label buffer made with -1 and filled row by row: the fix makes it with -100
+    "g7_labels_buffer_filled_with_minus_one.py": _case(
+        "PAD006", ["PAD006"], "collate", "features", checks=("labels",), safe_fix=False
+    ),
 }
 
 # reported, with no fix: each row of a for loop over padded rows holds no length of its own
@@ -106,6 +119,10 @@ CLEAN = {
     "g12_clean_label_row_copied.py": ("PAD012", "PAD002"),  # copied, then -100 over the padding
     "g12_clean_rows_copied_deep.py": ("PAD012", "PAD002"),  # every row copied before the writes
     "g6_clean_left_labels_ignored.py": ("PAD006", "PAD002"),  # padded with -100 already
+    "g7_clean_map_rows_appended_zero_padded_mask.py": ("PAD001",),  # the appended mask grown with zeros
+    "g7_clean_map_rows_mask_replaced.py": ("PAD001",),  # the appended ones replaced before the return
+    "g7_clean_labels_minus_one_loss_ignores_it.py": ("PAD006", "PAD007"),  # the loss ignores -1 too
+    "g7_clean_ids_buffer_minus_one_replaced.py": ("PAD001", "PAD003", "PAD006"),  # ids, not labels
 }
 
 # the codes a buggy fixture must not be reported with (the finding is the other rule's)
@@ -179,6 +196,5 @@ def _ignore_in_ids(source: str, name: str, case, tmp_path: Path) -> bool:
     path = tmp_path / f"{Path(name).stem}_ids.py"
     path.write_text(source)
     module = load_module(path, f"padlint_gaps_{Path(name).stem}_ids")
-    tokenizer = StandInTokenizer()
-    out = getattr(module, case["entry"])([{"input_ids": tokenizer.encode(t)} for t in TEXTS], tokenizer)
+    _real, out, _raw = run_entry(module, case, StandInTokenizer())  # called as the case's kind says
     return any(-100 in row for row in as_rows(out["input_ids"]))

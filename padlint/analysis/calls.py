@@ -165,8 +165,27 @@ class CallEvaluator(WalkerState):
             return
         if method == "append" and call.args:
             added = self.padded_into_labels(receiver, call.args[0].value, added)
+            self.row_into_mask(receiver, key, added, call.args[0].value)
         rows = frozenset(t.but(rows=True) if isinstance(t, Padded) and t.kind == "list" else t for t in added)
         self.env.update(key, frozenset(t for t in rows if not isinstance(t, Fill)))
+
+    def row_into_mask(self, receiver, key: str, row: Value, row_node: cst.BaseExpression) -> None:
+        """`out["attention_mask"].append(mask)`: a row joins a mask place (a batched map function's
+        dict of lists) as a store puts a whole mask there, and is judged the same way; a later store
+        of the place replaces the rows and withdraws what they raised."""
+        field_name = key_of_subscript(receiver) if isinstance(receiver, cst.Subscript) else None
+        leaf = key.rsplit(".", 1)[-1]
+        if not (
+            (field_name is not None and P.MASK_KEY.match(field_name))
+            or (field_name is None and P.MASK_NAME.search(leaf))
+        ):
+            return
+        before = len(self.facts.ones_at_mask)
+        self.mask_sink(row, row_node)
+        raised = self.facts.ones_at_mask[before:]
+        if raised:
+            labels, masks = self.store_events.get(key, ([], []))
+            self.store_events[key] = (labels, masks + raised)
 
     def padded_into_labels(self, receiver, row: cst.BaseExpression, added: Value) -> Value:
         """`labels.append(ids + [pad] * gap)`: a row padded right where it joins a list of token labels

@@ -123,6 +123,9 @@ class ExpressionEvaluator(WalkerState):
         name = key_of_subscript(expr)
         if name is not None:
             return self.encoding_field(base, name, expr)
+        item = _tuple_item(base, expr)
+        if item is not None:
+            return item  # `pair[0]`, `batch[1]` of a tuple of values: that one value
         # A row, a column slice or a shape entry of a value keeps what the value is.
         kept = frozenset(
             t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds))
@@ -435,13 +438,14 @@ class ExpressionEvaluator(WalkerState):
         number = P.int_value(expr)
         if number is not None:
             return number == P.IGNORE_VALUE
-        if isinstance(expr, cst.Name):
-            constant = self.constants.get(expr.value)
-            if constant is not None:
-                return P.int_value(constant) == P.IGNORE_VALUE
-            return "ignore" in expr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
-        if isinstance(expr, cst.Attribute):
-            return "ignore" in expr.attr.value.lower() or self.resolve_int(expr) == P.IGNORE_VALUE
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            # A value in view decides (`from .consts import IGNORE` with `IGNORE = -1` there is not
+            # -100); only a name whose value is not in view is taken at its word.
+            resolved = self.resolve_int(expr)
+            if isinstance(resolved, int):
+                return resolved == P.IGNORE_VALUE
+            name = expr.value if isinstance(expr, cst.Name) else expr.attr.value
+            return "ignore" in name.lower()
         return False
 
     def is_label_code(self, expr: cst.BaseExpression, strict: bool = False, hops: int = 0) -> bool:
@@ -502,3 +506,15 @@ def _is_full_slice(expr: cst.Subscript) -> bool:
         return False
     s = expr.slice[0].slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+
+
+def _tuple_item(base: Value, expr: cst.Subscript) -> Value | None:
+    """The item a literal index picks out of a tuple of values (`batch[0]` of a TensorDataset's
+    batches, `out[1]` of a helper's returned pair); None where the base holds no such tuple."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    position = P.int_value(expr.slice[0].slice.value)
+    if position is None:
+        return None
+    tuples = [t for t in base if isinstance(t, TupleOf) and -len(t.items) <= position < len(t.items)]
+    return frozenset().union(*(t.items[position] for t in tuples)) if tuples else None

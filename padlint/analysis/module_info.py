@@ -190,6 +190,19 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
                 facts.note_pad_eos(product, padding=True)  # `ids + [tok.eos_token_id] * gap`
 
 
+def _called_by_lambda(function: cst.Lambda) -> str | None:
+    """The function a lambda hands its work to (`lambda ex: encode(ex, tok)`, `self.encode`), if its
+    body is one call of a name or a method."""
+    body = function.body
+    if not isinstance(body, cst.Call):
+        return None
+    if isinstance(body.func, cst.Name):
+        return body.func.value
+    if isinstance(body.func, cst.Attribute) and isinstance(body.func.value, cst.Name):
+        return body.func.attr.value if body.func.value.value in ("self", "cls") else None
+    return None
+
+
 # Calls that put their arguments into the text or ids: an EOS among them reaches the data.
 DATA_BUILDERS = {"append", "extend", "insert", "format", "join", "cat", "concatenate", "hstack"}
 
@@ -225,6 +238,11 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
         facts.map_calls.append(("<lambda>", facts.current_owner))
+        mapped = _called_by_lambda(call.args[0].value)
+        if mapped is not None:  # `ds.map(lambda ex: encode(ex, tok))`: the rows are what `encode` returns
+            batched = P.keyword(call, "batched")
+            info.map_batched[mapped] = bool(batched and P.int_value(batched.value) == 1)
+            facts.map_calls.append((mapped, facts.current_owner))
     if subclass is not None:
         lm_collator = subclass[0]
     if lm_collator is not None:

@@ -16,6 +16,7 @@ from padlint.analysis.values import (
     Ones,
     Padded,
     PadId,
+    SentinelFilled,
     ShapeOf,
     Value,
     first,
@@ -181,6 +182,9 @@ class PaddingSteps(WalkerState):
                     {self.padded(call, kind=kind, pad=fill.value, target=self.code(width) if width else None)}
                 )
             if P.int_value(fill.value) != 1:
+                sentinel = self.resolve_int(fill.value)
+                if isinstance(sentinel, int) and sentinel < 0:
+                    return frozenset({SentinelFilled(call, kind, fill.value)})
                 return EMPTY
         dims = [shape.value] if shape is not None else []
         if shape is None or shape.keyword is None:

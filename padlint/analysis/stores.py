@@ -8,7 +8,19 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key, single_index
-from padlint.analysis.values import Copy, Fill, GoodMask, Masked, Ones, Padded, TokenIds, TupleOf, Value, tags_of
+from padlint.analysis.values import (
+    Copy,
+    Fill,
+    GoodMask,
+    Masked,
+    Ones,
+    Padded,
+    SentinelFilled,
+    TokenIds,
+    TupleOf,
+    Value,
+    tags_of,
+)
 from padlint.analysis.walker_state import WalkerState
 from padlint.analysis.zero_padding import part_of_row
 from padlint.semantics import table as T
@@ -167,6 +179,12 @@ class StoresMixin(WalkerState):
             filled = isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full"
             if filled and padded.pad is not None and padded.node not in self.facts.pending_label_pads:
                 self.label_padding(padded, padded.pad, "padding_value", rows_written=True)
+        for sentinel in tags_of(base, SentinelFilled):
+            # `labels = torch.full((B, L), -1)`, then rows written: the labels are padded with -1
+            if sentinel.padded is None:
+                sentinel.padded = self.padded(sentinel.node, kind=sentinel.kind, pad=sentinel.fill, of_labels=True)
+                self.label_padding(sentinel.padded, sentinel.fill, "padding_value", rows_written=True)
+            self.env.update(key, frozenset({sentinel.padded}))
 
     def left_padding_prefix(self, target: cst.Subscript, base: Value) -> bool:
         """`labels[:gap] = ...` on a row padded on the left by `[pad] * gap + ids`: the prefix is the padding."""

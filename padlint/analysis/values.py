@@ -304,6 +304,20 @@ class ZeroFilled:
     padded: Padded | None = None
 
 
+@dataclass(eq=False)
+class SentinelFilled:
+    """`torch.full((B, L), -1)`: a buffer filled with a negative value other than the ignore index,
+    which is never a token id or a class. Rows of labels written into it leave that value at the
+    padding: the labels are padded with it (compared with what the loss ignores).
+
+    `padded`: the padding step it became once a row of labels was written into it."""
+
+    node: cst.Call
+    kind: str
+    fill: cst.BaseExpression
+    padded: Padded | None = None
+
+
 # ---- objects, wiring and the project's own code (objects.py, wiring.py, project.py) ----------------
 @dataclass(eq=False)
 class ClassRef:

@@ -17,7 +17,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY
 from padlint.analysis.objects import partial_arguments
-from padlint.analysis.values import Batches, DatasetOf, FunctionRef, Instance, Partial, Value, tags_of
+from padlint.analysis.values import Batches, DatasetOf, FunctionRef, Instance, Padded, Partial, TupleOf, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
@@ -39,6 +39,14 @@ class Wiring(WalkerState):
                 if not a.star
             )
             return frozenset({Partial(self.callee_value(fn.value), bound)})
+        if row.style == "tensors":  # `TensorDataset(ids, labels)`: item i is (ids[i], labels[i])
+            # rows the framework picks: the encoding's mask as written here no longer fits them
+            items = tuple(
+                frozenset(t.moved() if isinstance(t, Padded) else t for t in self.evaluate(a.value))
+                for a in call.args
+                if a.keyword is None and not a.star
+            )
+            return frozenset({DatasetOf(frozenset().union(*items) | {TupleOf(items)})})
         if row.style in ("same", "next"):
             first = P.positional(call, 0)
             self.evaluate_args(call)

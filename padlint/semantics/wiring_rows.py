@@ -86,6 +86,17 @@ WIRING_ROWS: tuple[Row, ...] = (
         on="method",
         style="rows",
     ),
+    # "tensors": a dataset whose item i is the tuple of row i of each tensor given (default_collate then
+    # stacks each position: `batch[0]` is the first tensor's rows).
+    Row(
+        ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"),
+        "wiring",
+        f"{TORCH}, torch/utils/data/dataset.py TensorDataset.__init__(*tensors); __getitem__ returns "
+        "tuple(tensor[index] for tensor in self.tensors); torch/utils/data/_utils/collate.py collate: a tuple "
+        "sample is collated position by position into a list",
+        on="class",
+        style="tensors",
+    ),
     Row(
         ("functools.partial",),
         "wiring",
