@@ -241,6 +241,11 @@ class ModuleFacts:
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     mask_lost: list[MaskLost] = field(default_factory=list)
+    # Returns of collate functions handing back bare ids (the Return, or the lambda) -> the calls that
+    # receive their batches, where every one is in view (analysis/batch_uses.py)
+    batch_consumers: dict[cst.CSTNode, tuple[cst.Call, ...] | None] = field(default_factory=dict)
+    # Model calls whose consumer makes the mask itself from the pad id, or refuses one (library table)
+    mask_not_needed_at: set[cst.CSTNode] = field(default_factory=set)
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.

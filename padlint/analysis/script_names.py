@@ -12,22 +12,25 @@ from padlint.semantics import table as T
 def names_in(node: cst.CSTNode, names: set[str], count: bool = False):
     """The tracked names mentioned in `node` (or how many mentions, with `count`). An attribute's own
     name (`x.dataset`) and a keyword's name are not mentions."""
-    found: list[str] = []
-    stack: list[cst.CSTNode] = [node]
+    found = name_nodes([node], names)
+    return len(found) if count else {n.value for n in found}
+
+
+def name_nodes(region: list, names: set[str]) -> list[cst.Name]:
+    """The `Name` nodes in the nodes of `region` that mention one of `names` (as names_in counts them)."""
+    found: list[cst.Name] = []
+    stack: list[cst.CSTNode] = list(region)
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Name):
             if current.value in names:
-                found.append(current.value)
+                found.append(current)
             continue
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-            continue
-        if isinstance(current, cst.Arg):
+        if isinstance(current, (cst.Attribute, cst.Arg)):
             stack.append(current.value)
             continue
         stack.extend(P.child_nodes(current))
-    return len(found) if count else set(found)
+    return found
 
 
 def feature_dicts(body: cst.CSTNode) -> list[cst.CSTNode]:

@@ -8,6 +8,7 @@ import re
 
 import libcst as cst
 
+from padlint.analysis import batch_uses
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
@@ -297,7 +298,19 @@ class SinkChecks(WalkerState):
             if padded.from_tokenizer and padded.lost_at is not None and not padded.target_ids:
                 if _context_width(padded.node, self.module_info) is not None:
                     continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
+                self.note_batch_consumers(node)
                 self.ids_sink(frozenset({padded}), node, False)
+
+    def note_batch_consumers(self, node: cst.CSTNode) -> None:
+        """The calls that receive the batches of the collate function returning at `node`, when all are
+        in view (batch_uses.py): the rule judges the ids where they are consumed."""
+        if node in self.facts.batch_consumers:
+            return
+        maker = node if isinstance(node, cst.Lambda) else self.current_fn
+        found = None
+        if maker is not None and self.facts.module is not None:
+            found = batch_uses.batch_consumers(self.facts.module, maker, self.facts.imports)
+        self.facts.batch_consumers[node] = found
 
     def makes_training_rows(self, node: cst.CSTNode) -> bool:
         """Is the function handing back `node`'s value a maker of rows or batches for the framework: a
@@ -351,6 +364,7 @@ class SinkChecks(WalkerState):
         if self.rejects_mask(call):
             # The model refuses a mask with zeros (library table: rejects_mask): ids go without one, or
             # with all ones, on purpose. Only the labels are judged.
+            self.facts.mask_not_needed_at.add(call)
             if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
                 self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
             return
@@ -371,12 +385,15 @@ class SinkChecks(WalkerState):
             return  # `input_ids=` names a parameter, not a model: what the callee does with them decides
         self.decoder_inputs(call, keywords)
         mask = keywords.get("attention_mask")
+        builds_mask = self.consumer_builds_mask(call, keywords)
+        if builds_mask:
+            self.facts.mask_not_needed_at.add(call)  # where a collate function's bare ids may be judged
         carries = (
             mask is not None
             and not _none_only(self.evaluate(mask.value))
             or P.has_star_kwargs(call)
             or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
-            or self.consumer_builds_mask(call, keywords)
+            or builds_mask
         )
         if "input_ids" in keywords:
             self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)

@@ -91,6 +91,8 @@ def run(model, tokenizer, texts):
                 continue  # found while following a callee of another module: reported in that module
             if event.sink in facts.rows_unconsumed:
                 continue  # the rows of a dataset no model reads (a trainer that only holds it, never fed on)
+            if _consumers_need_no_mask(facts, event):
+                continue  # bare ids a collate function returns, read only by consumers that rebuild the mask
             if _is_feature_dict(event.sink) and facts.mask_rebuilt_from_pad_id:
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
                 # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).
@@ -222,6 +224,15 @@ def _why_no_fix(event: MaskLost) -> str | None:
     if event.how == "decoder":
         return "pass the decoder encoding's mask as `decoder_attention_mask=` (or pad the decoder inputs on the right)"
     return None
+
+
+def _consumers_need_no_mask(facts: ModuleFacts, event: MaskLost) -> bool:
+    """Bare ids returned by a collate function are judged where its batches are consumed: when every
+    call receiving them is in view and makes the mask itself from the pad id (`generate` of an
+    encoder-decoder with a dedicated pad token) or refuses one, the mask lost at the return harms nothing.
+    A consumer that needs it reports the same place; one not in view keeps the finding."""
+    consumers = facts.batch_consumers.get(event.sink) if event.sink is not None else None
+    return bool(consumers) and all(call in facts.mask_not_needed_at for call in consumers or ())
 
 
 def _is_feature_dict(node) -> bool:

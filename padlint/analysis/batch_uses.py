@@ -1,0 +1,236 @@
+"""Who receives the batches a collate function makes: the calls its DataLoaders' batches reach.
+
+Bare ids a collate function hands back (`return tok(texts, padding=True).input_ids`) lose their
+attention mask where they are returned, but whether that harms depends on who reads the batches. The
+DataLoader wiring row says where they go: `DataLoader(ds, collate_fn=f)` yields what `f` returns, and
+`for batch in loader:` (through `enumerate`, `tqdm`, `iter`) or `batch = next(iter(loader))` reads one
+batch. This module lists the calls that receive such a batch (or one of its items, or the batch moved
+by a method that keeps its values: `.to(device)`), when every use of the function, of its loaders and of
+their batches is one of these shapes. Anything else (the function handed elsewhere, a loader returned,
+given to a Trainer or `accelerator.prepare`, a batch stored, returned or handed to code as something
+other than the ids) is a consumer not in view: the answer is None. Which of the calls rebuilds or
+needs the mask is the flow's judgement (facts.mask_not_needed_at), from the library table.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis import script_names as S
+from padlint.semantics import table as T
+
+# Reads of a batch that give its size, not its values.
+SIZE_ATTRIBUTES = frozenset({"shape", "size", "dtype", "device", "ndim"})
+SIZE_CALLS = frozenset({"len"})
+
+
+def batch_consumers(
+    module: cst.Module, maker: cst.FunctionDef | cst.Lambda, imports: P.Imports
+) -> tuple[cst.Call, ...] | None:
+    """The calls that receive the batches `maker` (a collate function, or a lambda handed as one) makes,
+    when every one is in view; None when some use goes where the analysis cannot follow it."""
+    parents = _parents(module)
+    if isinstance(maker, cst.Lambda):
+        handed: list[cst.CSTNode] = [maker]
+    else:
+        if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
+            return None  # a method: handed as `self.collate`, whose uses are attributes
+        handed = [n for n in _names(module, {maker.name.value}) if n is not maker.name]
+    uses = _Uses(module, parents, imports)
+    for node in handed:
+        loader = uses.collate_of(node)
+        if loader is None or not uses.follow_loader(loader):
+            return None
+    return tuple(uses.consumers) if uses.consumers else None
+
+
+class _Uses:
+    def __init__(self, module: cst.Module, parents: dict, imports: P.Imports) -> None:
+        self.module = module
+        self.parents = parents
+        self.imports = imports
+        self.consumers: list[cst.Call] = []
+        self.seen_loaders: set[str] = set()
+
+    def qualified(self, call: cst.Call) -> str | None:
+        func = call.func
+        return self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+
+    def collate_of(self, node: cst.CSTNode) -> cst.Call | None:
+        """The DataLoader call `node` is handed to as its collate function, if that is where it is."""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        if not isinstance(arg, cst.Arg) or arg.value is not node or not isinstance(call, cst.Call):
+            return None
+        row = T.wiring_row(self.qualified(call) or "")
+        if row is None or row.style != "loader":
+            return None
+        keyword, position = row.roles["collate"]
+        if arg.keyword is not None:
+            return call if arg.keyword.value == keyword else None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        return call if position is not None and arg in positional and positional.index(arg) == position else None
+
+    def follow_loader(self, loader: cst.Call) -> bool:
+        """Is every batch of this loader read where its consumers are in view?"""
+        parent = self.parents.get(loader)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            if not isinstance(target, cst.Name):
+                return False
+            if target.value in self.seen_loaders:
+                return True
+            self.seen_loaders.add(target.value)
+            return all(self.loader_mention(n) for n in _names(self.module, {target.value}))
+        return self.iterated(loader)
+
+    def loader_mention(self, node: cst.Name) -> bool:
+        """A mention of a loader's name: bound (a target), its length, or read for its batches."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node:
+            return True
+        if self.is_size_read(node):
+            return True
+        return self.iterated(node)
+
+    def iterated(self, node: cst.CSTNode) -> bool:
+        """`node` read for its batches: a loop's iterable (through `enumerate` and the wiring rows that
+        yield their argument's items: `tqdm`, `iter`), or `name = next(iter(node))`."""
+        enumerated = 0
+        current: cst.CSTNode = node
+        while True:
+            arg = self.parents.get(current)
+            call = self.parents.get(arg)
+            if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and P.positional(call, 0) is arg):
+                break
+            qualified = self.qualified(call)
+            row = T.wiring_row(qualified or "")
+            if qualified == "enumerate":
+                enumerated += 1
+            elif row is not None and row.style == "next":
+                return enumerated == 0 and self.batch_bound(call)
+            elif row is None or row.style != "same":
+                return False
+            current = call
+        loop = self.parents.get(current)
+        if not isinstance(loop, cst.For) or loop.iter is not current:
+            return False
+        target: cst.BaseExpression = loop.target
+        for _ in range(enumerated):  # `for i, batch in enumerate(...)`: the second element
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+                return False
+            target = target.elements[1].value
+        if not isinstance(target, cst.Name):
+            return False
+        return self.batch_read(target.value, [loop.body])
+
+    def batch_bound(self, call: cst.Call) -> bool:
+        """`batch = next(iter(loader))`: the batch is read by the statements after it in its block."""
+        assign = self.parents.get(call)
+        line = self.parents.get(assign)
+        block = self.parents.get(line)
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and assign.value is call):
+            return False
+        target = assign.targets[0].target
+        body = getattr(block, "body", None)
+        if not isinstance(target, cst.Name) or not isinstance(body, (list, tuple)):
+            return False
+        at = next((i for i, stmt in enumerate(body) if stmt is line), None)
+        return at is not None and self.batch_read(target.value, list(body[at + 1 :]))
+
+    def batch_read(self, name: str, region: list) -> bool:
+        """Is every mention of the batch `name` in `region` a read by a call that receives it as its
+        ids (first argument or `input_ids=`), perhaps moved (`.to(device)`) or indexed (`batch[0]`)
+        on the way, or through a name bound to such a read; or a read of its size?"""
+        tracked = {name}
+        grown = True
+        while grown:  # names bound to the batch moved or indexed (`ids = batch.to(device)`) are the batch
+            grown = False
+            for node in S.name_nodes(region, tracked):
+                alias = self.alias_bound(self.carried(node))
+                if alias is not None and alias not in tracked:
+                    tracked.add(alias)
+                    grown = True
+        for node in S.name_nodes(region, tracked):
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.AssignTarget) and parent.target is node:
+                continue
+            if self.is_size_read(node):
+                continue
+            carried = self.carried(node)
+            if self.alias_bound(carried) is not None:
+                continue
+            consumer = self.consumer_of(carried)
+            if consumer is None:
+                return False
+            self.consumers.append(consumer)
+        return True
+
+    def carried(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The outermost expression that is `node` moved by methods that keep its values, or indexed."""
+        keeps = T.names("keeps", on="method")
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                node = parent
+                continue
+            call = self.parents.get(parent)
+            if (
+                isinstance(parent, cst.Attribute)
+                and parent.value is node
+                and parent.attr.value in keeps
+                and isinstance(call, cst.Call)
+                and call.func is parent
+            ):
+                node = call
+                continue
+            return node
+
+    def alias_bound(self, node: cst.CSTNode) -> str | None:
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            return target.value if isinstance(target, cst.Name) else None
+        return None
+
+    def consumer_of(self, node: cst.CSTNode) -> cst.Call | None:
+        """The call receiving `node` as its ids: its first positional argument, or `input_ids=`."""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        if not isinstance(arg, cst.Arg) or not isinstance(call, cst.Call) or arg.value is not node:
+            return None
+        if arg.keyword is not None:
+            return call if arg.keyword.value == "input_ids" else None
+        return call if P.positional(call, 0) is arg else None
+
+    def is_size_read(self, node: cst.CSTNode) -> bool:
+        """`len(batch)`, `batch.shape`, `batch.size(0)`: the batch's size, not its values."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            return parent.attr.value in SIZE_ATTRIBUTES
+        call = self.parents.get(parent)
+        return (
+            isinstance(parent, cst.Arg)
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value in SIZE_CALLS
+            and len(call.args) == 1
+        )
+
+
+def _parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Each node's parent (libcst's nodes have no parent link), by identity."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in P.child_nodes(node):
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+def _names(root: cst.CSTNode, names: set[str]) -> list[cst.Name]:
+    """Every `Name` node spelling one of `names` (an attribute's own name and a keyword are not)."""
+    return S.name_nodes([root], names)
