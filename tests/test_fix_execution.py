@@ -152,6 +152,8 @@ CASES = {
     "p3_model_call_ids_only.py": _case(
         "PAD003", ["PAD003"], "forward_texts", "model", checks=("mask",), safe_fix=False
     ),
+    # an encoder named `embedder` is a model like any other (not a frozen CLIP/T5 prompt encoder)
+    "p3_embedder_param_ids.py": _case("PAD003", ["PAD003"], "embed_queries", "model", checks=("mask",), safe_fix=False),
     "p3_tokenizer_pad_class.py": _case("PAD003", ["PAD003"], "FeaturePadder", "class", checks=("mask",)),
     "p3_dict_call_tensor_ids.py": _case("PAD003", ["PAD003"], "encode_item", "example", checks=("mask",)),
     "p3_mask_false_and_labels_clone.py": _case("PAD003", ["PAD003", "PAD002"], "NoMaskLMCollator", "class_texts"),

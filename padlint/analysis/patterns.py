@@ -51,7 +51,10 @@ DIFFUSION_IMPORT = re.compile(
 )
 LOSS_MASK_KEYS = frozenset({"loss_mask", "label_mask", "labels_mask"})  # a mask the loss multiplies in
 CLIP_CONTEXT = 77  # tokens: CLIP's text context, which Stable Diffusion and open_clip prompts are padded to
-FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage|embedder", re.I)
+# A frozen CLIP or T5 prompt encoder by its name: CLIP or T5 in it (`FrozenCLIPEmbedder`, `t5_encoder`),
+# diffusers' `text_encoder`, CLIP's `text_model`, LDM's `cond_stage_model`, a `prompt_encoder`. A bare
+# "embedder" names any embedding model (a sentence encoder, which reads every pad without its mask).
+FROZEN_ENCODER = re.compile(r"clip|t5|text_encoder|text_model|prompt_encoder|cond_stage", re.I)
 PAD_ID_NAME = re.compile(r"^_*(pad|padding)(_token)?(_id|_idx|_index|_value)?$|^pad_?(token_?)?id$", re.I)
 # Collators that pad the features they are given again (by their bare class name).
 REPADDING_COLLATORS = T.short_names(repads=True)
