@@ -17,6 +17,8 @@ real tokens, a real EOS included; labels -100 exactly on padding).
 - PAD001 where a batched map function appends rows to a dict of lists (`out["attention_mask"].append(m)`):
   a row joining a mask place is judged as a store of the mask there; a later store replaces the rows.
 - PAD006 where labels are written row by row into a buffer made with -1 (`torch.full((B, L), -1)`).
+- PAD002 where padded feature dicts or encodings cross methods in a list: a slice of the list
+  (`rows[i : i + n]`) holds such dicts, and an item picked by index (`self.encodings[idx]`) is one.
 """
 
 from __future__ import annotations
@@ -89,6 +91,12 @@ BUGGY = {
     "g7_map_mask_grown_with_ones.py": _case(
         "PAD001", ["PAD001"], "encode_batch", "batch", checks=("mask",), lib="lists"
     ),
+    # a list of padded feature dicts crosses methods and is sliced into batches; the step's labels copy the ids
+    "g8_trainer_rows_sliced_labels_copy.py": _case("PAD002", ["PAD002"], "run", "model", checks=("labels",)),
+    # padded encodings stored by a Dataset; `__getitem__` picks one by index and copies its ids as labels
+    "g8_dataset_items_stored_encodings.py": _case(
+        "PAD002", ["PAD002"], "items_of", "texts", checks=("labels",), lib="lists"
+    ),
     # a label buffer made with -1 and filled row by row: the fix makes it with -100
     "g7_labels_buffer_filled_with_minus_one.py": _case(
         "PAD006", ["PAD006"], "collate", "features", checks=("labels",), safe_fix=False
@@ -123,6 +131,8 @@ CLEAN = {
     "g7_clean_map_rows_mask_replaced.py": ("PAD001",),  # the appended ones replaced before the return
     "g7_clean_labels_minus_one_loss_ignores_it.py": ("PAD006", "PAD007"),  # the loss ignores -1 too
     "g7_clean_ids_buffer_minus_one_replaced.py": ("PAD001", "PAD003", "PAD006"),  # ids, not labels
+    "g8_clean_trainer_rows_labels_masked.py": ("PAD002",),  # the step sets -100 where the mask is 0
+    "g8_clean_dataset_items_unpadded.py": ("PAD002",),  # nothing padded before the collator
 }
 
 # the codes a buggy fixture must not be reported with (the finding is the other rule's)

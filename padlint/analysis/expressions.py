@@ -127,9 +127,14 @@ class ExpressionEvaluator(WalkerState):
         if item is not None:
             return item  # `pair[0]`, `batch[1]` of a tuple of values: that one value
         # A row, a column slice or a shape entry of a value keeps what the value is.
-        kept = frozenset(
+        kept: Value = frozenset(
             t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds))
         )
+        if _is_run_of_items(expr):
+            kept |= frozenset(tags_of(base, DictOf))  # `rows[i : i + n]` of a list of feature dicts: such dicts still
+        elif _is_one_index(expr):
+            # `rows[idx]` of a list of feature dicts or encodings (a Dataset's `__getitem__`): one of them
+            kept |= frozenset(t for t in base if isinstance(t, (DictOf, Encoding)))
         if self.selects_by_mask(expr):
             # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
             return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))
@@ -518,3 +523,15 @@ def _tuple_item(base: Value, expr: cst.Subscript) -> Value | None:
         return None
     tuples = [t for t in base if isinstance(t, TupleOf) and -len(t.items) <= position < len(t.items)]
     return frozenset().union(*(t.items[position] for t in tuples)) if tuples else None
+
+
+def _is_run_of_items(expr: cst.Subscript) -> bool:
+    """`rows[a:b]`: a run of the items of a list (one dimension, a slice)."""
+    return len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice)
+
+
+def _is_one_index(expr: cst.Subscript) -> bool:
+    """`rows[idx]`: one item picked by a computed index (not a string key, not a slice)."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return False
+    return not isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
