@@ -285,6 +285,10 @@ CASES = {
     "p5_lists_batched_ne.py": _case(
         "PAD005", ["PAD005"], "tokenize_batch", "batch", checks=("mask",), lib="lists", setup="setup"
     ),
+    # a mask of the pad id spelled as `map(lambda t: 0 if t == pad else 1, row)`
+    "p5_lists_map_lambda_mask.py": _case(
+        "PAD005", ["PAD005"], "collate", "features", checks=("mask",), lib="lists", setup="setup"
+    ),
     "p5_lists_left_example_ne.py": _case(
         "PAD005", ["PAD005"], "encode_example", "example", checks=("mask",), lib="lists", side="left", setup="setup"
     ),

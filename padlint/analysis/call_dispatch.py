@@ -115,6 +115,8 @@ class CallDispatch(WalkerState):
             if name in P.NOT_EQUAL_CALLS:
                 return self.pad_comparison(call, *operands) if len(operands) == 2 else EMPTY
             return (self.negated_pad_equality(call, operands[0]) if len(operands) == 1 else None) or EMPTY
+        if name == "map":
+            return self.mapped_token_mask(call)  # `map(lambda t: 0 if t == pad_id else 1, row)`; else any call
         if name.rsplit(".", 1)[-1] in P.REPADDING_COLLATORS:
             self.evaluate_args(call)
             self.collator_call(call, name)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, place_key, single_index
+from padlint.analysis.env import EMPTY, Env, place_key, single_index
 from padlint.analysis.facts import PadIdFallback
 from padlint.analysis.padding import for_clauses
-from padlint.analysis.values import Padded, PadId, PadIdMask, Value, first, tags_of
+from padlint.analysis.values import Ones, Padded, PadId, PadIdMask, Value, first, tags_of
 from padlint.analysis.walker_state import WalkerState
 
 CASTS = frozenset({"long", "int", "float", "bool", "to", "type", "astype"})  # a mask's dtype, not its values
@@ -52,15 +52,61 @@ class PadIdMasks(WalkerState):
             if mask.ids_code != clause.target.value or mask.node is not element:
                 out.add(mask)
                 continue
-            iterated = self.evaluate(clause.iter) if place_key(clause.iter) is not None else EMPTY
-            padded = first(iterated, Padded) or mask.padded
-            if padded is not None and padded.rows is True and self.row_of_enclosing(clause.iter):
-                padded = padded.but(rows=False)  # `for t in row` inside `... for row in rows`: one row's tokens
-            if padded is not None and padded.rows is True and not isinstance(element, cst.BaseComp):
-                continue  # `t != pad` for each row `t` of a batch: not a token mask
-            code = self.code(clause.iter) if place_key(clause.iter) is not None else None
-            out.add(self.pad_id_mask(comprehension, padded, code))
+            made = self.row_token_mask(comprehension, clause.iter, mask.padded, isinstance(element, cst.BaseComp))
+            if made is not None:
+                out.add(made)
         return frozenset(out)
+
+    def row_token_mask(
+        self, node: cst.CSTNode, iterated_expr: cst.BaseExpression, over: Padded | None, nested: bool
+    ) -> PadIdMask | None:
+        """The mask `node` makes of the ids `iterated_expr` token by token (None: those are a batch's rows,
+        each tested whole, which is no token mask). `nested`: each element is itself a row's mask."""
+        iterated = self.evaluate(iterated_expr) if place_key(iterated_expr) is not None else EMPTY
+        padded = first(iterated, Padded) or over
+        if padded is not None and padded.rows is True and self.row_of_enclosing(iterated_expr):
+            padded = padded.but(rows=False)  # `for t in row` inside `... for row in rows`: one row's tokens
+        if padded is not None and padded.rows is True and not nested:
+            return None  # `t != pad` for each row `t` of a batch: not a token mask
+        code = self.code(iterated_expr) if place_key(iterated_expr) is not None else None
+        return self.pad_id_mask(node, padded, code)
+
+    def mapped_token_mask(self, call: cst.Call) -> Value | None:
+        """`map(lambda t: 0 if t == pad_id else 1, row)` (any spelling of one token's mask): the mask of the
+        row made token by token, as `[0 if t == pad_id else 1 for t in row]` is (None: no such map)."""
+        fn, rows = P.positional(call, 0), P.positional(call, 1)
+        if fn is None or rows is None or len(call.args) != 2 or not isinstance(fn.value, cst.Lambda):
+            return None
+        params = list(P.parameters(fn.value.params))
+        if len(params) != 1 or params[0].star:
+            return None
+        token = params[0].name.value
+        outer = self.env
+        self.env = Env(outer)
+        self.env.vars[token] = EMPTY
+        try:
+            tested = self.evaluate(fn.value.body)
+        finally:
+            self.env = outer
+        element = _unwrapped_mask(fn.value.body)
+        if not any(m.ids_code == token and m.node is element for m in tags_of(tested, PadIdMask)):
+            return None
+        made = self.row_token_mask(call, rows.value, None, False)
+        return frozenset({made}) if made is not None else None
+
+    def zeroed_at_pad_ids(self, target: cst.Subscript, base: Value) -> None:
+        """`mask[ids == pad_id] = 0` into a mask of ones: from here on the mask is `ids != pad_id` (right
+        unless the pad id is also a real token: the EOS). It was made by a store, so there is no one
+        expression a fix could put a correct mask in place of."""
+        index = single_index(target)
+        key = place_key(target.value)
+        made = self.negated_pad_equality(target, index) if index is not None and key is not None else None
+        if key is None or not made:
+            return
+        for mask in tags_of(made, PadIdMask):
+            mask.zeroed_in_place = True
+        held = self.env.get(key) or base
+        self.env.put(key, frozenset(t for t in held if not isinstance(t, Ones)) | made)
 
     def row_of_enclosing(self, iterated: cst.BaseExpression) -> bool:
         """Is `iterated` the variable of an enclosing comprehension or for loop (`row` of `for row in

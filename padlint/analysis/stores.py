@@ -43,6 +43,7 @@ class StoresMixin(WalkerState):
         self.label_rows_written(target, base)
         if P.int_value(value_node) == 0 and tags_of(base, Ones):
             self.facts.corrected_ones.update(tags_of(base, Ones))
+            self.zeroed_at_pad_ids(target, base)  # `mask[ids == pad_id] = 0`: now a mask from the pad id
             return
         self.written_in_place(target.value, value_node)
         if self.selects_ignored(target):

@@ -281,6 +281,9 @@ class PadIdMask:
     # What a fix written here, in place of the comparison, may read (an OnesAtMask without its sink):
     # judged where the mask is built, which may be a loop body the sink is after.
     at_builder: OnesAtMask | None = None
+    # Made by zeroing a ones mask at the pad ids in place (`mask[ids == pad_id] = 0`): no expression of
+    # the mask to replace.
+    zeroed_in_place: bool = False
 
 
 @dataclass(eq=False)

@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.values import PadIdMask
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
@@ -69,10 +70,12 @@ def collate(rows, tok):
             if eos is None:
                 continue
             mask = event.at_sink
-            message = (
-                f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
-                "every real EOS is hidden from the model"
-            )
+            if isinstance(mask.ones, PadIdMask) and mask.ones.zeroed_in_place:
+                # `mask = ones_like(ids); mask[ids == pad_id] = 0`: two statements make the mask, and no
+                # one expression can be replaced by a correct one
+                yield Finding(event.node, _message(facts, eos), None, no_fix=ZEROED_IN_PLACE)
+                continue
+            message = _message(facts, eos)
             shape = fixshapes.attention_mask(
                 mask.padded,
                 mask.padded_code,
@@ -96,6 +99,16 @@ def collate(rows, tok):
             if fix is None:
                 why = why_no_mask_fix(mask.padded, mask.padded_code, mask.lengths_ok, None, True, "the mask")
             yield Finding(event.node, message, fix, no_fix=why)
+
+
+ZEROED_IN_PLACE = "two statements make this mask (ones, then a store of 0 where the ids equal the pad id): replace both"
+
+
+def _message(facts: ModuleFacts, eos: cst.CSTNode) -> str:
+    return (
+        f"attention mask is `ids != pad_id` while the pad token is the EOS token (line {facts.line(eos)}): "
+        "every real EOS is hidden from the model"
+    )
 
 
 def _made_of_numbers(node: cst.CSTNode) -> bool:
