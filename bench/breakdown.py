@@ -1,6 +1,6 @@
 """Where a cold scan's CPU time goes, step by step (`bench.py --breakdown`).
 
-Every file goes through the steps a worker takes (runner.analyse), in this one process, each step
+Every file goes through the steps a worker takes (worker.analyse), in this one process, each step
 timed on its own: the word look, the sharp look (scopes and reach), the syntax check of files no
 rule can fire on, the analysis of the reduced texts (and, apart, libcst's parse of them and the
 stdlib's `ast.parse` of them, for comparison), the syntax check of the reduced files, the whole-file

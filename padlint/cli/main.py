@@ -21,12 +21,7 @@ from padlint.cli.commands import warning as _warning
 from padlint.config import TARGET_VERSIONS, ConfigError, Settings, codes_option
 from padlint.escape import printable
 from padlint.report import FORMAT_NAMES
-from padlint.run.runner import (  # the file loop lives in padlint.run.runner
-    Options,
-    check_files,
-    check_stdin,
-    invalid_file_diagnostic,  # noqa: F401  (kept importable from here)
-)
+from padlint.run.runner import Options, check_files, check_stdin  # the file loop lives in padlint.run.runner
 from padlint.run.runner import RunResult as _Run
 from padlint.types import Diagnostic
 

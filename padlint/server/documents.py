@@ -88,7 +88,7 @@ class NotebookDocument:
 
     def cell_errors(self) -> list[Finding]:
         """PAD000 for each code cell that does not parse on its own (the other cells are linted)."""
-        from padlint.run.runner import invalid_file_diagnostic
+        from padlint.run.worker import invalid_file_diagnostic
 
         found = []
         for cell, message, row, column in self.notebook.cell_errors():

@@ -3,7 +3,8 @@
 Each document is linted as `padlint check` lints a file: the `[tool.padlint]` of the nearest
 pyproject.toml above the document's own path (read again on every lint, so an edited configuration
 applies at once), its per-file ignores, the prefilter, the per-file time limit, PAD000 for a text that
-does not parse. One task goes to the runner's worker function, run here in this process.
+does not parse. One task goes to the worker function of `padlint check` (run/worker.py), run here
+in this process.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def settings_for(path: str | None, fallback: Path) -> Settings:
 
 
 def _task(document: Document, settings: Settings, mode: str) -> tuple:
-    """The runner's task for this document: what its worker function takes for one file."""
+    """The worker's task for this document: what run/worker.py's analyse takes for one file."""
     from padlint.look import prefilter
 
     selection = resolve_selection(settings, document.path)
@@ -51,9 +52,9 @@ def _task(document: Document, settings: Settings, mode: str) -> tuple:
 
 
 def _run(task: tuple, timeout: float) -> tuple:
-    """The runner's worker function, in this process, within the per-file time limit."""
+    """The worker function (run/worker.py), in this process, within the per-file time limit."""
     from padlint.run.deadline import Timeout
-    from padlint.run.runner import analyse_in_process
+    from padlint.run.worker import analyse_in_process
 
     try:
         return analyse_in_process(task, timeout or None)
@@ -64,7 +65,7 @@ def _run(task: tuple, timeout: float) -> tuple:
 
 
 def lint(document: Document, settings: Settings) -> Linted:
-    from padlint.run.runner import invalid_file_diagnostic
+    from padlint.run.worker import invalid_file_diagnostic
 
     task = _task(document, settings, "lint")
     report_invalid = task[6]
