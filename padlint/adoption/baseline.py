@@ -47,7 +47,7 @@ def statement_source(d: Diagnostic, sources: Mapping[str, str]) -> str:
     """The normalised text of the statement that holds `d` (its flagged rows for a bare finding)."""
     source = sources.get(d.filename, "")
     if d.cell is not None and source:
-        from padlint.files.notebook import cell_text
+        from padlint.files.notebook_cells import cell_text
 
         source = cell_text(source, d.cell)
     first, last = d.statement_rows

@@ -9,33 +9,24 @@ match, and restored on the way back (notebook_magics.py).
 
 Writing back uses plain `json` and splices: the byte span of each changed cell's `source` value is
 found with a small position-aware scan and only that span is replaced, serialised in the file's own
-style (list of lines or one string, its indentation, ASCII escaping or not). Everything else (key
-order, indentation, metadata, outputs, the trailing newline or its absence) stays byte for byte.
-nbformat would re-serialise the whole document (sorted keys, indent 1, its own validation), which
-changes notebooks written by other tools.
+style (list of lines or one string, its indentation, ASCII escaping or not; notebook_json.py).
+Everything else (key order, indentation, metadata, outputs, the trailing newline or its absence)
+stays byte for byte. nbformat would re-serialise the whole document (sorted keys, indent 1, its own
+validation), which changes notebooks written by other tools. The rows of the virtual module and the
+cells they belong to are notebook_cells.py's.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from padlint.files.notebook_cells import MARKER, CellMap, split_cells
+from padlint.files.notebook_json import NotebookError, dump_source, source_spans
 from padlint.files.notebook_magics import lines_of as _lines
 from padlint.files.notebook_magics import mask_magics, reindent, restore
 from padlint.types import Diagnostic, Edit, Fix, Location
-
-MARKER = "# padlint-cell "
-_MARKER_LINE = re.compile(r"^# padlint-cell (\d+)$")
-_WS = re.compile(r"[ \t\n\r]*")
-_LINE_REF = re.compile(r"\b(?:line (\d+)|error at (\d+)(?=:\d))")  # rows named in messages
-
-
-class NotebookError(ValueError):
-    """The file is not a notebook we can read (not JSON, or not nbformat 4)."""
 
 
 @dataclass
@@ -62,78 +53,6 @@ class _Cell:
         )
 
 
-# --- reading the JSON with positions --------------------------------------------------------------
-
-
-def _skip(text: str, i: int) -> int:
-    blanks = _WS.match(text, i)
-    assert blanks is not None  # `[ \t\n\r]*` always matches
-    return blanks.end()
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _walk_object(text: str, i: int, visit) -> int:
-    """Walk the object at text[i]; visit(key, start) returns where the value ends, or None to skip
-    it. Returns the index after the object."""
-    if text[i : i + 1] != "{":
-        raise NotebookError("expected a JSON object")
-    i = _skip(text, i + 1)
-    while text[i : i + 1] != "}":
-        if text[i : i + 1] != '"':
-            raise NotebookError("expected a key")
-        key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # public, not in typeshed
-        i = _skip(text, i)
-        if text[i : i + 1] != ":":
-            raise NotebookError("expected ':'")
-        start = _skip(text, i + 1)
-        end = visit(key, start)
-        i = _skip(text, end if end is not None else _DECODER.raw_decode(text, start)[1])
-        if text[i : i + 1] == ",":
-            i = _skip(text, i + 1)
-        elif text[i : i + 1] != "}":
-            raise NotebookError("expected ',' or '}'")
-    return i + 1
-
-
-def _source_spans(text: str) -> dict[int, tuple[int, int]]:
-    """Cell number (0-based) -> (start, end) of its `source` value in the JSON text."""
-    spans: dict[int, tuple[int, int]] = {}
-
-    def cell_visit(number: int):
-        def visit(key: str, start: int):
-            if key != "source":
-                return None
-            _, end = _DECODER.raw_decode(text, start)
-            spans[number] = (start, end)
-            return end
-
-        return visit
-
-    def top_visit(key: str, start: int):
-        if key != "cells" or text[start : start + 1] != "[":
-            return None
-        i = _skip(text, start + 1)
-        number = 0
-        while text[i : i + 1] != "]":
-            if text[i : i + 1] == "{":
-                i = _walk_object(text, i, cell_visit(number))
-            else:
-                _, i = _DECODER.raw_decode(text, i)
-            number += 1
-            i = _skip(text, i)
-            if text[i : i + 1] == ",":
-                i = _skip(text, i + 1)
-        return i + 1
-
-    try:
-        _walk_object(text, _skip(text, 0), top_visit)
-    except (json.JSONDecodeError, IndexError) as exc:
-        raise NotebookError(str(exc)) from None
-    return spans
-
-
 # --- the notebook ---------------------------------------------------------------------------------
 
 
@@ -156,7 +75,7 @@ class Notebook:
                     "nbformat 3 notebooks are not supported (convert with `jupyter nbconvert --to notebook`)"
                 )
             raise NotebookError("not a Jupyter notebook (no `cells` list)")
-        spans = _source_spans(self.json_text)
+        spans = source_spans(self.json_text)
         self.cells: list[_Cell] = []
         if not _is_python(document):
             return  # an R or Julia notebook: nothing for us to lint
@@ -243,43 +162,9 @@ class Notebook:
             if text == cell.text:
                 continue
             start, end = cell.span
-            out = out[:start] + self._dump_source(text, cell, start, end) + out[end:]
+            out = out[:start] + dump_source(self.json_text, start, end, text, cell.raw, self.ascii_only) + out[end:]
         data = out.encode("utf-8")
         return b"\xef\xbb\xbf" + data if self.bom else data
-
-    def _dump_source(self, text: str, cell: _Cell, start: int, end: int) -> str:
-        if not isinstance(cell.raw, list):
-            return json.dumps(text, ensure_ascii=self.ascii_only)
-        items = [json.dumps(line, ensure_ascii=self.ascii_only) for line in _lines(text)]
-        if not items:
-            return "[]"
-        opening, separator, closing = self._list_layout(cell, start, end)
-        return "[" + opening + separator.join(items) + closing + "]"
-
-    def _list_layout(self, cell: _Cell, start: int, end: int) -> tuple[str, str, str]:
-        """Whitespace after "[", between items and before "]" as the file writes source lists."""
-        original = self.json_text[start:end]
-        first = _skip(original, 1)
-        if original[first : first + 1] != "]":
-            _, first_end = _DECODER.raw_decode(original, first)
-            after = _skip(original, first_end)
-            opening = original[1:first]
-            if original[after : after + 1] == ",":
-                separator = original[first_end : _skip(original, after + 1)]
-            else:
-                separator = "," + opening
-            body_end = len(original) - 1  # the closing "]"
-            closing = original[len(original[:body_end].rstrip(" \t\r\n")) : body_end]
-            return opening, separator, closing
-        # An empty list: indent like the key's line, one level deeper, as the writer would.
-        line_start = self.json_text.rfind("\n", 0, start) + 1
-        key_line = self.json_text[line_start:start]
-        indent = key_line[: len(key_line) - len(key_line.lstrip())]
-        if "\n" not in self.json_text[:start]:
-            return "", ", ", ""  # a one-line document
-        newline = "\r\n" if "\r\n" in self.json_text[:start] else "\n"
-        unit = _indent_unit(self.json_text)
-        return newline + indent + unit, "," + newline + indent + unit, newline + indent
 
 
 def _shifted(d: Diagnostic, cell: _Cell, rows: CellMap) -> Diagnostic:
@@ -303,11 +188,6 @@ def _shifted(d: Diagnostic, cell: _Cell, rows: CellMap) -> Diagnostic:
     return replace(d, location=at(d.location), end_location=at(d.end_location), fix=fix)
 
 
-def _indent_unit(text: str) -> str:
-    match = re.search(r"\{\r?\n([ \t]+)\"", text)
-    return match.group(1) if match else " "
-
-
 def _is_python(document: dict) -> bool:
     metadata = document.get("metadata")
     if not isinstance(metadata, dict):
@@ -317,24 +197,6 @@ def _is_python(document: dict) -> bool:
         if isinstance(info, dict) and isinstance(info.get(field_name), str):
             return info[field_name].lower() in ("python", "python3", "ipython", "ipython3")
     return True
-
-
-def split_cells(virtual: str) -> dict[int, str]:
-    """Cell index -> the text after its marker line, up to the next marker (line ends kept)."""
-    cells: dict[int, str] = {}
-    current: int | None = None
-    parts: list[str] = []
-    for line in _lines(virtual):
-        match = _MARKER_LINE.match(line.rstrip("\r\n"))
-        if match:
-            if current is not None:
-                cells[current] = "".join(parts)
-            current, parts = int(match.group(1)), []
-        elif current is not None:
-            parts.append(line)
-    if current is not None:
-        cells[current] = "".join(parts)
-    return cells
 
 
 def decode_notebook(data: bytes, path: str | None, target_version: str | None = None):
@@ -347,102 +209,3 @@ def decode_notebook(data: bytes, path: str | None, target_version: str | None = 
         raise SourceReadError(f"cannot read notebook: {exc}") from None
     digest = hashlib.sha256(data).hexdigest()
     return SourceFile(notebook.virtual_text(), "utf-8", False, "\n", digest, path, notebook=notebook)
-
-
-# --- rows: virtual module <-> cell ------------------------------------------------------------------
-
-
-class CellMap:
-    """Virtual rows -> (cell, row in the cell), from the marker lines of a virtual text."""
-
-    def __init__(self, virtual: str):
-        self.markers: list[tuple[int, int]] = []  # (virtual row of the marker, cell index)
-        for row, line in enumerate(_lines(virtual), start=1):
-            match = _MARKER_LINE.match(line.rstrip("\r\n"))
-            if match:
-                self.markers.append((row, int(match.group(1))))
-
-    def locate(self, row: int) -> tuple[int | None, int]:
-        cell, start = None, 0
-        for marker_row, index in self.markers:
-            if marker_row >= row:
-                break
-            cell, start = index, marker_row
-        return cell, row - start
-
-    def to_cell(self, d: Diagnostic) -> Diagnostic:
-        """The diagnostic with rows counted within its cell and `cell` set."""
-        cell, row = self.locate(d.location.row)
-        if cell is None:
-            return d
-        start = d.location.row - row  # the marker's row
-
-        def loc(at: Location) -> Location:
-            return Location(max(at.row - start, 1), at.column)
-
-        fix = d.fix
-        if fix is not None:
-            fix = Fix(
-                fix.applicability,
-                fix.message,
-                tuple(Edit(e.content, loc(e.location), loc(e.end_location)) for e in fix.edits),
-            )
-        first, last = d.statement_rows
-        rows = (first - start, last - start) if first > 0 and last > 0 else d.statement_rows
-        return replace(
-            d,
-            location=loc(d.location),
-            end_location=loc(d.end_location),
-            fix=fix,
-            cell=cell,
-            statement_rows=rows,
-            message=self._message(d.message, cell),
-        )
-
-    def _message(self, message: str, cell: int) -> str:
-        """Rules name other rows as `line N` (of the virtual module): say the cell's line."""
-
-        def cell_line(match: re.Match) -> str:
-            if match.group(2) is not None:  # libcst's "error at ROW:COLUMN"
-                return f"error at {self.locate(int(match.group(2)))[1]}"
-            other, row = self.locate(int(match.group(1)))
-            if other is None:
-                return match.group(0)
-            return f"line {row}" if other == cell else f"line {row} of cell {other}"
-
-        parts = message.split("`")  # never inside quoted code
-        return "`".join(_LINE_REF.sub(cell_line, p) if i % 2 == 0 else p for i, p in enumerate(parts))
-
-
-def cell_text(virtual: str, cell: int) -> str:
-    """The text of one cell as the engine saw it (magics as placeholders)."""
-    return split_cells(virtual).get(cell, "")
-
-
-def to_cells(diagnostics: list[Diagnostic], sources: Mapping[str, str]) -> list[Diagnostic]:
-    """Notebook diagnostics with cell-relative rows; others unchanged."""
-    maps: dict[str, CellMap] = {}
-    out = []
-    for d in diagnostics:
-        source = sources.get(d.filename)
-        if d.cell is not None or not source or not source.startswith(MARKER):
-            out.append(d)
-            continue
-        if d.filename not in maps:
-            maps[d.filename] = CellMap(source)
-        out.append(maps[d.filename].to_cell(d))
-    return out
-
-
-def cell_diff(filename: str, old: str, new: str) -> str:
-    """A unified diff per changed cell, headed `path:cell N`, with rows counted in the cell."""
-    before, after = split_cells(old), split_cells(new)
-    chunks = []
-    for index in sorted(set(before) | set(after)):
-        a, b = before.get(index, ""), after.get(index, "")
-        if a == b:
-            continue
-        name = f"{filename}:cell {index}"
-        lines = difflib.unified_diff(a.splitlines(True), b.splitlines(True), name, name)
-        chunks.append("".join(line if line.endswith("\n") else line + "\n" for line in lines))
-    return "".join(chunks)

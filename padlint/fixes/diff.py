@@ -9,7 +9,7 @@ def unified_diff(filename: str, old: str, new: str) -> str:
     import difflib
 
     if filename.endswith(".ipynb"):  # the virtual module's cells, each diffed on its own
-        from padlint.files.notebook import cell_diff
+        from padlint.files.notebook_cells import cell_diff
 
         return cell_diff(filename, old, new)
 

@@ -61,7 +61,7 @@ def render(name: str, diagnostics: list[Diagnostic], context: ReportContext) -> 
     with their cell and the row within the cell.
     """
     if any(d.filename.endswith(".ipynb") and d.cell is None for d in diagnostics):
-        from padlint.files.notebook import to_cells
+        from padlint.files.notebook_cells import to_cells
 
         diagnostics = sorted(to_cells(diagnostics, context.sources), key=Diagnostic.sort_key)
     return get_formatter(name)(diagnostics, context)
@@ -71,7 +71,7 @@ def source_of(d: Diagnostic, context: ReportContext) -> str:
     """The text `d`'s rows point into: the file, or for a notebook finding its cell."""
     source = context.sources.get(d.filename, "")
     if d.cell is not None and source:
-        from padlint.files.notebook import cell_text
+        from padlint.files.notebook_cells import cell_text
 
         return cell_text(source, d.cell)
     return source

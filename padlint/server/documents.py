@@ -61,7 +61,8 @@ class NotebookDocument:
     def __init__(self, uri: str, path: str, cells: list[tuple[Part, bool]], target_version: str | None = None):
         """`cells`: every cell of the notebook in order, with whether it is Python code;
         `target_version`: the Python the project's code is for (which cells parse)."""
-        from padlint.files.notebook import CellMap, Notebook
+        from padlint.files.notebook import Notebook
+        from padlint.files.notebook_cells import CellMap
 
         self.uri = uri
         self.path = path
