@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from padlint import config
 from padlint.cli.main import main
-from padlint.config import ConfigError, Settings, load_settings, resolve_selection, with_cli
+from padlint.config import ConfigError, Settings, resolve_selection, with_cli
+from padlint.config_file import load_settings
 
 CODES = ("PAD001", "PAD002", "PAD003", "PAD010")
 EVERYTHING = frozenset(CODES) | {"PAD000"}

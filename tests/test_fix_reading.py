@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from padlint.cli.main import main
-from padlint.config import project_line_length
 from padlint.engine import fix_source, lint_source
+from padlint.line_length import project_line_length
 from padlint.rules.layout import requote, wrap
 
 # A collator whose mask must come from the lengths: the fix needs positions, lengths and a comparison.

@@ -14,7 +14,8 @@ from nbwriters import code, jupyter, notebook
 
 from padlint import grammar
 from padlint.cli.main import main
-from padlint.config import ConfigError, load_settings
+from padlint.config import ConfigError
+from padlint.config_file import load_settings
 from padlint.look import prefilter
 
 

@@ -23,7 +23,8 @@ from padlint.run.runner import RunResult as _Run
 def settings_for(config: str | None, start: Path, cli: dict) -> Settings:
     """The settings in force: the pyproject.toml named by --config or the nearest one above `start`,
     with the command line's flags (`cli`) on top."""
-    from padlint.config import load_settings, with_cli
+    from padlint.config import with_cli
+    from padlint.config_file import load_settings
 
     settings = load_settings(start=start, config=Path(config) if config else None)
     return with_cli(settings, **cli)

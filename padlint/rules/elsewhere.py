@@ -101,7 +101,7 @@ def _node_at(module: cst.Module, positions: dict, kind: type, start: tuple, end:
 
 
 def _facts_of(path: str, text: str, module: cst.Module, positions: dict) -> ModuleFacts:
-    from padlint.config import project_line_length
+    from padlint.line_length import project_line_length
 
     facts = ModuleFacts(module, positions, P.Imports(module), filename=path, source_text=text)
     facts.line_length = project_line_length(os.path.dirname(path))

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings, project_line_length
+from padlint.config import DEFAULT_TIMEOUT, SYNTAX_ERROR_CODE, Settings
+from padlint.line_length import project_line_length
 from padlint.run import elsewhere
 from padlint.run.worker import analyse, analyse_in_process, invalid_file_diagnostic, too_deeply_nested
 from padlint.types import Diagnostic

@@ -20,7 +20,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from padlint import __version__
-from padlint.config import ConfigError, Settings, forget_line_lengths
+from padlint.config import ConfigError, Settings
+from padlint.line_length import forget_line_lengths
 from padlint.server import actions, linting
 from padlint.server.convert import TextLines, to_lsp
 from padlint.server.documents import Document, Finding, NotebookDocument, Part, PythonDocument

@@ -13,7 +13,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from padlint.config import SYNTAX_ERROR_CODE, Settings, load_settings, project_line_length, resolve_selection
+from padlint.config import SYNTAX_ERROR_CODE, Settings, resolve_selection
+from padlint.config_file import load_settings
+from padlint.line_length import project_line_length
 from padlint.server.documents import Document, Finding
 from padlint.types import Diagnostic
 
