@@ -192,10 +192,11 @@ def _mask_fixes(source: str) -> list:
     return [d.fix for d in lint_source(textwrap.dedent(source), "case.py") if d.code == "PAD003" and d.fix]
 
 
-def test_no_mask_is_offered_to_a_forward_that_takes_none():
+def test_a_forward_that_takes_no_mask_is_judged_by_its_body():
+    # No mask can be handed to it and nothing in it attends (an embedding summed): no finding, and
+    # certainly no `attention_mask=` that would raise a TypeError.
     found = [d for d in lint_source(textwrap.dedent(OWN_ENCODER), "case.py") if d.code == "PAD003"]
-    assert found, "the padded ids still reach the model without a mask"
-    assert not any(d.fix for d in found)
+    assert not found
 
 
 def test_a_forward_taking_the_mask_gets_it_and_the_fixed_code_runs(tmp_path):

@@ -247,6 +247,10 @@ class SinkChecks(WalkerState):
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         accepted = self.accepts_mask(sink) if isinstance(sink, cst.Call) else None
+        if accepted is False:
+            # Project code in view whose signature takes no mask (a CNN over embeddings, a wrapper): no
+            # mask can go here, and its walk with the ids judges them where a model inside receives them.
+            return
         for padded in tags_of(value, Padded):
             if (
                 not padded.from_tokenizer
