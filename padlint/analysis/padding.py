@@ -65,8 +65,9 @@ class PaddingSteps(WalkerState):
     def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
         lfill, rfill = first(left, Fill), first(right, Fill)
         zeros = first(left, Padded)
-        if zeros is not None and zeros.node is expr.left and P.int_value(zeros.pad) == 0 and not rfill:
-            # `ids[:i] + [0] * n + ids[i:]`: zeros with tokens after them hold a place (image tokens), not padding.
+        if zeros is not None and zeros.side == "right" and P.int_value(zeros.pad) == 0 and not rfill:
+            # `ids[:i] + [0] * n + ids[i:]`, or `row += [0] * n` then `row + more_ids`: zeros with tokens after
+            # them hold a place (image or speech tokens), not padding (which ends a row).
             return frozenset(t for t in left | right if not isinstance(t, (Padded, Fill, Gap)))
         for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
             if fill is None:
