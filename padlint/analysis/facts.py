@@ -9,6 +9,7 @@ anywhere later silences.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
@@ -16,6 +17,9 @@ import libcst as cst
 
 from padlint.analysis.patterns import Imports, dotted, node_order
 from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
+
+# `tok.pad_token_id`, `self.tokenizer.pad_token`: the tokenizer whose pad a comparison or a fill uses.
+PAD_ID_RECEIVER = re.compile(r"([A-Za-z_][\w.]*)\.pad_token(?:_id)?\b")
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange  # a `from` import would load libcst (lazy_imports.py)
@@ -259,6 +263,7 @@ class ModuleFacts:
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
     # starts with its checkpoint's own pad token.
     tokenizer_loads: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
+    dedicated_pads: set[str] = field(default_factory=set)  # tokenizers (code) given a pad token of their own
     current_owner: OwnerOrScript = None  # the top-level def/class being gathered or walked
     # What the flow pass saw, in the order it was seen (one entry per node and kind of fact).
     labels_masked_where_pad_id: list[LabelsMaskedWherePadId] = field(default_factory=list)
@@ -318,6 +323,9 @@ class ModuleFacts:
         return bool(self._pad_eos_candidates(owner, at))
 
     def _pad_eos_candidates(self, owner: OwnerOrScript, at: cst.CSTNode | None) -> list[cst.CSTNode]:
+        used = self.tokenizer_used(at) if at is not None else None
+        if used in self.dedicated_pads and all(tok != used for _, _, tok in self.pad_eos):
+            return []  # the tokenizer used here has a pad token of its own; pad = EOS is another one's
         reaching = [(node, where) for node, where, tok in self.pad_eos if self.reaches(node, where, tok, owner, at)]
         same = [node for node, where in reaching if where == owner]
         return same or [node for node, where in reaching if self.connected(where, owner)]
@@ -336,6 +344,18 @@ class ModuleFacts:
         if set_at > use_at:
             return False
         return not any(name == tokenizer and set_at < self.order(load) < use_at for name, load in self.tokenizer_loads)
+
+    def tokenizer_used(self, node: cst.CSTNode) -> str | None:
+        """The tokenizer (its code) whose pad id `node` uses: a collator's `tokenizer` argument, or the
+        one receiver of `.pad_token_id` / `.pad_token` written in it; None when not one."""
+        if isinstance(node, cst.Call):
+            given = next((a for a in node.args if a.keyword is not None and a.keyword.value == "tokenizer"), None)
+            if given is None and node.args and node.args[0].keyword is None and not node.args[0].star:
+                given = node.args[0]
+            if given is not None and isinstance(given.value, (cst.Name, cst.Attribute)):
+                return dotted(given.value) or None
+        receivers = set(PAD_ID_RECEIVER.findall(self.code(node)))
+        return receivers.pop() if len(receivers) == 1 else None
 
     @staticmethod
     def connected(a: OwnerOrScript, b: OwnerOrScript) -> bool:

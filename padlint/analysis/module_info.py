@@ -114,7 +114,8 @@ class ModuleInfo:
 
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
-    info.unreachable_pad_eos = pad_guards.unreachable_pad_eos(module)
+    info.unreachable_pad_eos, dedicated = pad_guards.pad_settings(module)
+    facts.dedicated_pads |= dedicated
     info.dead_functions = dead_code.dead_functions(module, facts.filename)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
@@ -137,7 +138,9 @@ def gather_definition(
 ) -> None:
     """Add one top-level definition, parsed on its own (project.load_for_definitions), to the facts
     of its module gathered without it."""
-    info.unreachable_pad_eos |= pad_guards.unreachable_pad_eos(part)
+    dead, dedicated = pad_guards.pad_settings(part)
+    info.unreachable_pad_eos |= dead
+    facts.dedicated_pads |= dedicated
     if isinstance(stmt, cst.FunctionDef):
         info.functions[stmt.name.value] = stmt
     _gather_top(stmt, info, facts)

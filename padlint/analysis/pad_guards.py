@@ -14,8 +14,11 @@ from padlint.analysis import patterns as P
 PAD_ATTRS = ("pad_token", "pad_token_id")
 
 
-def unreachable_pad_eos(module: cst.Module) -> set[cst.Assign]:
+def pad_settings(module: cst.Module) -> tuple[set[cst.Assign], set[str]]:
+    """The pad = EOS assignments that cannot run, and the tokenizers (by code) given a pad token of
+    their own anywhere in the module (`tok.add_special_tokens({"pad_token": "<pad>"})`)."""
     dead: set[cst.Assign] = set()
+    dedicated: set[str] = set()
     blocks: list = [module.body]
     while blocks:
         body = blocks.pop()
@@ -24,13 +27,14 @@ def unreachable_pad_eos(module: cst.Module) -> set[cst.Assign]:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     _note_pad_setting(small, own_pad)
+                dedicated |= own_pad
                 continue
             if isinstance(stmt, cst.If):
                 guarded = _pad_missing_test(stmt.test)
                 if guarded is not None and guarded in own_pad:
                     dead.update(_pad_eos_assignments(stmt.body))
             blocks.extend(_inner_blocks(stmt))
-    return dead
+    return dead, dedicated
 
 
 def _note_pad_setting(small: cst.BaseSmallStatement, own_pad: set[str]) -> None:
