@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import place_key, single_index
 from padlint.analysis.facts import LabelPadValue, LabelsMaskedWherePadId, LabelsPaddedWithToken, PadIdFallback
+from padlint.analysis.output_use import value_never_read
 from padlint.analysis.pad_ids import equalities, equality, inequality
 from padlint.analysis.values import Const, Copy, Masked, Padded, PadId, Value, first, tags_of
 from padlint.analysis.walker_state import WalkerState
@@ -92,8 +93,8 @@ class LabelValues(WalkerState):
         row = T.class_row(name)
         if row is None:
             return
-        if row.repads:
-            self.facts.repadding_collator = True
+        if row.repads and not (self.facts.is_local(call) and value_never_read(self.facts.module, call)):
+            self.facts.repadding_collator = True  # (a collator made and never used pads nothing)
         if "label_pad" in row.roles:
             keyword = row.roles["label_pad"][0]
             arg = P.keyword(call, keyword)

@@ -29,9 +29,10 @@ NOT_LOSS_FIELDS = frozenset(
 def loss_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
     """Is `call`'s result stored in one name of `scope` whose every read takes a field other than the
     loss? Anything else (returned, handed on, indexed, `.loss`, unpacked, stored twice) may read it."""
-    holder = _holder_name(scope, call)
-    if holder is None:
-        return False
+    held = _holder_name(scope, call)
+    if held is None or held[1]:
+        return False  # stored on an attribute: read wherever the object goes
+    holder = held[0]
     reads = 0
     field_reads: set[int] = set()  # ids of the Name nodes read as `holder.<field that is not the loss>`
     stores = 0
@@ -61,27 +62,42 @@ def value_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
     holder = _holder_name(scope, call)
     if holder is None:
         return False
+    name, attribute = holder
     mentions = 0
     stack: list[cst.CSTNode] = [scope]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name) and node.target.value == holder:
+        if (
+            isinstance(node, cst.AssignTarget)
+            and node.target is not None
+            and _names_holder(node.target, name, attribute)
+        ):
             continue  # a store is not a read
-        if isinstance(node, cst.Name) and node.value == holder:
+        if _names_holder(node, name, attribute) or isinstance(node, cst.Name) and node.value == name:
             mentions += 1
         stack.extend(P.child_nodes(node))
     return mentions == 0
 
 
-def _holder_name(scope: cst.CSTNode, call: cst.Call) -> str | None:
-    """The one name `call`'s result is assigned to (`out = model(...)`), if it is assigned so."""
+def _names_holder(node: cst.CSTNode, name: str, attribute: bool) -> bool:
+    """`name` itself, or (for a value stored on an attribute) any attribute of that name."""
+    if attribute:
+        return isinstance(node, cst.Attribute) and node.attr.value == name
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _holder_name(scope: cst.CSTNode, call: cst.Call) -> tuple[str, bool] | None:
+    """The one name `call`'s result is assigned to (`out = model(...)`), or the attribute it is stored
+    on (`self.collator = DataCollator(...)`: True), if it is assigned so."""
     stack: list[cst.CSTNode] = [scope]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Assign) and node.value is call:
             targets = node.targets
             if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
-                return targets[0].target.value
+                return targets[0].target.value, False
+            if len(targets) == 1 and isinstance(targets[0].target, cst.Attribute):
+                return targets[0].target.attr.value, True
             return None
         stack.extend(P.child_nodes(node))
     return None
