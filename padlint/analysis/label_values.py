@@ -243,6 +243,16 @@ class LabelValues(WalkerState):
         return expr, self.code(clause.iter), padded, nested
 
     def labels_built_here(self, value: Value) -> None:
-        """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away)."""
-        if tags_of(value, Masked):
+        """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away).
+        Labels set to -100 only where they equal the pad id are what that collator rebuilds: nothing of
+        them is thrown away."""
+        by_pad_id = {id(found.node) for found in self.facts.labels_masked_where_pad_id}
+        if any(id(_innermost(masked.node)) not in by_pad_id for masked in tags_of(value, Masked)):
             self.facts.labels_built.append((self.function_name, self.facts.current_owner))
+
+
+def _innermost(node: cst.CSTNode) -> cst.CSTNode:
+    """`[[... for t in row] for row in rows]` -> the comprehension over tokens that holds the `if`."""
+    while isinstance(node, (cst.ListComp, cst.GeneratorExp)) and isinstance(node.elt, (cst.ListComp, cst.GeneratorExp)):
+        node = node.elt
+    return node
