@@ -354,7 +354,7 @@ class ModuleFacts:
                 given = node.args[0]
             if given is not None and isinstance(given.value, (cst.Name, cst.Attribute)):
                 return dotted(given.value) or None
-        receivers = set(PAD_ID_RECEIVER.findall(self.code(node)))
+        receivers = set(PAD_ID_RECEIVER.findall(self.code(node))) - {"self", "cls"}  # an id kept on an object
         return receivers.pop() if len(receivers) == 1 else None
 
     @staticmethod

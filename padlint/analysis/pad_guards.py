@@ -27,7 +27,7 @@ def pad_settings(module: cst.Module) -> tuple[set[cst.Assign], set[str]]:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     _note_pad_setting(small, own_pad)
-                dedicated |= own_pad
+                    dedicated |= _given_own_pad(small)
                 continue
             if isinstance(stmt, cst.If):
                 guarded = _pad_missing_test(stmt.test)
@@ -60,6 +60,36 @@ def _note_pad_setting(small: cst.BaseSmallStatement, own_pad: set[str]) -> None:
                 if isinstance(e, cst.DictElement)
             ):
                 own_pad.add(P.dotted(call.func.value))
+
+
+def _given_own_pad(small: cst.BaseSmallStatement) -> set[str]:
+    """The tokenizer (its code) this statement gives a pad token of its own: a token or id
+    (`tok.pad_token = "<pad>"`, `= tok.unk_token`, `tok.pad_token_id = 0`, `add_special_tokens`), not a
+    copy of some pad (`self.pad_token_id = tokenizer.pad_token_id` stores an id, it sets no token)."""
+    if isinstance(small, cst.Assign):
+        given = set()
+        for target in small.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and t.attr.value in PAD_ATTRS and _own_token(small.value):
+                given.add(P.dotted(t.value))
+        return given
+    own: set[str] = set()
+    _note_pad_setting(small, own)  # `tok.add_special_tokens({"pad_token": "<pad>"})`
+    return own
+
+
+def _own_token(value: cst.BaseExpression) -> bool:
+    """A literal token or id, or another special token of a tokenizer (`tok.unk_token`), not the EOS
+    and not a pad read from somewhere."""
+    if P.mentions_eos(value):
+        return False
+    if isinstance(value, (cst.SimpleString, cst.Integer)):
+        return True
+    return (
+        isinstance(value, cst.Attribute)
+        and value.attr.value.endswith(("_token", "_token_id"))
+        and not (value.attr.value.startswith("pad"))
+    )
 
 
 def _pad_missing_test(test: cst.BaseExpression) -> str | None:
