@@ -2,7 +2,8 @@
 
 A pretrained model of the library table does: the fix is safe. A model class of the project whose
 `forward` has no such parameter and no `**kwargs` cannot be handed a mask: it is judged by its body
-(reported only where it hands the ids to a model inside, without a fix). A callee
+(reported, with no fix and a `help:` saying why, when something in it attends; else only where it
+hands the ids to a model inside). A callee
 whose signature is not in view (a `model` parameter) may or may not: the fix is unsafe. Each fixed
 module is run on a ragged batch by the stand-in tokenizer, with a stand-in for the library model.
 """
@@ -126,8 +127,42 @@ def test_pretrained_model_of_the_library_gets_a_safe_fix_that_runs(tmp_path):
         assert not _mask_errors(out, pad_is_eos), fixed
 
 
+ATTENDING = """
+import torch
+
+
+class SelfAttentionScorer(torch.nn.Module):
+    def __init__(self, vocab=1000, width=8):
+        super().__init__()
+        self.table = torch.nn.Embedding(vocab, width)
+        self.attend = torch.nn.MultiheadAttention(width, num_heads=2, batch_first=True)
+
+    def forward(self, input_ids):
+        x = self.table(input_ids)
+        return self.attend(x, x, x)[0].mean(1)
+
+
+def pooled(texts, tokenizer):
+    scorer = SelfAttentionScorer()
+    token_ids = tokenizer(texts, padding=True, return_tensors="pt")["input_ids"]
+    return scorer(input_ids=token_ids)
+"""
+
+
+def test_attending_project_model_without_the_parameter_gets_no_fix_and_help_says_why(tmp_path):
+    pytest.importorskip("torch")
+    finding = _only_fix(ATTENDING)
+    assert finding.fix is None
+    assert "takes no `attention_mask`" in finding.no_fix
+    assert fix_source(ATTENDING, "m.py", unsafe=True).source == ATTENDING
+    # what a fix would have written fails when run: the forward takes no such keyword
+    broken = ATTENDING.replace("scorer(input_ids=token_ids)", "scorer(input_ids=token_ids, attention_mask=None)")
+    with pytest.raises(TypeError):
+        _run(broken, tmp_path, "pooled", "attending_broken", False)
+
+
 def test_project_model_without_the_parameter_is_judged_by_its_body():
-    # Nothing inside attends, and no mask can be handed to it: nothing is reported at its call.
+    # Nothing inside attends (an embedding summed), and no mask can be handed to it: no finding.
     source = OWN_MODULE.format(extra="", seen="None")
     assert not [d for d in lint_source(source, "m.py") if d.code == "PAD003"]
     # A wrapper of the same signature that hands the ids to a pretrained model inside: reported where

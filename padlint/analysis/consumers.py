@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import one_row, output_use
+from padlint.analysis import attention, one_row, output_use
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import (
     MaskLost,
 )
 from padlint.analysis.objects import MODEL_ENTRY_METHODS, takes_keyword
 from padlint.analysis.values import (
+    Instance,
     MappedDataset,
     Model,
     Padded,
@@ -132,6 +133,14 @@ class ConsumerQuestions(WalkerState):
         if bound and fn.name.value in MODEL_ENTRY_METHODS:
             return not any(self.is_model_class(cls, env.parent) for cls, env in self.class_envs[-1:] if env is not None)
         return True
+
+    def consumer_attends(self, call: cst.CSTNode) -> bool:
+        """Does the project class called here attend (attention.py)?"""
+        found = self.callees.get(call) if isinstance(call, cst.Call) else None
+        if found is None:
+            return False
+        module = self.facts.module
+        return any(attention.attends(inst.cls, module, self.facts.code) for inst in tags_of(found[0], Instance))
 
     def model_by_provenance(self, call: cst.Call) -> bool:
         """A call of a model whatever its name: a pretrained model, or an instance of a project

@@ -247,9 +247,11 @@ class SinkChecks(WalkerState):
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
         accepted = self.accepts_mask(sink) if isinstance(sink, cst.Call) else None
-        if accepted is False:
-            # Project code in view whose signature takes no mask (a CNN over embeddings, a wrapper): no
-            # mask can go here, and its walk with the ids judges them where a model inside receives them.
+        if accepted is False and not self.consumer_attends(sink):
+            # Project code in view whose signature takes no mask and in which nothing attends (a CNN over
+            # embeddings, a wrapper of a pretrained model): no mask can go here, and its walk with the ids
+            # judges them where a model inside receives them. One that attends (hand-written
+            # self-attention) reads the pads: reported, with no fix (its forward has no place for a mask).
             return
         for padded in tags_of(value, Padded):
             if (

@@ -42,7 +42,7 @@ class PaddedWithoutMask(Rule):
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
     fix_safety = (
         "safe (keep the encoding and carry its mask along); unsafe where the called model's signature is not in "
-        "view; none where the ids leave the function alone"
+        "view; none where the ids leave the function alone or the model takes no `attention_mask`"
     )
     MANUAL_FIX = "keep the tokenizer's encoding and pass its `attention_mask` with the ids (to the model call, or in the returned features)"
 
@@ -109,6 +109,8 @@ def run(model, tokenizer, texts):
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         if event.how == "call" or not isinstance(event.sink, cst.Call) or _is_feature_dict(event.sink):
             return self.fix_in_view(facts, event)  # a feature dict, or a callee whose parameters were checked
+        if event.mask_accepted is False:
+            return None  # the model call takes no `attention_mask=`: adding one raises TypeError
         proposal = self.fix_in_view(facts, event)
         if proposal is None or event.mask_accepted or proposal.applicability is not Applicability.SAFE:
             return proposal
@@ -207,6 +209,8 @@ def _takes_a_mask(sink) -> bool:
 
 
 def _why_no_fix(event: MaskLost) -> str | None:
+    if event.mask_accepted is False and isinstance(event.sink, cst.Call) and not _is_feature_dict(event.sink):
+        return "the model called here takes no `attention_mask` parameter (nor `**kwargs`): give its forward one first"
     if event.how in ("subscript", "encode", "sink") and not _takes_a_mask(event.sink):
         return "the ids leave this function without a place for the mask (returned or passed on alone)"
     if event.how in ("subscript", "encode") and isinstance(event.node, cst.Tuple) and event.sink is not None:

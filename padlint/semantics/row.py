@@ -27,6 +27,7 @@ Kind = Literal[
     "rebuilds_labels",  # a consumer that sets labels to the ignore value where a mask argument it reads is 0
     "rejects_mask",  # a model that refuses an attention mask holding zeros (it attends to every position)
     "checkpoint_code",  # a loader whose class is the checkpoint's own code when `roles["remote"]` is true
+    "attention",  # a layer or function that mixes every position with every other (unless masked)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]

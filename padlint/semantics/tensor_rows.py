@@ -6,6 +6,22 @@ from __future__ import annotations
 from padlint.semantics.row import NUMPY, TORCH, Row
 
 TENSOR_ROWS: tuple[Row, ...] = (
+    # ---- what attends: a module built on these lets every position read the pads (unless masked) ---
+    Row(
+        (
+            "torch.nn.MultiheadAttention",
+            "torch.nn.Transformer",
+            "torch.nn.TransformerEncoder",
+            "torch.nn.TransformerEncoderLayer",
+            "torch.nn.TransformerDecoder",
+            "torch.nn.TransformerDecoderLayer",
+            "torch.nn.functional.scaled_dot_product_attention",
+        ),
+        "attention",
+        f"{TORCH}, torch/nn/modules/activation.py MultiheadAttention (key_padding_mask, attn_mask); "
+        "torch/nn/modules/transformer.py Transformer*, src_key_padding_mask; torch/nn/functional.py "
+        "scaled_dot_product_attention(query, key, value, attn_mask=None, ...)",
+    ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
         (
