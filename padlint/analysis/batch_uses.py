@@ -36,7 +36,8 @@ def batch_consumers(
     else:
         if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
             return None  # a method: handed as `self.collate`, whose uses are attributes
-        handed = [n for n in _names(module, {maker.name.value}) if n is not maker.name]
+        defined = _definition_names(module)  # another def of that name (a method) is no use of this one
+        handed = [n for n in _names(module, {maker.name.value}) if id(n) not in defined]
     uses = _Uses(module, parents, imports)
     for node in handed:
         loader = uses.collate_of(node)
@@ -234,3 +235,15 @@ def _parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
 def _names(root: cst.CSTNode, names: set[str]) -> list[cst.Name]:
     """Every `Name` node spelling one of `names` (an attribute's own name and a keyword are not)."""
     return S.name_nodes([root], names)
+
+
+def _definition_names(root: cst.CSTNode) -> set[int]:
+    """The ids of the `Name` nodes that name a def or a class (where a name is defined, not used)."""
+    found: set[int] = set()
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            found.add(id(current.name))
+        stack.extend(P.child_nodes(current))
+    return found
