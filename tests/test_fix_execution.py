@@ -113,6 +113,8 @@ CASES = {
     ),
     # PAD002: labels copied from padded ids, pads left in the loss
     "p2_tokenizer_clone.py": _case("PAD002", ["PAD002"], "make_lm_batch", "texts"),
+    # the copy reaches a loss module (`nn.CrossEntropyLoss()` called) before it is returned
+    "p2_loss_module_clone.py": _case("PAD002", ["PAD002"], "batch_with_loss", "texts"),
     # labels stacked from left-padded rows: masked by the mask built beside them, the stack evaluated once
     # labels padded by a step of their own with the pad id: PAD006 (RULES.md), whatever they hold
     "p2_left_fpad_stack_labels.py": _case("PAD002", ["PAD006"], "collate_left", "features", side="left"),

@@ -22,6 +22,7 @@ from padlint.analysis.values import (
     Padded,
     PadIdMask,
     Partial,
+    PerPositionLoss,
     ShapeOf,
     Tokenizer,
     Value,
@@ -33,6 +34,8 @@ from padlint.semantics import table as T
 
 ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = T.names("loss")
+# Reductions over every element of a tensor (torch 2.13.0 torch.mean/torch.sum; numpy 2.4.6 numpy.mean/numpy.sum).
+WHOLE_REDUCTIONS = ("torch.mean", "torch.sum", "numpy.mean", "numpy.sum")
 
 
 class CallDispatch(WalkerState):
@@ -63,8 +66,7 @@ class CallDispatch(WalkerState):
             held = self.env.get(key) if key is not None else None
             if held and tags_of(held, LossInstance):
                 self.evaluate_args(call)
-                self.loss_module_called(call, held)
-                return EMPTY
+                return self.loss_module_called(call, held)
         inherited = self.super_call(call)
         if inherited is not None:
             return inherited
@@ -126,6 +128,12 @@ class CallDispatch(WalkerState):
             if mean:
                 self.evaluate_args(call)
                 return mean
+        if (
+            name in WHOLE_REDUCTIONS
+            and call.args
+            and tags_of(reduced := self.evaluate(call.args[0].value), PerPositionLoss)
+        ):
+            self.reduced_whole(reduced)
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)
         if name in P.FUNCTIONAL_PAD:

@@ -23,6 +23,7 @@ from padlint.analysis.values import (
     OneText,
     Padded,
     PadIdMask,
+    PerPositionLoss,
     RealCount,
     ShapeOf,
     TokenIds,
@@ -89,6 +90,10 @@ class CallEvaluator(WalkerState):
                 return negated
         if method == "ne" and call.args:
             return self.pad_comparison(call, receiver, call.args[0].value)
+        if method.endswith("_") and tags_of(recv, PerPositionLoss):
+            self.written_into_loss(receiver)
+        if method in ("mean", "sum", "nanmean", "nansum"):
+            self.reduced_whole(recv)
         if method == "mean":
             return self.masked_mean(call, receiver, dims=bool(call.args))
         if method == "sum" and not call.args and self.is_mask(receiver, recv):

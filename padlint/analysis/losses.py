@@ -20,6 +20,7 @@ from padlint.analysis.values import (
     Ones,
     Padded,
     PadIdMask,
+    PerPositionLoss,
     Value,
     tags_of,
 )
@@ -47,23 +48,58 @@ class LossesAndMeans(WalkerState):
         value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
         fact = LossIgnoreIndex(call, arg, value)
         self.facts.loss_ignores.append(fact)
+        per_position = self.per_position(call, qualified or "")
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
-            labels = self.evaluate(target.value)
-            self.label_pads_reaching(labels)
-            if value == P.IGNORE_VALUE:  # a loss that ignores the pad id itself needs no -100 (094)
-                self.label_sink(labels, target.value, call, "loss")
             fact.labels_target = self.is_token_labels(target.value)
-            return EMPTY
-        return frozenset({LossInstance(fact)})
+            return self.labels_graded(call, target.value, value, per_position)
+        return frozenset({LossInstance(fact, per_position)})
 
-    def loss_module_called(self, call: cst.Call, callee: Value) -> None:
-        """`self.criterion(logits, y_true)`: what the loss module grades."""
+    def loss_module_called(self, call: cst.Call, callee: Value) -> Value:
+        """`self.criterion(logits, y_true)`: what the loss module grades, judged as the function form."""
         target = P.keyword(call, "target") or P.positional(call, 1)
         if target is None:
-            return
+            return EMPTY
         labels = self.is_token_labels(target.value)
+        graded: Value = EMPTY
         for instance in tags_of(callee, LossInstance):
             instance.fact.labels_target = bool(instance.fact.labels_target) or labels
+            graded |= self.labels_graded(call, target.value, instance.fact.value, instance.per_position)
+        return graded
+
+    def labels_graded(self, call: cst.Call, target: cst.BaseExpression, ignored, per_position: bool) -> Value:
+        """The labels reach a loss that ignores `ignored`. A loss that ignores the pad id itself needs no
+        -100 (094); one per position (`reduction="none"`) grades the pads only where it is reduced whole."""
+        labels = self.evaluate(target)
+        self.label_pads_reaching(labels)
+        if ignored != P.IGNORE_VALUE:
+            return EMPTY
+        if per_position:
+            return frozenset({PerPositionLoss(labels, target, call)})
+        self.label_sink(labels, target, call, "loss")
+        return EMPTY
+
+    def per_position(self, call: cst.Call, qualified: str) -> bool:
+        """Made or called with `reduction="none"` (or the older `reduce=False`), against the table's default."""
+        reduction = P.keyword(call, "reduction")
+        if reduction is not None:
+            return P.string_value(reduction.value) == "none"
+        reduce = P.keyword(call, "reduce")
+        if reduce is not None and isinstance(reduce.value, cst.Name) and reduce.value.value == "False":
+            return True
+        return T.default(qualified, "reduction") == "none"
+
+    def written_into_loss(self, place: cst.BaseExpression) -> None:
+        """`losses[pads] = 0`, `losses.mul_(mask)`, `losses *= mask`: the per-position losses are written
+        over in place, so a later reduction of them is no longer known to count the pads."""
+        key = place_key(place)
+        held = self.env.get(key) if key is not None else None
+        if key is not None and held and tags_of(held, PerPositionLoss):
+            self.env.set(key, frozenset(t for t in held if not isinstance(t, PerPositionLoss)))
+
+    def reduced_whole(self, value: Value) -> None:
+        """`losses.mean()`, `losses.sum()`, `torch.mean(losses)`: every position counts, the pads too."""
+        for loss in tags_of(value, PerPositionLoss):
+            self.label_sink(loss.labels, loss.target, loss.call, "loss")
 
     def is_token_labels(self, target: cst.BaseExpression) -> bool:
         """Is a loss target known as token labels: labels padded or masked here, a copy of ids, or a

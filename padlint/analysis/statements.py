@@ -217,6 +217,8 @@ class StatementWalker(WalkerState):
         current = self.evaluate(stmt.target)
         added = self.evaluate(stmt.value)
         key = place_key(stmt.target)
+        if not isinstance(stmt.operator, cst.AddAssign):
+            self.written_into_loss(stmt.target)  # `losses *= mask`
         if isinstance(stmt.operator, (cst.MultiplyAssign, cst.BitAndAssign)) and tags_of(current, Ones):
             self.facts.corrected_ones.update(tags_of(current, Ones))  # `mask *= (ids != pad)`
         elif isinstance(stmt.operator, cst.AddAssign) and key is not None:

@@ -34,6 +34,7 @@ class StoresMixin(WalkerState):
 
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
         """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
+        self.written_into_loss(target.value)
         base = self.zero_row_fill(target, self.evaluate(target.value), value, value_node)
         if _whole_row(target):
             # `tokens[i, :] = row` over `torch.full(shape, pad_id)`: the fill only reserved the shape

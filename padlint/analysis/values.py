@@ -262,6 +262,17 @@ class LossInstance:
     """A loss module (`nn.CrossEntropyLoss(...)`): its calls show what targets it grades."""
 
     fact: Any  # facts.LossIgnoreIndex
+    per_position: bool = False  # made with `reduction="none"`: its calls return a PerPositionLoss
+
+
+@dataclass(eq=False)
+class PerPositionLoss:
+    """One loss per position (`reduction="none"`): the pads are graded only where it is reduced whole
+    (`.mean()`, `.sum()`); a product, an index or a write into it first leaves the reduction unknown."""
+
+    labels: Any  # the labels' value at the loss call
+    target: cst.BaseExpression  # the target argument
+    call: cst.Call
 
 
 @dataclass(eq=False)

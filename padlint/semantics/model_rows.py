@@ -19,9 +19,10 @@ MODEL_ROWS: tuple[Row, ...] = (
         ),
         "loss",
         f"{TORCH}, torch/nn/modules/loss.py CrossEntropyLoss/NLLLoss.__init__, torch/nn/functional.py "
-        "cross_entropy/nll_loss (ignore_index: int = -100)",
-        roles={"target": ("target", 1), "ignore_index": ("ignore_index", None)},
-        defaults={"ignore_index": -100},
+        "cross_entropy/nll_loss (ignore_index: int = -100, reduction: str = 'mean'; 'none' returns one loss per "
+        "position)",
+        roles={"target": ("target", 1), "ignore_index": ("ignore_index", None), "reduction": ("reduction", None)},
+        defaults={"ignore_index": -100, "reduction": "mean"},
     ),
     Row(
         ("labels",),
