@@ -1,0 +1,275 @@
+"""Rule fixtures whose fix has a shape no exec fixture has, run as they are: fixed, imported, called.
+
+tests/fixtures/exec/ holds small modules written to be run; the fixtures of tests/fixtures/rules/ are
+shaped like real code and only linted there. For the ones listed here (fixes added in the last
+sessions, fixes made by code paths no exec case reaches, and a few known gaps) the fixture file itself
+is fixed with `fix_source`, imported (a stand-in `transformers`, see rule_fixture_runner.py) and called
+on the ragged batch with pad != EOS and with pad == EOS. The invariants are test_fix_execution.py's:
+the mask is 1 exactly on real tokens, labels equal the ids there (a real EOS equal to the pad id
+included) and are -100 exactly on padding, in the ids' container and shape. A safe fix must hold for
+both tokenizers, an unsafe one with pad != EOS, and with pad == EOS too when the fixture makes pad the
+EOS itself (`eos`). The unfixed fixture must break an invariant under the same harness.
+
+A case: `run(module, tokenizer, models)` calls the fixture and returns (real token rows, one output
+dict with a row per text); `checks`, `side`, `safe` and `lib` as in test_fix_execution.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from rule_fixture_runner import RULE_FIXTURES, RecordingEncoder, load_fixture  # noqa: E402
+from standin_tokenizer import StandInTokenizer  # noqa: E402
+from test_fix_execution import TEXTS, invariant_errors, structure_errors  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
+
+
+@dataclass
+class Case:
+    codes: tuple[str, ...]
+    run: Callable
+    checks: tuple[str, ...] = ("mask",)
+    side: str = "right"
+    safe: bool = True  # False: only an unsafe fix exists
+    eos: bool = False  # the fixture itself makes pad the EOS: an unsafe fix must hold then too
+    lib: str = "torch"
+
+
+def real_rows(tokenizer) -> list[list[int]]:
+    return [tokenizer.encode(t) for t in TEXTS]
+
+
+def features(tokenizer, key: str = "input_ids") -> list[dict]:
+    return [{key: row} for row in real_rows(tokenizer)]
+
+
+def _generate_told_pad_id(module, tokenizer, models):
+    module.complete(list(TEXTS))
+    [call] = models[0].calls
+    return real_rows(tokenizer), call
+
+
+def _embedder(module, tokenizer, models):
+    module.embed_passages(list(TEXTS))
+    [call] = models[0].calls
+    return real_rows(tokenizer), call
+
+
+def _encoder_states(module, tokenizer, models):
+    module.encoder_states(list(TEXTS))
+    [call] = models[0].calls
+    return real_rows(tokenizer), call
+
+
+def _sample_each(module, tokenizer, models):
+    model = RecordingEncoder()
+    module.sample_each(model, tokenizer, list(TEXTS), k=1)
+    [call] = model.calls
+    return real_rows(tokenizer), call
+
+
+def _pad_block(module, tokenizer, models):
+    block = module.pad_block(real_rows(tokenizer), tokenizer.pad_token_id)
+    return real_rows(tokenizer), {"input_ids": block["tokens"], "attention_mask": block["mask"]}
+
+
+def _zero_padded_pairs(module, tokenizer, models):
+    encoded = [{"input_ids": row, "token_type_ids": [0] * len(row)} for row in real_rows(tokenizer)]
+    return real_rows(tokenizer), module.collate_pairs(encoded, [0] * len(encoded))
+
+
+def _sft_collate_appends_eos(module, tokenizer, models):
+    rows = [{"input_ids": tokenizer.encode(t, add_special_tokens=False)} for t in TEXTS]
+    return real_rows(tokenizer), module.sft_collate(rows, tokenizer)
+
+
+def _student_collator(module, tokenizer, models):
+    student = module.student_tok
+    encoded = [{"input_ids": row, "attention_mask": [1] * len(row)} for row in real_rows(student)]
+    return real_rows(student), module.student_collator()(encoded)
+
+
+def _map_lambda_pairs(module, tokenizer, models):
+    pairs = [t.split(maxsplit=1) for t in TEXTS]
+    batch = {"q": [p[0] for p in pairs], "a": [p[1] if len(p) > 1 else "" for p in pairs]}
+    tok = module.tokenizer
+    real = [tok.encode(" ".join(p)) + [tok.eos_token_id] for p in pairs]
+    return real, module.encode_pairs(batch)
+
+
+def _prompt_prefix(module, tokenizer, models):
+    rows = real_rows(tokenizer)
+    examples = [{"prompt_ids": row[:1], "answer_ids": row[1:]} for row in rows]
+    return rows, module.collate(examples, tokenizer.pad_token_id)
+
+
+def _pair_scores(module, tokenizer, models):
+    seen = []
+    module.answer_logprob = lambda logits, labels: seen.append(labels) or labels.sum(-1)
+    model = RecordingEncoder()
+    module.pair_scores(model, tokenizer, list(TEXTS), list(TEXTS))
+    [call] = model.calls
+    return real_rows(tokenizer) * 2, {"input_ids": call["input_ids"], "labels": seen[0]}
+
+
+def _numpy_collate_copy(module, tokenizer, models):
+    return real_rows(tokenizer), module.collate_numpy(features(tokenizer), tokenizer.pad_token_id, width=12)
+
+
+def _seq2seq_zero_buffer(module, tokenizer, models):
+    out = module.seq2seq_batch(tokenizer, list(TEXTS), list(TEXTS))
+    targets = tokenizer(list(TEXTS), padding=True, return_tensors="np")["input_ids"]
+    return real_rows(tokenizer), {"input_ids": targets, "labels": out["labels"]}
+
+
+def _packer_rows(module, tokenizer, models):
+    rows = module.Packer(tokenizer).pack(list(TEXTS))
+    return real_rows(tokenizer), tokenizer.pad(rows)
+
+
+def _with_setup(entry: str) -> Callable:
+    def run(module, tokenizer, models):
+        tokenizer = module.load(tokenizer) or tokenizer
+        if entry == "encode_batch":
+            return real_rows(tokenizer), module.encode_batch({"text": list(TEXTS)}, tokenizer)
+        return real_rows(tokenizer), getattr(module, entry)(features(tokenizer), tokenizer)
+
+    return run
+
+
+CASES = {
+    # PAD001: a mask from the lengths of rows padded in a helper; zero-padded rows sized by the widest;
+    # the tokenizer's own mask for prompts repeated k times; `new_ones` over a nested tensor padded
+    # by `to_padded_tensor` (no lengths in view: the unsafe `ids != pad`)
+    "PAD001/encoder_right_pad_ignored_labels_ones.py": Case(
+        ("PAD001",),
+        lambda m, tok, models: (real_rows(tok), m.collate(features(tok), tok.pad_token_id)),
+        checks=("mask", "labels"),
+    ),
+    "PAD001/helper_dict_mask_key_consumed.py": Case(("PAD001",), _pad_block, lib="numpy"),
+    "PAD001/zero_padded_id_rows_ones_width.py": Case(("PAD001",), _zero_padded_pairs),
+    "PAD001/prompt_list_repeated_ones.py": Case(("PAD001",), _sample_each),
+    "PAD001/nested_to_padded_ones.py": Case(
+        ("PAD001",),
+        lambda m, tok, models: (real_rows(tok), m.collate_nested(features(tok), tok.pad_token_id)),
+        safe=False,
+    ),
+    # PAD002: labels from the lengths where only the prompt prefix is masked; labels of two stacked
+    # encodings; the unsafe numpy `np.where(ids == pad, -100, ids)`
+    "PAD002/prompt_prefix_masked_pads_kept.py": Case(("PAD002",), _prompt_prefix, checks=("labels", "prompt")),
+    "PAD002/stacked_pairs_labels_graded_by_ignore.py": Case(("PAD002",), _pair_scores, checks=("labels",)),
+    "PAD002/numpy_collate_copy_dict_call.py": Case(
+        ("PAD002",), _numpy_collate_copy, checks=("mask", "labels"), safe=False, lib="numpy"
+    ),
+    # PAD003: the encoding's mask handed to a model loaded at import time (an encoder named embedder,
+    # `generate` told a pad id that is EOS, left padded; a model's `.encoder`, whose signature is not in view)
+    "PAD003/encoder_named_embedder_given_ids.py": Case(("PAD003",), _embedder),
+    "PAD003/generate_told_pad_id_that_is_eos.py": Case(("PAD003",), _generate_told_pad_id, side="left", eos=True),
+    "PAD003/submodule_encoder_given_input_ids.py": Case(("PAD003",), _encoder_states, safe=False),
+    # PAD004: rows padded with EOS, labels masked by EOS; the DataCollatorForLanguageModeling replaced by
+    # a collate function for the tokenizer whose pad id is EOS, beside one with a pad token of its own
+    "PAD004/eos_padding_labels_masked_by_eos.py": Case(
+        ("PAD004",), _sft_collate_appends_eos, checks=("mask", "labels")
+    ),
+    "PAD004/pad_eos_tokenizer_beside_one_with_own_pad.py": Case(
+        ("PAD004",), _student_collator, checks=("mask", "labels"), safe=False, eos=True
+    ),
+    # PAD005: rows filled with EOS on the left; a mask made by `map(lambda ...)`; the tokenizer's mask
+    "PAD005/eos_filled_rows_mask_ne_eos.py": Case(
+        ("PAD005",),
+        lambda m, tok, models: (real_rows(tok), m.left_padded_prompts(tok, list(TEXTS))),
+        side="left",
+    ),
+    "PAD005/map_lambda_mask_pad_eos.py": Case(("PAD005",), _map_lambda_pairs, lib="lists"),
+    "PAD005/token_comparison_rows_pad_is_eos.py": Case(("PAD005",), _with_setup("encode_batch"), lib="lists"),
+    # PAD006: label buffers filled with the pad id or zeros, rows appended padded with EOS
+    "PAD006/full_buffer_rows_written_labels.py": Case(
+        ("PAD006",),
+        lambda m, tok, models: (real_rows(tok), m.collate(features(tok), tok)),
+        checks=("labels",),
+    ),
+    "PAD006/numpy_zero_buffer_tokenized_targets.py": Case(
+        ("PAD006",), _seq2seq_zero_buffer, checks=("labels",), lib="numpy"
+    ),
+    "PAD006/rows_appended_padded_with_eos.py": Case(
+        ("PAD006",), _with_setup("collate"), checks=("mask", "labels"), lib="lists"
+    ),
+    # PAD009: rows padded in a method, then padded again by a collator stored on the object
+    "PAD009/repadding_collator_stored_then_used.py": Case(("PAD009",), _packer_rows),
+}
+
+
+def _require(case: Case) -> None:
+    pytest.importorskip("torch")  # the fixtures import it, whatever container their batch is in
+    if case.lib == "numpy":
+        pytest.importorskip("numpy")
+
+
+def _run(source: str, name: str, case: Case, tmp_path: Path, tag: str) -> dict[str, list[str]]:
+    results = {}
+    for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
+        stem = f"{Path(name).stem}_{tag}_{int(pad_is_eos)}"
+        try:
+            module, models = load_fixture(source, tmp_path / f"{stem}.py", f"padlint_rule_fixture_{stem}", pad_is_eos)
+            real, out = case.run(module, StandInTokenizer(pad_is_eos=pad_is_eos), models)
+            checked = {"checks": case.checks, "side": case.side}
+            results[label] = structure_errors([out], checked) + invariant_errors(real, out, checked)
+        except Exception as exc:  # a fix that breaks the code fails the check
+            results[label] = [f"raised {type(exc).__name__}: {exc}"]
+    return results
+
+
+def _explain(name: str, source: str, results: dict[str, list[str]]) -> str:
+    lines = [f"{name}:", *(f"  {k}: {'; '.join(v) or 'ok'}" for k, v in results.items()), "---- source ----", source]
+    return "\n".join(lines)
+
+
+NAMES = sorted(CASES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unfixed_fixture_is_reported_and_breaks_the_batch(name, tmp_path):
+    case = CASES[name]
+    _require(case)
+    source = (RULE_FIXTURES / name).read_text()
+    codes = {d.code for d in lint_source(source, name)}
+    assert set(case.codes) <= codes, f"{name}: expected {case.codes}, found {sorted(codes)}"
+    results = _run(source, name, case, tmp_path, "orig")
+    assert any(results.values()), f"{name} is not buggy under the harness"
+    if any(e.startswith("raised") for errors in results.values() for e in errors):
+        pytest.fail(_explain(name, source, results), pytrace=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_safe_fix_of_rule_fixture_is_right_when_run(name, tmp_path):
+    case = CASES[name]
+    _require(case)
+    source = (RULE_FIXTURES / name).read_text()
+    outcome = fix_source(source, name, unsafe=False)
+    if outcome.source == source and not case.safe:
+        pytest.skip("only an unsafe fix exists")
+    assert outcome.source != source, f"{name}: no safe fix was applied"
+    results = _run(outcome.source, name, case, tmp_path, "safe")
+    if any(results.values()):
+        pytest.fail(_explain(name, outcome.source, results), pytrace=False)
+    left = [(d.code, d.location.row) for d in outcome.remaining if d.code in case.codes]
+    assert not case.safe or not left, f"{name}: still flagged after the safe fix: {left}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unsafe_fix_of_rule_fixture_is_right_when_run(name, tmp_path):
+    case = CASES[name]
+    _require(case)
+    source = (RULE_FIXTURES / name).read_text()
+    outcome = fix_source(source, name, unsafe=True)
+    assert outcome.source != source, f"{name}: no fix was applied with unsafe=True"
+    results = _run(outcome.source, name, case, tmp_path, "unsafe")
+    if results["pad!=eos"] or (case.eos and results["pad==eos"]):
+        pytest.fail(_explain(name, outcome.source, results), pytrace=False)
