@@ -10,7 +10,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import AliasWrittenInPlace
-from padlint.analysis.values import Padded, first, tags_of
+from padlint.analysis.values import Encoding, Padded, first, tags_of
 from padlint.analysis.walker_state import WalkerState
 
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
@@ -35,7 +35,11 @@ class LabelAliases(WalkerState):
             and not any(p.target_ids or p.of_labels for p in held)
         ):
             padded = first(self.evaluate(value_node), Padded)
-            kind = padded.kind if padded is not None and padded.kind in ("pt", "np", "list") else self.kind_of(source)
+            kind = (
+                padded.kind
+                if padded is not None and padded.kind in ("pt", "np", "list")
+                else self.kind_of(source, value_node)
+            )
             self.label_aliases[key] = (value_node, self.env.version(key), kind, source)
         else:
             self.label_aliases.pop(key, None)
@@ -91,12 +95,16 @@ class LabelAliases(WalkerState):
         for stale in [k for k, e in self.pending_alias_writes.items() if e is event]:
             del self.pending_alias_writes[stale]
 
-    def kind_of(self, key: str) -> str:
-        """What the aliased ids are: "pt", "np", "list" or "?"."""
+    def kind_of(self, key: str, value_node: cst.BaseExpression | None = None) -> str:
+        """What the aliased ids are: "pt", "np", "list" or "?". `value_node`: the expression that reads
+        them, when it is not a place's stored value (`enc["input_ids"]` itself)."""
         value = self.env.get(key) or EMPTY
         padded = first(value, Padded)
         if padded is not None and padded.kind in ("pt", "np", "list"):
             return padded.kind
+        encoding = self.encoding_read(value_node if value_node is not None else self.value_nodes.get(key))
+        if encoding is not None and encoding.kind in ("pt", "np", "list"):
+            return encoding.kind
         node = self.value_nodes.get(key)
         while isinstance(node, cst.Subscript):
             node = node.value
@@ -113,6 +121,21 @@ class LabelAliases(WalkerState):
             if qualified == "list":
                 return "list"
         return "?"
+
+    def encoding_read(self, node: cst.BaseExpression | None) -> Encoding | None:
+        """The tokenizer encoding `node` reads its ids from (`enc["input_ids"]`, `enc.input_ids`, through a
+        name bound to one): its `return_tensors=` says what they are (lists when none is asked for)."""
+        for _ in range(4):
+            while isinstance(node, (cst.Subscript, cst.Attribute)):
+                node = node.value
+                encoding = first(self.env.get(place_key(node) or "") or EMPTY, Encoding)
+                if encoding is not None:
+                    return encoding
+            key = place_key(node) if node is not None else None
+            if key is None or key not in self.value_nodes:
+                return None
+            node = self.value_nodes[key]
+        return None
 
 
 def _is_ellipsis(node: cst.BaseExpression) -> bool:
