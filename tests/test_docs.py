@@ -1,5 +1,9 @@
 """Every rule has a documentation page with fixed headings, and the page's examples are true.
 
+The headings say what the rule flags, why it matters, what stays silent, what it does when the
+consumer of the value is not in view, an example and its fix, how safe the fix is, and when to
+suppress; none is left empty.
+
 The Example block of docs/rules/<code>.md must be flagged with that code, and the Use instead block
 must not be; padlint/rules/docs (a link to docs/rules) must serve the same page to `padlint rule`.
 """
@@ -22,6 +26,8 @@ PACKAGED_DOCS = ROOT / "padlint" / "rules" / "docs"
 HEADINGS = [
     "What it does",
     "Why is this bad?",
+    "What stays silent",
+    "When the consumer is unknown",
     "Example",
     "Use instead",
     "Fix safety",
@@ -64,6 +70,21 @@ def test_page_title_and_headings(rule):
     assert text.splitlines()[0] == f"# {rule.code} `{rule.name}`"
     headings = re.findall(r"^## (.+?)\s*$", text, flags=re.MULTILINE)
     assert headings == HEADINGS
+
+
+@RULES
+def test_every_section_says_something(rule):
+    empty = [heading for heading, body in _sections(_page(rule)).items() if not body.strip()]
+    assert not empty, f"empty sections: {empty}"
+
+
+@RULES
+def test_page_names_its_fix_safety(rule):
+    """The Fix safety section says which fixes are safe and which are unsafe, as `padlint rules` does."""
+    section = _sections(_page(rule))["Fix safety"]
+    for word in ("safe", "unsafe"):
+        if re.search(rf"\b{word}\b", rule.fix_safety):
+            assert re.search(rf"\*\*{word}\*\*", section), f"Fix safety never calls a fix **{word}**"
 
 
 @RULES
