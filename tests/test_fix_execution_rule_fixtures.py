@@ -26,7 +26,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from rule_fixture_runner import RULE_FIXTURES, RecordingEncoder, load_fixture  # noqa: E402
 from standin_tokenizer import StandInTokenizer  # noqa: E402
-from test_fix_execution import TEXTS, invariant_errors, structure_errors  # noqa: E402
+from test_fix_execution import TEXTS, ListDataset, invariant_errors, structure_errors  # noqa: E402
 
 from padlint.engine import fix_source, lint_source  # noqa: E402
 
@@ -42,8 +42,8 @@ class Case:
     lib: str = "torch"
 
 
-def real_rows(tokenizer) -> list[list[int]]:
-    return [tokenizer.encode(t) for t in TEXTS]
+def real_rows(tokenizer, texts=TEXTS) -> list[list[int]]:
+    return [tokenizer.encode(t) for t in texts]
 
 
 def features(tokenizer, key: str = "input_ids") -> list[dict]:
@@ -134,6 +134,80 @@ def _packer_rows(module, tokenizer, models):
     return real_rows(tokenizer), tokenizer.pad(rows)
 
 
+def _rows_of(outputs: list[dict]) -> dict:
+    """Per-example outputs (a map function's, a Dataset's items) as one output with a row per text."""
+    return {key: [out[key] for out in outputs] for key in outputs[0]}
+
+
+def _with_eos(tokenizer, texts) -> list[list[int]]:
+    """Rows of texts that end with the EOS token's text (`text + tokenizer.eos_token`)."""
+    return real_rows(tokenizer, [t + tokenizer.eos_token for t in texts])
+
+
+def _deepcopy_lists(module, tokenizer, models):
+    return _with_eos(tokenizer, TEXTS), _rows_of(module.encode_for_lm(tokenizer, list(TEXTS)))
+
+
+def _row_slices(module, tokenizer, models):
+    return real_rows(module.tok), module.tokenize({"story": list(TEXTS)})
+
+
+def _slice_copy_example(module, tokenizer, models):
+    tok = module.tok
+    return _with_eos(tok, TEXTS), _rows_of([module.to_features({"text": t}) for t in TEXTS])
+
+
+def _instruction_example(module, tokenizer, models):
+    tok = module.tok
+    pairs = [t.split(maxsplit=1) + [""] for t in TEXTS]
+    examples = [{"instruction": p[0], "output": p[1]} for p in pairs]
+    texts = [f"### Instruction:\n{e['instruction']}\n### Response:\n{e['output']}{tok.eos_token}" for e in examples]
+    return real_rows(tok, texts), _rows_of([module.encode_example(e) for e in examples])
+
+
+def _seq2seq_targets(module, tokenizer, models):
+    tok = module.tokenizer
+    out = module.preprocess({"question": list(TEXTS), "answer": list(TEXTS)})
+    targets = tok(text_target=[t + tok.eos_token for t in TEXTS], max_length=96, padding="max_length")
+    return _with_eos(tok, TEXTS), {"input_ids": targets["input_ids"], "labels": out["labels"]}
+
+
+def _left_generate(module, tokenizer, models):
+    module.complete_functions(list(TEXTS))
+    [call] = models[0].calls
+    return real_rows(module.tok), call
+
+
+def _numpy_rowfill(module, tokenizer, models):
+    return real_rows(module.tok), module.collate_np(features(module.tok))
+
+
+def _labelled_features(module, tokenizer, models):
+    rows = [{"input_ids": row, "labels": row} for row in real_rows(tokenizer)]
+    return real_rows(tokenizer), module.CodeCompletionCollator(tokenizer)(rows)
+
+
+def _source_rows_repadded(module, tokenizer, models):
+    rows = [module.encode_pair({"source": t, "target": t}, tokenizer) for t in TEXTS]
+    return real_rows(tokenizer), tokenizer.pad([{k: r[k] for k in r if k != "labels"} for r in rows])
+
+
+def _dataset_items_repadded(module, tokenizer, models):
+    dataset = module.ClaimsDataset(list(TEXTS), [0, 1, 0], tokenizer)
+    rows = [dataset[i] for i in range(len(dataset))]
+    return real_rows(tokenizer), tokenizer.pad([{k: r[k] for k in r if k != "labels"} for r in rows])
+
+
+class PromptRows(ListDataset):
+    column_names = ["prompt"]
+
+
+def _left_prompt_loader(module, tokenizer, models):
+    tokenizer.padding_side = "left"
+    loader = module.prompt_loader(PromptRows({"prompt": t} for t in TEXTS), tokenizer, batch_size=len(TEXTS))
+    return real_rows(tokenizer), next(iter(loader))
+
+
 def _with_setup(entry: str) -> Callable:
     def run(module, tokenizer, models):
         tokenizer = module.load(tokenizer) or tokenizer
@@ -201,8 +275,37 @@ CASES = {
     "PAD006/rows_appended_padded_with_eos.py": Case(
         ("PAD006",), _with_setup("collate"), checks=("mask", "labels"), lib="lists"
     ),
-    # PAD009: rows padded in a method, then padded again by a collator stored on the object
+    # PAD009: rows padded in a method, then padded again by a collator stored on the object; rows padded
+    # in a map function, a Dataset's items, left-padded prompts re-padded by a loader's lambda
     "PAD009/repadding_collator_stored_then_used.py": Case(("PAD009",), _packer_rows),
+    "PAD009/seq2seq_collator_after_manual_pad.py": Case(("PAD009",), _source_rows_repadded),
+    "PAD009/dataset_getitem_pads_then_padding_collator.py": Case(("PAD009",), _dataset_items_repadded),
+    "PAD009/left_pad_lambda_tokenizer_pad.py": Case(("PAD009",), _left_prompt_loader, side="left"),
+    # fixes written over several lines (the line grew past the project's length): the wrapped code runs
+    "PAD001/list_extend_rows_per_row_ones.py": Case(
+        ("PAD001",),
+        lambda m, tok, models: (real_rows(tok), m.collate_lists(features(tok), tok)),
+        safe=False,
+        lib="lists",
+    ),
+    "PAD002/batch_encode_plus_deepcopy_lists.py": Case(("PAD002",), _deepcopy_lists, checks=("labels",), lib="lists"),
+    "PAD002/batched_map_row_slices_padding_true.py": Case(("PAD002",), _row_slices, checks=("labels",), lib="lists"),
+    "PAD002/detach_clone_chain_labels.py": Case(
+        ("PAD002",),
+        lambda m, tok, models: (real_rows(tok), m.CausalBatcher(tok)(list(TEXTS))),
+        checks=("mask", "labels"),
+    ),
+    "PAD002/map_single_example_slice_copy.py": Case(
+        ("PAD002",), _slice_copy_example, checks=("mask", "labels"), lib="lists"
+    ),
+    "PAD004/list_map_single_example_comprehension.py": Case(
+        ("PAD004",), _instruction_example, checks=("mask", "labels"), lib="lists"
+    ),
+    "PAD004/seq2seq_comprehension_pad_is_eos.py": Case(("PAD004",), _seq2seq_targets, checks=("labels",), lib="lists"),
+    "PAD005/inverted_equality_mask_pad_is_eos.py": Case(("PAD005",), _with_setup("collate")),
+    "PAD005/left_pad_generate_ne.py": Case(("PAD005",), _left_generate, side="left"),
+    "PAD005/numpy_rowfill_neq_pad.py": Case(("PAD005",), _numpy_rowfill, checks=("mask", "labels"), lib="numpy"),
+    "PAD005/subscript_store_batch_mask.py": Case(("PAD005",), _labelled_features, checks=("mask", "labels")),
 }
 
 
