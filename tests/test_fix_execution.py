@@ -750,7 +750,8 @@ LAYOUT_FILES = sorted(EXEC_DIR.glob("*.py")) + sorted(
 
 def reindented_lines(original: str, fixed: str) -> list[str]:
     """Lines of `fixed` that are lines of `original` moved to another indentation (and are not also
-    present with their own indentation)."""
+    present with their own indentation). A line of brackets alone (`)`, `],`) says nothing of where it
+    came from: a call the fix writes over several lines closes with one at its own indentation."""
     orig_lines = set(original.splitlines())
     indents: dict[str, set[str]] = {}
     for line in original.splitlines():
@@ -758,7 +759,7 @@ def reindented_lines(original: str, fixed: str) -> list[str]:
     moved = []
     for line in fixed.splitlines():
         body = line.strip()
-        if not body or line in orig_lines or body not in indents:
+        if not any(c.isalnum() for c in body) or line in orig_lines or body not in indents:
             continue
         moved.append(line)
     return moved

@@ -48,7 +48,7 @@ class Site:
     def insertion(self, statements: list[str]) -> tuple:
         """An edit that puts `statements` (one line each, as written) before the site's statement."""
         width = line_length(self.facts) - len(self.indent)
-        lines = [line for statement in statements for line in wrap(statement, width)]
+        lines = [line for statement in statements for line in _wrapped(statement, width)]
         text = "".join(line + "\n" + self.indent for line in lines)
         start = self.facts.range_of(self.statement).start
         return (start, start, text)
@@ -56,7 +56,7 @@ class Site:
     def insertion_after(self, statements: list[str]) -> tuple:
         """An edit that puts `statements` right after the site's statement (after its trailing comment)."""
         width = line_length(self.facts) - len(self.indent)
-        lines = [line for statement in statements for line in wrap(statement, width)]
+        lines = [line for statement in statements for line in _wrapped(statement, width)]
         last = self.statement.body[-1] if isinstance(self.statement, cst.SimpleStatementLine) else self.statement
         row = self.facts.range_of(last).end.line
         end = cst.metadata.CodePosition(row, len(_lines(self.facts)[row - 1]))
@@ -71,6 +71,14 @@ class Site:
         first, last = lines[span.start.line - 1], lines[span.end.line - 1]
         rebuilt = first[: span.start.column] + code + last[span.end.column :]
         return all(len(line) <= line_length(self.facts) for line in rebuilt.splitlines())
+
+
+def _wrapped(statement: str, width: int) -> list[str]:
+    """`statement` as `wrap` lays it out, for a statement that carries its own indentation (the body of a
+    def the fix writes): its continuation lines are indented from that indentation, not from column 0."""
+    body = statement.lstrip(" ")
+    lead = statement[: len(statement) - len(body)]
+    return [lead + line for line in wrap(body, width - len(lead))] if body else [statement]
 
 
 def source_of(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
