@@ -10,36 +10,24 @@ included) and are -100 exactly on padding, in the ids' container and shape. A sa
 both tokenizers, an unsafe one with pad != EOS, and with pad == EOS too when the fixture makes pad the
 EOS itself (`eos`). The unfixed fixture must break an invariant under the same harness.
 
-A case: `run(module, tokenizer, models)` calls the fixture and returns (real token rows, one output
-dict with a row per text); `checks`, `side`, `safe` and `lib` as in test_fix_execution.py.
+A case (rule_fixture_runner.Case): `run(module, tokenizer, models)` calls the fixture and returns
+(real token rows, one output dict with a row per text); `checks`, `side`, `safe` and `lib` as in
+test_fix_execution.py. Scripts that run at import are in test_fix_execution_rule_scripts.py.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parent))
-from rule_fixture_runner import RULE_FIXTURES, RecordingEncoder, load_fixture  # noqa: E402
-from standin_tokenizer import StandInTokenizer  # noqa: E402
-from test_fix_execution import TEXTS, ListDataset, invariant_errors, structure_errors  # noqa: E402
-
-from padlint.engine import fix_source, lint_source  # noqa: E402
-
-
-@dataclass
-class Case:
-    codes: tuple[str, ...]
-    run: Callable
-    checks: tuple[str, ...] = ("mask",)
-    side: str = "right"
-    safe: bool = True  # False: only an unsafe fix exists
-    eos: bool = False  # the fixture itself makes pad the EOS: an unsafe fix must hold then too
-    lib: str = "torch"
+from rule_fixture_runner import (  # noqa: E402
+    Case,
+    RecordingEncoder,
+    case_tests,
+)
+from test_fix_execution import TEXTS, ListDataset  # noqa: E402
 
 
 def real_rows(tokenizer, texts=TEXTS) -> list[list[int]]:
@@ -309,70 +297,9 @@ CASES = {
 }
 
 
-def _require(case: Case) -> None:
-    pytest.importorskip("torch")  # the fixtures import it, whatever container their batch is in
-    if case.lib == "numpy":
-        pytest.importorskip("numpy")
-
-
-def _run(source: str, name: str, case: Case, tmp_path: Path, tag: str) -> dict[str, list[str]]:
-    results = {}
-    for label, pad_is_eos in (("pad!=eos", False), ("pad==eos", True)):
-        stem = f"{Path(name).stem}_{tag}_{int(pad_is_eos)}"
-        try:
-            module, models = load_fixture(source, tmp_path / f"{stem}.py", f"padlint_rule_fixture_{stem}", pad_is_eos)
-            real, out = case.run(module, StandInTokenizer(pad_is_eos=pad_is_eos), models)
-            checked = {"checks": case.checks, "side": case.side}
-            results[label] = structure_errors([out], checked) + invariant_errors(real, out, checked)
-        except Exception as exc:  # a fix that breaks the code fails the check
-            results[label] = [f"raised {type(exc).__name__}: {exc}"]
-    return results
-
-
-def _explain(name: str, source: str, results: dict[str, list[str]]) -> str:
-    lines = [f"{name}:", *(f"  {k}: {'; '.join(v) or 'ok'}" for k, v in results.items()), "---- source ----", source]
-    return "\n".join(lines)
-
-
-NAMES = sorted(CASES)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_unfixed_fixture_is_reported_and_breaks_the_batch(name, tmp_path):
-    case = CASES[name]
-    _require(case)
-    source = (RULE_FIXTURES / name).read_text()
-    codes = {d.code for d in lint_source(source, name)}
-    assert set(case.codes) <= codes, f"{name}: expected {case.codes}, found {sorted(codes)}"
-    results = _run(source, name, case, tmp_path, "orig")
-    assert any(results.values()), f"{name} is not buggy under the harness"
-    if any(e.startswith("raised") for errors in results.values() for e in errors):
-        pytest.fail(_explain(name, source, results), pytrace=False)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_safe_fix_of_rule_fixture_is_right_when_run(name, tmp_path):
-    case = CASES[name]
-    _require(case)
-    source = (RULE_FIXTURES / name).read_text()
-    outcome = fix_source(source, name, unsafe=False)
-    if outcome.source == source and not case.safe:
-        pytest.skip("only an unsafe fix exists")
-    assert outcome.source != source, f"{name}: no safe fix was applied"
-    results = _run(outcome.source, name, case, tmp_path, "safe")
-    if any(results.values()):
-        pytest.fail(_explain(name, outcome.source, results), pytrace=False)
-    left = [(d.code, d.location.row) for d in outcome.remaining if d.code in case.codes]
-    assert not case.safe or not left, f"{name}: still flagged after the safe fix: {left}"
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_unsafe_fix_of_rule_fixture_is_right_when_run(name, tmp_path):
-    case = CASES[name]
-    _require(case)
-    source = (RULE_FIXTURES / name).read_text()
-    outcome = fix_source(source, name, unsafe=True)
-    assert outcome.source != source, f"{name}: no fix was applied with unsafe=True"
-    results = _run(outcome.source, name, case, tmp_path, "unsafe")
-    if results["pad!=eos"] or (case.eos and results["pad==eos"]):
-        pytest.fail(_explain(name, outcome.source, results), pytrace=False)
+# the unfixed fixture is reported and breaks the batch; its safe fix, and its unsafe fixes, are right when run
+(
+    test_unfixed_rule_fixture_breaks_the_batch,
+    test_safe_fix_of_rule_fixture_is_right_when_run,
+    test_unsafe_fix_of_rule_fixture_is_right_when_run,
+) = case_tests(CASES)
