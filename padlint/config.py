@@ -82,10 +82,10 @@ class Settings:
 
 
 def known_codes() -> tuple[str, ...]:
-    """Codes of every registered rule (imported lazily: the registry imports the rules)."""
-    from padlint.rules import RULES_BY_CODE
+    """Codes of every registered rule (from the catalogue: the registry imports the rules)."""
+    from padlint.rules.catalogue import CATALOGUE
 
-    return tuple(sorted(RULES_BY_CODE))
+    return tuple(sorted(CATALOGUE))
 
 
 def expand_codes(codes: Iterable[str], where: str) -> frozenset[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from padlint.config import SYNTAX_ERROR_CODE, Settings, with_cli
 from padlint.look import prefilter
-from padlint.rules import ALL_RULES
+from padlint.rules import ALL_RULES, catalogue
 from padlint.run.runner import Options, check_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,8 @@ def test_a_file_without_the_words_is_skipped_but_still_syntax_checked(tmp_path):
 
 def test_a_rule_without_requires_disables_the_prefilter(monkeypatch):
     rule = ALL_RULES[0]
-    monkeypatch.setattr(rule, "REQUIRES", ())
+    name, module, cls, _words = catalogue.CATALOGUE[rule.code]
+    monkeypatch.setitem(catalogue.CATALOGUE, rule.code, (name, module, cls, ()))
     prefilter._words.cache_clear()
     try:
         assert prefilter.may_fire("x = 1\n", {rule.code})

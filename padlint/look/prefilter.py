@@ -1,6 +1,6 @@
 """The first look: can this text have any finding for the enabled rules, before libcst parses it?
 
-Each rule class may declare `REQUIRES`, the words (case-insensitive substrings) without which it
+Each rule declares `REQUIRES` (in padlint/rules/catalogue.py, read without importing the rules), the words (case-insensitive substrings) without which it
 cannot fire: it fires only if the source contains at least one of them. A rule that declares none
 (the empty tuple) can fire anywhere, so a file is skipped only when *every* enabled rule declares
 words and none of them appears. The words are necessary conditions derived from the analysis (for
@@ -34,9 +34,13 @@ def _rule_classes(codes: Collection[str]) -> list[type[Rule]]:
 @functools.lru_cache(maxsize=64)
 def _words(codes: frozenset[str]) -> tuple[str, ...] | None:
     """The required words of the enabled rules, lower-cased; None: no rule can be ruled out."""
+    from padlint.rules.catalogue import CATALOGUE  # the words without the rules (they import the analysis)
+
     words: set[str] = set()
-    for rule in _rule_classes(codes):
-        required = tuple(getattr(rule, "REQUIRES", ()) or ())
+    for code in sorted(codes):
+        if code not in CATALOGUE:
+            continue
+        required = CATALOGUE[code][3]
         if not required:
             return None  # this rule may fire on any text
         words.update(w.lower() for w in required)

@@ -1,55 +1,68 @@
-"""The rule registry: every rule class, by code and by name."""
+"""The rule registry: every rule class, by code and by name.
+
+Imported lazily (PEP 562): `from padlint.rules import RULES_BY_CODE` imports the rule modules, which
+import the analysis; the codes, names and words alone are in padlint.rules.catalogue.
+"""
 
 from __future__ import annotations
 
-from padlint.rules.base import Rule
+import importlib
+from typing import TYPE_CHECKING, Any
 
-ALL_RULES: list[type[Rule]] = []
+from padlint.rules.catalogue import CATALOGUE, DEFAULT_OFF
 
+if TYPE_CHECKING:
+    from padlint.rules.base import Rule
 
-def _register() -> None:
-    from padlint.rules.attention_mask_all_ones import AttentionMaskAllOnes
-    from padlint.rules.collator_overwrites_labels import CollatorOverwritesLabels
-    from padlint.rules.double_padding_resets_mask import DoublePaddingResetsMask
-    from padlint.rules.ignore_index_mismatch import IgnoreIndexMismatch
-    from padlint.rules.label_pad_not_ignored import LabelPadNotIgnored
-    from padlint.rules.labels_alias_input_ids import LabelsAliasInputIds
-    from padlint.rules.labels_not_masked import LabelsNotMasked
-    from padlint.rules.masked_mean_over_padding import MaskedMeanOverPadding
-    from padlint.rules.pad_eos_attention_mask import PadEosAttentionMask
-    from padlint.rules.pad_eos_label_mask import PadEosLabelMask
-    from padlint.rules.pad_id_falsy_fallback import PadIdFalsyFallback
-    from padlint.rules.padded_without_mask import PaddedWithoutMask
-    from padlint.rules.unused_noqa import UnusedNoqa
+    ALL_RULES: list[type[Rule]]
+    RULES_BY_CODE: dict[str, type[Rule]]
+    RULES_BY_NAME: dict[str, type[Rule]]
 
-    ALL_RULES.extend(
-        [
-            AttentionMaskAllOnes,
-            LabelsNotMasked,
-            PaddedWithoutMask,
-            PadEosLabelMask,
-            PadEosAttentionMask,
-            LabelPadNotIgnored,
-            IgnoreIndexMismatch,
-            CollatorOverwritesLabels,
-            DoublePaddingResetsMask,
-            PadIdFalsyFallback,
-            MaskedMeanOverPadding,
-            LabelsAliasInputIds,
-            UnusedNoqa,
-        ]
-    )
+__all__ = ["ALL_RULES", "DEFAULT_OFF", "RULES_BY_CODE", "RULES_BY_NAME", "get_rule"]
+
+# The order rules run in (and are listed by `padlint rules`).
+ORDER = (
+    "PAD001",
+    "PAD002",
+    "PAD003",
+    "PAD004",
+    "PAD005",
+    "PAD006",
+    "PAD007",
+    "PAD008",
+    "PAD009",
+    "PAD010",
+    "PAD011",
+    "PAD012",
+    "PAD100",
+)
 
 
-_register()
+def _register() -> dict[str, Any]:
+    rules = []
+    for code in ORDER:
+        _name, module, cls, _words = CATALOGUE[code]
+        rules.append(getattr(importlib.import_module(f"padlint.rules.{module}"), cls))
+    return {
+        "ALL_RULES": rules,
+        "RULES_BY_CODE": {r.code: r for r in rules},
+        "RULES_BY_NAME": {r.name: r for r in rules},
+    }
 
-# Rules that run only when selected explicitly (by code, prefix or ALL), like ruff's RUF100.
-DEFAULT_OFF: frozenset[str] = frozenset({"PAD100"})
 
-RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
-RULES_BY_NAME: dict[str, type[Rule]] = {r.name: r for r in ALL_RULES}
+def _registry() -> dict[str, Any]:
+    if "ALL_RULES" not in globals():
+        globals().update(_register())
+    return globals()
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ALL_RULES", "RULES_BY_CODE", "RULES_BY_NAME"):
+        return _registry()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_rule(code_or_name: str) -> type[Rule] | None:
     key = code_or_name.strip()
-    return RULES_BY_CODE.get(key.upper()) or RULES_BY_NAME.get(key.lower())
+    registry = _registry()
+    return registry["RULES_BY_CODE"].get(key.upper()) or registry["RULES_BY_NAME"].get(key.lower())

@@ -11,6 +11,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, OnesAtMask
 from padlint.analysis.values import Ones
 from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten
+from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.rules.padding_mask import mask_at_padding
@@ -21,7 +22,7 @@ class AttentionMaskAllOnes(Rule):
     """An attention mask built as all ones over a batch that was already padded."""
 
     code = "PAD001"
-    REQUIRES = ("pad", "[0]", "zeros")  # a padding step: pad_sequence, F.pad, tokenizer.pad, padding=, a pad id
+    REQUIRES = requires(code)
     name = "attention-mask-all-ones"
     summary = "Attention mask is all ones over a padded batch: the model attends to padding"
     fix_safety = "safe (mask from the tokenizer or from lengths); unsafe (mask from the pad id)"

@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
 
@@ -16,7 +17,7 @@ class CollatorOverwritesLabels(Rule):
     """A map function builds labels, and `DataCollatorForLanguageModeling(mlm=False)` throws them away."""
 
     code = "PAD008"
-    REQUIRES = ("DataCollatorForLanguageModeling",)
+    REQUIRES = requires(code)
     name = "collator-overwrites-labels"
     summary = "DataCollatorForLanguageModeling(mlm=False) rebuilds the labels a map function built"
     fix_safety = "safe (use DataCollatorForSeq2Seq, which pads the given labels with -100)"

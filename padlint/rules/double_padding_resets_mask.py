@@ -11,6 +11,7 @@ from padlint.analysis.facts import ModuleFacts, UnmaskedListPadding
 from padlint.analysis.values import Context
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_mask_beside_ids
 from padlint.rules.padding_mask import mask_at_padding
 from padlint.types import Applicability
@@ -20,7 +21,7 @@ class DoublePaddingResetsMask(Rule):
     """Features padded by hand without an attention mask, then padded again by a collator that makes it all ones."""
 
     code = "PAD009"
-    REQUIRES = ("pad", "[0]", "zeros")  # list padding, then a collator that pads again
+    REQUIRES = requires(code)
     name = "double-padding-resets-mask"
     summary = "Pre-padded features without attention_mask are re-padded by a collator that rebuilds the mask as ones"
     fix_safety = "safe (keep the mask in the features) when the padding length is in view; none otherwise"

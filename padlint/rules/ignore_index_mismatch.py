@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword
 from padlint.types import Applicability
 
@@ -16,7 +17,7 @@ class IgnoreIndexMismatch(Rule):
     """The loss ignores a different value than the one this module pads or masks labels with."""
 
     code = "PAD007"
-    REQUIRES = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")  # a loss call
+    REQUIRES = requires(code)
     name = "ignore-index-mismatch"
     summary = "The loss's ignore_index differs from the value labels are padded or masked with"
     fix_safety = "safe for a negative label value in view; unsafe for a value >= 0 (may be a class); none otherwise"

@@ -12,6 +12,7 @@ from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
 from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
 from padlint.rules.labels_not_masked import pad_labels_with_ignore, padded_by_their_own_step, unmasked_labels
 from padlint.types import Applicability
@@ -29,7 +30,7 @@ class LabelPadNotIgnored(Rule):
     """Labels padded with the pad id (or 0, or -1) where the loss ignores only -100."""
 
     code = "PAD006"
-    REQUIRES = ("pad", "[0]", "zeros")  # a label padding step or label_pad_token_id
+    REQUIRES = requires(code)
     name = "label-pad-not-ignored"
     summary = "Labels padded with the pad id, 0 or -1 where the loss ignores -100"
     fix_safety = "safe (pad labels with -100; text_target= labels masked by their mask); unsafe for a sentinel with no loss in view"

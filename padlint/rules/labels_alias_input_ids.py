@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
 # A list written through its rows (`labels[i][j] = -100`) shares them with the ids: they are copied too.
@@ -18,7 +19,7 @@ class LabelsAliasInputIds(Rule):
     """`labels = input_ids` without a copy, then an in-place write into labels: it writes into input_ids."""
 
     code = "PAD012"
-    REQUIRES = ("label", "target", "tgt")  # labels aliasing the ids
+    REQUIRES = requires(code)
     name = "labels-alias-input-ids"
     summary = "labels alias input_ids and are written in place: the write corrupts input_ids"
     fix_safety = "safe (copy first) when the ids' type is known; unsafe `.clone()` otherwise"

@@ -10,6 +10,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten
+from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.types import Applicability
@@ -23,7 +24,7 @@ class LabelsNotMasked(Rule):
     """Labels copied from padded input ids with no -100 at the pad positions."""
 
     code = "PAD002"
-    REQUIRES = ("pad", "[0]", "zeros")  # a padding step
+    REQUIRES = requires(code)
     name = "labels-not-masked"
     summary = "Labels are the padded input ids with no -100 at pad positions: the loss trains on padding"
     fix_safety = "safe (labels masked from the attention mask or lengths); unsafe (masked by pad id)"

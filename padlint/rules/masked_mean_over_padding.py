@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskedMean, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
 PURE_METHODS = {"float", "bool", "long", "int", "half", "to", "type", "unsqueeze", "detach", "contiguous"}
@@ -18,7 +19,7 @@ class MaskedMeanOverPadding(Rule):
     """`(loss * mask).mean()` divides by every position, padding included."""
 
     code = "PAD011"
-    REQUIRES = ("mean",)  # `.mean()` / torch.mean of a product
+    REQUIRES = requires(code)
     name = "masked-mean-over-padding"
     summary = "`(loss * mask).mean()` averages over pad positions too"
     fix_safety = "safe (`(loss * mask).sum() / mask.sum().clamp(min=1)`); none with a `dim` argument"

@@ -10,6 +10,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.values import PadIdMask
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
 from padlint.types import Applicability
@@ -19,7 +20,7 @@ class PadEosAttentionMask(Rule):
     """The pad token is the EOS token and the attention mask is `ids != pad_id`: real EOS tokens are masked out."""
 
     code = "PAD005"
-    REQUIRES = ("pad",)  # `ids != pad_id`
+    REQUIRES = requires(code)
     name = "pad-eos-attention-mask"
     summary = "Pad is EOS and the attention mask is `ids != pad_id`: every real EOS is hidden from the model"
     fix_safety = "safe (mask from lengths or the tokenizer); none when neither is in scope"

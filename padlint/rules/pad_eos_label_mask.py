@@ -13,6 +13,7 @@ from padlint.analysis.output_use import value_never_read
 from padlint.analysis.values import Context
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
 
@@ -20,7 +21,7 @@ class PadEosLabelMask(Rule):
     """The pad token is the EOS token and labels are masked by the pad id: every real EOS loses its label."""
 
     code = "PAD004"
-    REQUIRES = ("pad",)  # a comparison with the pad id
+    REQUIRES = requires(code)
     name = "pad-eos-label-mask"
     summary = "Pad is EOS and labels are masked by pad id: every real EOS gets -100, the model never learns to stop"
     fix_safety = "safe (mask labels from the attention mask); unsafe for DataCollatorForLanguageModeling"

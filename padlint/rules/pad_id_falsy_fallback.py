@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.fixshapes import is_place
 from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
 
@@ -16,7 +17,7 @@ class PadIdFalsyFallback(Rule):
     """`pad_token_id or eos_token_id` used to pad: a pad id of 0 is falsy and silently becomes EOS."""
 
     code = "PAD010"
-    REQUIRES = ("pad",)  # `pad_token_id or eos_token_id`
+    REQUIRES = requires(code)
     name = "pad-id-falsy-fallback"
     summary = "`pad_token_id or eos_token_id` replaces a pad id of 0 with EOS"
     fix_safety = "safe (`x if x is not None else y`)"

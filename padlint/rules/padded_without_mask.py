@@ -11,6 +11,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule, pick_fix
+from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
 from padlint.rules.keep_mask import keep_encoding
@@ -37,7 +38,7 @@ class PaddedWithoutMask(Rule):
     """The output of a padding tokenizer call loses its attention mask on the way to the model."""
 
     code = "PAD003"
-    REQUIRES = ("pad",)  # a padding tokenizer call (padding=, .pad)
+    REQUIRES = requires(code)
     name = "padded-without-mask"
     summary = "Padded tokenizer output loses its attention mask on the way to the model"
     fix_safety = (

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.base import Finding, Rule
+from padlint.rules.catalogue import requires
 
 
 class UnusedNoqa(Rule):
@@ -19,7 +20,7 @@ class UnusedNoqa(Rule):
     """
 
     code = "PAD100"
-    REQUIRES = ("noqa", "padlint")  # a suppression comment
+    REQUIRES = requires(code)
     name = "unused-noqa"
     summary = "Suppression comment that suppresses nothing, or names an unknown PAD code (opt-in)"
     fix_safety = "safe (removes the code, or the comment when no code is left)"

@@ -136,6 +136,13 @@ class Runner:
                 self.result.stats["skipped"] += 1
                 self._store(job, [])
                 return None
+            if job.look == "syntax" and prefilter.parses(source.text):
+                # The syntax check of a file no rule can fire on (the stdlib's symbol table) is cheap
+                # enough to run here: a run over files without padding code starts no worker, and the
+                # text is not sent to one. A file that fails it goes on, for libcst's message.
+                self.result.stats["skipped"] += 1
+                self.apply(job, self._cell_errors(job), source.text, [], None)
+                return None
         return job
 
     # -- running the jobs
