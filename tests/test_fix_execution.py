@@ -131,6 +131,8 @@ CASES = {
     "p2_dataclass_pad_sequence.py": _case("PAD002", ["PAD002"], "SupervisedCollator", "class"),
     "p2_tokenizer_pad_torch_call.py": _case("PAD002", ["PAD002"], "PadThenLabelCollator", "class"),
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
+    # a second map copies the ids the first map padded (kind "mapped": the rows of the last map are checked)
+    "p2_chained_map_labels_copy.py": _case("PAD002", ["PAD002"], "prepare", "mapped", lib="lists"),
     "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
     # a zero buffer filled row by row (the padding holds 0 whatever the tokenizer's pad id)
     "p2_zero_buffer_rows_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
@@ -267,6 +269,7 @@ CASES = {
         "PAD004", ["PAD004"], "encode_example", "example", lib="lists", side="left", setup="setup"
     ),
     "p4_numpy_where_pad.py": _case("PAD004", ["PAD004"], "encode_batch", "batch", lib="numpy", setup="setup"),
+    "p4_eos_chained_map_example_mask.py": _case("PAD004", ["PAD004"], "prepare", "mapped", lib="lists", setup="setup"),
     "p4_numpy_left_index_write.py": _case(
         "PAD004", ["PAD004"], "collate_left", "features", lib="numpy", side="left", setup="setup"
     ),
@@ -541,6 +544,9 @@ def run_entry(module, case, tokenizer):
             k: [as_rows(o[k])[0] for o in outs] for k in ("input_ids", "attention_mask", "labels") if k in outs[0]
         }
         return real, stacked, outs
+    elif kind == "mapped":  # entry(dataset of texts, tokenizer) -> the dataset its maps made; its rows stacked
+        dataset = entry(ListDataset({"text": t} for t in TEXTS), tokenizer)
+        out = {k: [row[k] for row in dataset] for k in ("input_ids", "attention_mask", "labels") if k in dataset[0]}
     elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
         out = entry(list(TEXTS), tokenizer, recording_model)
     elif kind == "sft":  # entry(dataset, tokenizer) -> (mapped dataset, collator); the collator gets its rows

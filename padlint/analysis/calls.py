@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, script_names, shape_ops
+from padlint.analysis import dataset_uses, map_chain, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.objects import MODEL_SELF_METHODS
@@ -107,6 +107,11 @@ class CallEvaluator(WalkerState):
             return EMPTY
         if method == "map":
             return self.dataset_map(call, recv)
+        reformats = T.reformats_rows(method) if tags_of(recv, DatasetOf) else ""
+        if reformats == "in place" and (key := place_key(receiver)) is not None:
+            self.env.put(key, map_chain.reformatted(recv))  # a later map of it reads the rows in the new form
+        elif reformats == "returns":
+            recv = map_chain.reformatted(recv)
         if method in FORMAT_METHODS or method == "remove_columns":
             self.check_columns(call, method, recv)
             return recv if method != "set_format" else EMPTY
@@ -351,12 +356,15 @@ class CallEvaluator(WalkerState):
         self.evaluate_args(call)
         if fn is None:
             return EMPTY
-        returned = self.summary_of_callable(fn.value, call)
+        # The rows mapped over are what an earlier map of this dataset returned (a padded column
+        # stays padded in the next map's `examples["input_ids"]`).
+        rows = map_chain.rows_handed(recv, P.map_batched(call))
+        returned = self.summary_of_callable(fn.value, call, rows)
         self.note_rows_unconsumed(call, fn.value)
         encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
         # The rows a collate function or a loop reads from the mapped dataset (wiring.py).
-        rows = frozenset({DatasetOf(returned)}) if returned else EMPTY
-        return frozenset(MappedDataset(e) for e in encodings) | rows
+        mapped = frozenset({DatasetOf(returned, P.map_batched(call))}) if returned else EMPTY
+        return frozenset(MappedDataset(e) for e in encodings) | mapped
 
     def note_rows_unconsumed(self, call: cst.Call, fn: cst.BaseExpression) -> None:
         """A script's `ds = ds.map(f)` whose rows no model ever reads: the feature dicts `f` returns

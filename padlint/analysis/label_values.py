@@ -202,9 +202,12 @@ class LabelValues(WalkerState):
         if pair is not None and (
             P.is_pad_id_expression(pair[1]) or self.is_eos_pad(pair[1]) or tags_of(self.evaluate(pair[1]), PadId)
         ):
-            found = LabelsMaskedWherePadId(expr, "comprehension")
+            seen = [f for f in self.facts.labels_masked_where_pad_id if f.node is expr]
+            found = seen[0] if seen else LabelsMaskedWherePadId(expr, "comprehension")
             walked = self.comprehension_walks_padded(expr, elt, pair[0])
-            if walked is not None:
+            if walked is not None and found.padded is None:
+                # the first walk that knows which padding the comprehension walks says so (a map
+                # function walked on its own first, then with the rows an earlier map returned)
                 found.rewrite, found.ids_code, found.padded, found.nested = walked
                 found.mask_code = self.current_mask_code(found.padded)
             self.facts.record(self.facts.labels_masked_where_pad_id, found)

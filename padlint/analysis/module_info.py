@@ -234,8 +234,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             if isinstance(handed, cst.Name):
                 info.collate_functions.add(handed.value)  # `collate_fn=collate`, `data_collator=self.collate`
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
-        batched = P.keyword(call, "batched")
-        info.map_batched[call.args[0].value.value] = bool(batched and P.int_value(batched.value) == 1)
+        info.map_batched[call.args[0].value.value] = P.map_batched(call)
         facts.map_calls.append((call.args[0].value.value, facts.current_owner))
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Attribute):
         facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
@@ -243,8 +242,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         facts.map_calls.append(("<lambda>", facts.current_owner))
         mapped = _called_by_lambda(call.args[0].value)
         if mapped is not None:  # `ds.map(lambda ex: encode(ex, tok))`: the rows are what `encode` returns
-            batched = P.keyword(call, "batched")
-            info.map_batched[mapped] = bool(batched and P.int_value(batched.value) == 1)
+            info.map_batched[mapped] = P.map_batched(call)
             facts.map_calls.append((mapped, facts.current_owner))
     if subclass is not None:
         lm_collator = subclass[0]

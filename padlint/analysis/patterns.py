@@ -317,6 +317,12 @@ def int_value(expr: cst.BaseExpression | None) -> int | None:
     return None
 
 
+def map_batched(call: cst.Call) -> bool:
+    """Does `ds.map(fn, batched=True)` hand `fn` a batch of rows (not one example)?"""
+    batched = keyword(call, "batched")
+    return bool(batched and int_value(batched.value) == 1)
+
+
 def is_pad_id_expression(expr: cst.BaseExpression) -> bool:
     """`tokenizer.pad_token_id`, `self.pad_id`, `pad_id`, `PAD_ID`: named as a pad id."""
     if isinstance(expr, cst.Attribute):

@@ -173,16 +173,20 @@ class LocalCalls(WalkerState):
             self.partial_read,
         )
 
-    def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call) -> Value:
-        batched_arg = P.keyword(map_call, "batched")
-        batched = bool(batched_arg and P.int_value(batched_arg.value) == 1)
+    def summary_of_callable(self, expr: cst.BaseExpression, map_call: cst.Call, rows: Value = EMPTY) -> Value:
+        """What the function `map_call` maps returns, walked with `rows` (what an earlier map of the
+        dataset returned) as its first parameter."""
+        batched = P.map_batched(map_call)
         if isinstance(expr, cst.Lambda):
-            return self.walk_lambda(expr, batched)
+            params = list(P.parameters(expr.params))
+            first = {params[0].name.value: rows} if params and rows else None
+            return self.walk_lambda(expr, batched, first)
         resolved = self.resolve_local(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
         if resolved is None:
             return EMPTY
         fn, parent, bound = resolved
-        return self.summarise(fn, parent, [], bound, batched)
+        values = [(cst.Arg(cst.Name("_")), rows)] if rows else []
+        return self.summarise(fn, parent, values, bound, batched)
 
 
 def _default_value(default: cst.BaseExpression) -> Value:

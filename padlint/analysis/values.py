@@ -369,6 +369,8 @@ class DatasetOf:
     """A dataset whose items are `item` (what `__getitem__` or a map function returns)."""
 
     item: Value
+    batched: bool | None = None  # the item is what a function mapped with this `batched=` returned
+    reformatted: bool = False  # a format set or columns changed since: a later map reads them in another form
 
 
 # The entries of a dict handed back by a function, by key: a dict literal's (DictOf), or the keys

@@ -55,6 +55,9 @@ class Row:
     builds_in: tuple[str, ...] = ()
     # A "holds" wiring object: the attributes and methods through which the rows it holds leave it.
     exposes: tuple[str, ...] = ()
+    # A "rows" wiring method after which a later `map` reads the rows in another form (a format set,
+    # columns removed or renamed): "returns" a new dataset, or changes its receiver "in place".
+    reformats: Literal["", "returns", "in place"] = ""
 
 
 TORCH = "torch 2.13.0"

@@ -102,6 +102,13 @@ def dataset_rows(name: str, on: On = "function") -> bool:
     return row is not None and row.kind == "wiring" and row.style == "rows"
 
 
+def reformats_rows(method: str) -> str:
+    """How this dataset method changes the form a later `map` reads the rows in: "returns" (a new
+    dataset), "in place", or "" (it does not)."""
+    row = row_for(method, "method")
+    return row.reformats if row is not None and row.kind == "wiring" else ""
+
+
 def holds_rows(qualified: str | None) -> Row | None:
     """The row of a class that keeps a dataset and hands its rows on only through `exposes`."""
     row = row_for(qualified, "class") if qualified else None

@@ -65,26 +65,36 @@ WIRING_ROWS: tuple[Row, ...] = (
         style="rows",
     ),
     Row(
-        (
-            "map",
-            "filter",
-            "select",
-            "shuffle",
-            "sort",
-            "train_test_split",
-            "with_format",
-            "set_format",
-            "reset_format",
-            "remove_columns",
-            "rename_column",
-            "select_columns",
-        ),
+        ("map", "filter", "select", "shuffle", "sort", "train_test_split"),
         "wiring",
-        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.map/filter/select/shuffle/sort/train_test_split/"
-        "with_format/set_format/reset_format/remove_columns/rename_column/select_columns: a Dataset (or DatasetDict) "
-        "of the same rows, or the format set in place; no model is called",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.map/filter/select/shuffle/sort/train_test_split: a Dataset "
+        "(or DatasetDict) of the same rows; no model is called. Dataset._map_single: the function is handed the rows "
+        "through input_formatter = get_formatter(shard._format_type, ...) (python lists in the default format), one "
+        "example or, with batched=True, a dict of columns of batch_size rows; what it returns is written by ArrowWriter "
+        "as the new columns (a returned tensor is stored as lists)",
         on="method",
         style="rows",
+    ),
+    # "reformats": the same rows, but a later `map` reads them in another form (a format, other columns);
+    # "returns" hands back a new dataset, "in place" changes the dataset it is called on.
+    Row(
+        ("with_format", "remove_columns", "rename_column", "select_columns"),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.with_format/remove_columns/rename_column/select_columns: a "
+        "new Dataset (or DatasetDict) of the same rows with another format or other columns; no model is called; "
+        "Dataset._map_single formats a later map's inputs with the dataset's _format_type",
+        on="method",
+        style="rows",
+        reformats="returns",
+    ),
+    Row(
+        ("set_format", "reset_format"),
+        "wiring",
+        f"{DATASETS}, src/datasets/arrow_dataset.py Dataset.set_format/reset_format: the format set in place (returns "
+        "None); no model is called; Dataset._map_single formats a later map's inputs with it",
+        on="method",
+        style="rows",
+        reformats="in place",
     ),
     # "tensors": a dataset whose item i is the tuple of row i of each tensor given (default_collate then
     # stacks each position: `batch[0]` is the first tensor's rows).
