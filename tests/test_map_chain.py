@@ -89,3 +89,8 @@ def test_one_text_as_a_tensor_stores_a_batch_of_one_and_gets_no_fix():
 def test_unpadded_first_map_leaves_the_second_silent():
     source = module(ENCODE_BATCH).replace('padding="max_length", ', "")
     assert findings(source) == []
+
+
+def test_a_split_of_the_mapped_datasetdict_is_mapped_with_its_rows():
+    source = module(ENCODE_BATCH).replace("ready = encoded.map(", 'ready = encoded["train"].map(')
+    assert findings(source) == [("PAD002", True)]

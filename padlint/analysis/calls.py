@@ -358,13 +358,21 @@ class CallEvaluator(WalkerState):
             return EMPTY
         # The rows mapped over are what an earlier map of this dataset returned (a padded column
         # stays padded in the next map's `examples["input_ids"]`).
-        rows = map_chain.rows_handed(recv, P.map_batched(call))
+        rows = map_chain.rows_handed(recv | self.split_mapped(call), P.map_batched(call))
         returned = self.summary_of_callable(fn.value, call, rows)
         self.note_rows_unconsumed(call, fn.value)
         encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
         # The rows a collate function or a loop reads from the mapped dataset (wiring.py).
         mapped = frozenset({DatasetOf(returned, P.map_batched(call))}) if returned else EMPTY
         return frozenset(MappedDataset(e) for e in encodings) | mapped
+
+    def split_mapped(self, call: cst.Call) -> Value:
+        """`dsets["train"].map(f)`: only a dataset has `map`, so a constant key of a mapped dataset
+        picks a split of a DatasetDict, whose rows are the dataset's."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if not isinstance(receiver, cst.Subscript) or key_of_subscript(receiver) is None:
+            return EMPTY
+        return frozenset(tags_of(self.evaluate(receiver.value), DatasetOf))
 
     def note_rows_unconsumed(self, call: cst.Call, fn: cst.BaseExpression) -> None:
         """A script's `ds = ds.map(f)` whose rows no model ever reads: the feature dicts `f` returns
