@@ -317,6 +317,16 @@ def int_value(expr: cst.BaseExpression | None) -> int | None:
     return None
 
 
+def method_kind(fn: cst.FunctionDef) -> str:
+    """ "static" (`@staticmethod`: no receiver is bound), "class" (`@classmethod`: the class is) or
+    "plain"."""
+    for decorator in fn.decorators:
+        name = decorator.decorator
+        if isinstance(name, cst.Name) and name.value in ("staticmethod", "classmethod"):
+            return "static" if name.value == "staticmethod" else "class"
+    return "plain"
+
+
 def map_batched(call: cst.Call) -> bool:
     """Does `ds.map(fn, batched=True)` hand `fn` a batch of rows (not one example)?"""
     batched = keyword(call, "batched")

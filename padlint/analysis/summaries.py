@@ -12,6 +12,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.objects import mask_passed
 from padlint.analysis.values import (
+    ClassRef,
     Const,
     Fields,
     FunctionRef,
@@ -54,6 +55,18 @@ class LocalCalls(WalkerState):
             return None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.method_of(func.attr.value)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            return self.class_attribute(func.value.value, func.attr.value)
+        return None
+
+    def class_attribute(self, class_name: str, name: str):
+        """`Collator.join(...)` of a class of the project: its method, called through the class. Only
+        a class method binds a receiver (the class); a plain method is handed its `self` explicitly."""
+        for ref in tags_of(self.env.get(class_name) or EMPTY, ClassRef):
+            for cls, env in self.lineage(ref.node, ref.env):
+                for stmt in cls.body.body:
+                    if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                        return stmt, env, P.method_kind(stmt) == "class"
         return None
 
     def method_of(self, name: str):
@@ -129,7 +142,7 @@ class LocalCalls(WalkerState):
         """Parameter -> the value the caller hands it; a parameter left to its default holds
         `None` or the int it defaults to (`attention_mask=None`, `ignore_index=0`)."""
         params = list(P.parameters(fn.params))
-        if bound and params:
+        if bound and params and P.method_kind(fn) != "static":  # a static method binds no receiver
             params = params[1:]
         args: dict[str, Value] = {}
         positional = [v for a, v in values if a.keyword is None and not a.star]
@@ -244,7 +257,7 @@ def _argument_nodes(fn: cst.FunctionDef, bound: bool, call: cst.Call) -> dict[st
     is the call's receiver: `obj` of `obj.method(...)`, or the object called (`self.collator(...)`)."""
     params = [p for p in P.parameters(fn.params) if p.star not in ("*", "**")]
     found: dict[str, cst.BaseExpression] = {}
-    if bound and params:
+    if bound and params and P.method_kind(fn) != "static":
         func = call.func
         receiver = func.value if isinstance(func, cst.Attribute) and func.attr.value == fn.name.value else func
         found[params[0].name.value] = receiver

@@ -184,6 +184,13 @@ class Reach(Scopes):
         for name in names & functions.keys():
             found += functions[name]
         for name in names & self._class_ids.keys():
+            # `Builder.join(...)`: a method called through its class (a static or class method).
+            for cls in self._class_ids[name]:
+                found += [
+                    j
+                    for j in self._members.get(cls, ())
+                    if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*{units[j].name}\s*\(", body)
+                ]
             # `Builder(...)` then `builder.make_batch(...)`: an instance's methods run for its maker.
             if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", body):
                 for cls in self._class_ids[name]:
@@ -250,6 +257,8 @@ class Reach(Scopes):
                 if entry or not u.name.startswith("__") and called.search(text, *span):
                     found.add(where)
         name = "self" if u.name == "__call__" else u.name
+        class_name = self._class_names.get(u.cls, "") if u.kind == "method" and u.cls is not None else ""
+        through_class = re.compile(rf"(?<![\w.]){re.escape(class_name)}\s*\.\s*$") if class_name else None
         for pos in self._literal(name):
             end = pos + len(name)
             if not is_name_at(text, pos, name):
@@ -265,6 +274,8 @@ class Reach(Scopes):
             if u.kind == "func":
                 if before.endswith(".") or before.rstrip().endswith("def"):
                     continue
+            elif through_class is not None and through_class.search(before):
+                pass  # `Builder.join(...)`: called through its class, from anywhere
             else:
                 if u.name == "__call__":
                     if not re.match(r"\s*\(", text[end : end + 8]) or before.endswith("."):
