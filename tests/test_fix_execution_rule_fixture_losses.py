@@ -12,6 +12,8 @@ as they are (see test_fix_execution_rule_fixtures.py for the batch fixtures).
 
 from __future__ import annotations
 
+import importlib
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -66,11 +68,9 @@ def _mean_ce(torch, logits, targets, real):
 # ---- PAD007 ------------------------------------------------------------------------------------------
 
 
-def test_loss_made_to_ignore_the_label_buffer_fill_grades_only_real_targets(tmp_path):
-    """Labels written row by row into a buffer of -1: the fixed loss ignores -1, so it is the mean over
-    the real targets, whatever the logits at the pads are."""
-    torch = pytest.importorskip("torch")
-    source, fixed = _fixed("PAD007/labels_buffer_minus_one_default_loss.py", "PAD007")
+def _check_buffer_loss(torch, fixed_loss, original_loss, fixed: str) -> None:
+    """`training_loss(model, features, pad_id)` of a label buffer made with -1: the fixed loss is the
+    mean over the real targets whatever the logits at the pads are; the original grades -1, no class."""
     features = [{"input_ids": row, "labels": row} for row in ROWS]
     width = max(map(len, ROWS))
     torch.manual_seed(0)
@@ -79,13 +79,45 @@ def test_loss_made_to_ignore_the_label_buffer_fill_grades_only_real_targets(tmp_
     targets = torch.tensor([row + [0] * (width - len(row)) for row in ROWS])
     expected = _mean_ce(torch, logits, targets, real)
 
-    after = _load(fixed, tmp_path, "buffer_fixed").training_loss
-    assert torch.allclose(after(LogitsModel(logits), features, 0), expected, atol=1e-6), fixed
+    assert torch.allclose(fixed_loss(LogitsModel(logits), features, 0), expected, atol=1e-6), fixed
     noisy = logits.clone()
     noisy[~real] = torch.randn(int((~real).sum()), VOCAB) * 50
-    assert torch.allclose(after(LogitsModel(noisy), features, 0), expected, atol=1e-6)
-    with pytest.raises((IndexError, RuntimeError)):  # the original grades -1, which is no class
-        _load(source, tmp_path, "buffer_orig").training_loss(LogitsModel(logits), features, 0)
+    assert torch.allclose(fixed_loss(LogitsModel(noisy), features, 0), expected, atol=1e-6)
+    with pytest.raises((IndexError, RuntimeError)):
+        original_loss(LogitsModel(logits), features, 0)
+
+
+def test_loss_made_to_ignore_the_label_buffer_fill_grades_only_real_targets(tmp_path):
+    """Labels written row by row into a buffer of -1: the fixed loss ignores -1."""
+    torch = pytest.importorskip("torch")
+    source, fixed = _fixed("PAD007/labels_buffer_minus_one_default_loss.py", "PAD007")
+    after = _load(fixed, tmp_path, "buffer_fixed").training_loss
+    _check_buffer_loss(torch, after, _load(source, tmp_path, "buffer_orig").training_loss, fixed)
+
+
+def test_loss_made_to_ignore_an_imported_constant_grades_only_real_targets(tmp_path, monkeypatch):
+    """The buffer is filled with `IGNORE_INDEX` imported from the project (-1 there). Fixed as a file of
+    its project (its path given, so the constant is read), the loss ignores that same name; the fixed
+    module runs in a package beside the module of constants."""
+    torch = pytest.importorskip("torch")
+    path = RULE_FIXTURES / "PAD007" / "imported_sentinel_fills_label_buffer.py"
+    source = path.read_text()
+    outcome = fix_source(source, str(path))
+    assert outcome.source != source and not [d for d in outcome.remaining if d.code == "PAD007"], outcome.source
+    package = tmp_path / "project_losses"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    shutil.copy(path.parent / "near_shared_constants.py", package)
+    (package / "fixed.py").write_text(outcome.source)
+    (package / "original.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        fixed_loss = importlib.import_module("project_losses.fixed").training_loss
+        original_loss = importlib.import_module("project_losses.original").training_loss
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "project_losses"]:
+            del sys.modules[name]
+    _check_buffer_loss(torch, fixed_loss, original_loss, outcome.source)
 
 
 def test_loss_built_in_init_ignores_what_forward_masks_labels_with(tmp_path):
