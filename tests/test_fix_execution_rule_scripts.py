@@ -3,8 +3,8 @@ test_fix_execution_rule_fixtures.py for the harness and its invariants).
 
 Their fixes take code paths no other execution test reaches: a collate function written at module
 level between blank lines (PAD004, the DataCollatorForLanguageModeling of a script), a column added to
-`set_format(columns=[...])` (PAD003), masks built where a map function pads the rows that a Trainer's
-padding collator pads again (PAD009). The script's `datasets` is a stand-in whose rows are the ragged
+`set_format(columns=[...])` (PAD003), labels masked inside a lambda mapped over the rows (PAD002),
+masks built where a map function pads the rows that a Trainer's padding collator pads again (PAD009). The script's `datasets` is a stand-in whose rows are the ragged
 texts, and its `Trainer` collates the training rows once when `train()` is called.
 """
 
@@ -85,6 +85,11 @@ def _set_format_script(module, tokenizer, models):
     return [module.tok.encode(t) for t in TEXTS], module.batch
 
 
+def _mapped_rows_script(module, tokenizer, models):
+    rows = module.stories  # formatted as torch: one tensor per row and column
+    return [module.tok.encode(t) for t in TEXTS], {key: [row[key].tolist() for row in rows] for key in rows[0]}
+
+
 def _trainer_of(build):
     def run(module, tokenizer, models):
         trainer = build(module, tokenizer)
@@ -113,6 +118,10 @@ CASES = {
     # `set_format(type="torch", columns=[...])` that left the mask out; the loop reads one batch
     "PAD003/script_lambda_map_set_format_columns.py": Case(
         ("PAD003",), _set_format_script, safe=False, stand_ins=_script(text=True, label=[0, 1, 0])
+    ),
+    # labels made in a second `map` pass, by a lambda: the fix is written inside the lambda
+    "PAD002/chained_map_lambda_labels_per_example.py": Case(
+        ("PAD002",), _mapped_rows_script, checks=("labels",), stand_ins=_script(text=True)
     ),
     # rows padded by a map function, padded again by a Trainer's collator or one handed back
     "PAD009/block_pad_then_dclm.py": Case(
