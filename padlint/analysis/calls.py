@@ -233,6 +233,9 @@ class CallEvaluator(WalkerState):
         text = P.positional(call, 0) or P.keyword(call, "text")
         if method != "pad" and (text is not None or P.keyword(call, "text_target") is not None):
             self.facts.text_tokenized = True
+            special = P.keyword(call, "add_special_tokens")
+            if special is None or P.int_value(special.value) != 0:
+                self.facts.special_tokens_added = True  # the tokenizer's own tokens, EOS for some
         single = self.is_single_text(text.value) if text is not None else None
         rows = None if single is None else not single
         # Tokenizing or padding `labels` / `targets`: label ids by design (their padding value is a fact of its own).

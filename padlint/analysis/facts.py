@@ -222,6 +222,8 @@ class ModuleFacts:
     # `add_eos_token=True`): only then can masking by a pad id equal to EOS cost a real EOS its label.
     eos_in_data: cst.CSTNode | None = None
     text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
+    # A tokenizer call of the module leaves `add_special_tokens` on: the tokenizer may end the ids with EOS.
+    special_tokens_added: bool = False
     pads_with_eos: bool = False  # a padding step pads with the EOS id (`padding_value=tok.eos_token_id`)
     # Negative values the module writes into labels over positions that are not padding (`[-1] * len(prompt)
     # + answer`): its own ignore value, which padding with the same value agrees with.
@@ -317,6 +319,16 @@ class ModuleFacts:
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
         return min(candidates, key=self.order)
+
+    def eos_may_be_put_in(self) -> bool:
+        """Can the module's data hold a real EOS? Not when it makes its token ids from text itself and
+        never puts an EOS in (texts ended by `###`, no `eos_token_id` appended): then a pad id equal to
+        EOS marks only the pads. Ids made out of view may hold one."""
+        return not self.text_tokenized or self.eos_in_data is not None
+
+    def real_eos_in_ids(self) -> bool:
+        """eos_may_be_put_in, or a tokenizer call adds its special tokens (some end every text with EOS)."""
+        return self.eos_may_be_put_in() or self.special_tokens_added
 
     def pad_eos_reaches(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> bool:
         """Does a pad = EOS setting reach code owned by `owner` (at node `at`)? (pad_eos_for, unordered)"""

@@ -57,6 +57,8 @@ class Importers(WalkerState):
             facts.pad_is_eos,
             facts.pad_token_set_to_eos,
             facts.eos_in_data,
+            facts.text_tokenized,
+            facts.special_tokens_added,
         )
         names = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(self.exported)) + r")\b")
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
@@ -82,6 +84,8 @@ class Importers(WalkerState):
             facts.pad_is_eos,
             facts.pad_token_set_to_eos,
             facts.eos_in_data,
+            facts.text_tokenized,
+            facts.special_tokens_added,
         ) = flags
 
     def _walk_mentions(self, context: ModuleContext, names: re.Pattern) -> None:

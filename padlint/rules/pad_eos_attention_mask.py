@@ -64,6 +64,8 @@ def collate(rows, tok):
         return look.reach("pad_is_eos") | look.reach("pad_step", "mask")  # pad=EOS, and masks from padded ids
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        if not facts.real_eos_in_ids():
+            return  # a mask of `ids != eos` is 0 exactly at the pads when no real EOS is in the ids
         for event in facts.pad_id_masks_at_sink:
             if not facts.is_local(event.node):
                 continue  # found in a callee of another module: reported there

@@ -67,10 +67,9 @@ def collate(tokenizer, texts):
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         if not facts.pad_is_eos:
             return
-        if facts.text_tokenized and facts.eos_in_data is None:
-            # The module makes its token ids from text and never puts an EOS in (texts ended by `###`,
-            # `add_special_tokens=False`, tokenizers that append none): no real EOS reaches the
-            # labels, so masking the pad id costs nothing. Ids made out of view may hold one.
+        if not facts.eos_may_be_put_in():
+            # No EOS put in (texts ended by `###`, `add_special_tokens=False`, tokenizers that append
+            # none): no real EOS reaches the labels, so masking the pad id costs nothing.
             return
         for event in facts.labels_masked_where_pad_id:
             if not facts.is_local(event.node):
