@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, map_chain, script_names, shape_ops
+from padlint.analysis import dataset_uses, map_chain, one_row, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.objects import MODEL_SELF_METHODS
@@ -28,6 +28,7 @@ from padlint.analysis.values import (
     ShapeOf,
     TokenIds,
     Tokenizer,
+    TupleOf,
     Value,
     first,
     tags_of,
@@ -354,6 +355,23 @@ class CallEvaluator(WalkerState):
             return True  # a helper that returns one string (`prompt = render(conversation)`)
         return None
 
+    def holds_texts(self, iterable: cst.BaseExpression) -> bool:
+        """Is each item of `iterable` one text, as a comprehension hands them one by one to a tokenizer?
+        A sequence annotated `Sequence[str]`; or a parameter of the function, never stored again, whose
+        value the analysis knows nothing of (batches a loader yields are known as such) and that no
+        call in view hands a list of lists (`[texts[i : i + 8] for i in ...]`)."""
+        if place_key(iterable) in self.str_seq_names:
+            return True
+        fn = self.current_fn
+        if fn is None or not isinstance(iterable, cst.Name) or not one_row.never_stored(fn, iterable.value):
+            return False
+        if iterable.value not in {p.name.value for p in P.parameters(fn.params)}:
+            return False
+        if not _nothing_known(self.evaluate(iterable)) or self.facts.module is None:
+            return False
+        handed = self.module_info.arguments_in_view(self.facts.module, fn, iterable.value)
+        return not any(_list_of_lists(arg) for arg in handed)
+
     def dataset_map(self, call: cst.Call, recv: Value) -> Value:
         fn = P.positional(call, 0) or P.keyword(call, "function")
         self.evaluate_args(call)
@@ -393,6 +411,26 @@ class CallEvaluator(WalkerState):
             self.facts.rows_unconsumed.update(script_names.feature_dicts(body))
         elif dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models, "labels"):
             self.facts.labels_unread.update(script_names.feature_dicts(body))
+
+
+def _list_of_lists(expr: cst.BaseExpression) -> bool:
+    """`[[a, b], [c]]`, `[texts[i : i + n] for i in ...]`, `[row["texts"] for row in rows]`? A display or
+    comprehension whose items are lists, slices or other subscripts (a column may be a batch's)."""
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        items = [expr.elt]
+    elif isinstance(expr, (cst.List, cst.Tuple)):
+        items = [e.value for e in expr.elements]
+    else:
+        return False
+    return any(isinstance(item, (cst.List, cst.ListComp, cst.Tuple, cst.Subscript)) for item in items)
+
+
+def _nothing_known(value: Value) -> bool:
+    """No tag but texts or tuples of unknown items: not ids, batches, a dataset or a loader."""
+    return all(
+        isinstance(tag, OneText) or (isinstance(tag, TupleOf) and all(_nothing_known(v) for v in tag.items))
+        for tag in value
+    )
 
 
 def _repeats_one_text(expr: cst.BaseExpression) -> bool:

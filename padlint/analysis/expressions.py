@@ -362,7 +362,7 @@ class ExpressionEvaluator(WalkerState):
             for clause in for_clauses(expr.for_in):
                 self.bind_loop_target(clause.target, clause.iter)
                 self.str_names.discard(getattr(clause.target, "value", None))
-                if isinstance(clause.target, cst.Name) and place_key(clause.iter) in self.str_seq_names:
+                if isinstance(clause.target, cst.Name) and self.holds_texts(clause.iter):
                     self.str_names.add(clause.target.value)
                 for cond in clause.ifs:
                     self.evaluate(cond.test)

@@ -8,7 +8,7 @@ from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import checkpoint_code, dead_code, lm_collators, one_row, pad_guards
+from padlint.analysis import call_sites, checkpoint_code, dead_code, lm_collators, one_row, pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -43,6 +43,8 @@ class ModuleInfo:
     # Module-level functions -> parameters every call of the module hands at most one item (one_row.py),
     # worked out when a tokenizer first pads a list a parameter may have made.
     one_row_params: dict | None = None
+    sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
+    constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
     # a library-table callable, a class or a wrapper of another model (`made_by_factory`).
@@ -85,10 +87,42 @@ class ModuleInfo:
         return self.stated_sides == {"right"}
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
-        """The parameters of `fn` (a function of `module`) every call hands at most one item."""
+        """The parameters of `fn` (a function of `module`) every call in view hands at most one item."""
         if self.one_row_params is None:
-            self.one_row_params = one_row.one_row_parameters(module, dead_code.name_reads(module))
+            self.one_row_params = one_row.one_row_parameters(self._functions(module), self._call_sites(module))
         return self.one_row_params.get(fn, set())
+
+    def constant_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> dict[str, bool]:
+        """The parameters of `fn` every call in view hands a constant of the same truth -> that truth."""
+        if self.constant_params is None:
+            self.constant_params = call_sites.constant_parameters(self._functions(module), self._call_sites(module))
+        return self.constant_params.get(fn, {})
+
+    def arguments_in_view(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> list[cst.BaseExpression]:
+        """What each call in view hands `param` of `fn` (a module-level function of `module`); for a
+        name, also every value its caller stores in it."""
+        from padlint.analysis.one_row import argument_for, stored_values
+
+        sites = self._call_sites(module).get(fn.name.value, [])
+        if self._functions(module).get(fn.name.value) is not fn:
+            return []
+        handed = []
+        for site in sites:
+            arg = argument_for(site.call, fn, param)
+            if arg is None:
+                continue
+            handed.append(arg.value)
+            if isinstance(arg.value, cst.Name) and site.caller is not None:
+                handed.extend(stored_values(site.caller, arg.value.value))
+        return handed
+
+    def _functions(self, module: cst.Module) -> dict[str, cst.FunctionDef]:
+        return {stmt.name.value: stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
+
+    def _call_sites(self, module: cst.Module) -> dict:
+        if self.sites is None:
+            self.sites = call_sites.call_sites(module, dead_code.name_reads(module), self.filename)
+        return self.sites
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""

@@ -3,42 +3,32 @@
 A LLaVA-style `preprocess(sources, tokenizer)` tokenizes `[render(s) for s in sources]` with
 `padding="longest"`; its callers hand it `[one_example]` per dataset item, so each call pads nothing.
 The fact crosses calls: a parameter of a module-level function is a *one-row parameter* when every
-call of that function in the module hands it a one-element list literal, or a one-row parameter of its
-own caller (a dispatcher passing `sources` on). Any other use of the function's name (a callback, a
-table of functions) or any other argument gives the parameter up: unknown callers may hand it more.
+call in view (call_sites.py: the module's own, and its importers') hands it a one-element list: a list
+display of one item, a name the caller made one (`xs = [x]`, `assert len(xs) == 1`, a comprehension
+over one), or a one-row parameter of its own caller (a dispatcher passing `sources` on). Any other
+use of the function's name (a callback, a table of functions), any other argument, or no caller in
+view at all gives the parameter up: unknown callers may hand it more.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.call_sites import Site
 
 # Calls whose iteration runs no more times than their first argument's (`enumerate(xs)`, `zip(xs, ys)`).
 SAME_LENGTH_ITERATORS = {"enumerate", "zip", "reversed", "sorted", "list", "tuple"}
 
 
-def one_row_parameters(module: cst.Module, reads: Counter[str]) -> dict[cst.FunctionDef, set[str]]:
-    """Module-level functions -> their parameters that hold at most one item at every call (`reads`:
-    how often each name is read in the module, dead_code.name_reads)."""
-    functions = {stmt.name.value: stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
-    if not functions:
-        return {}
-    sites: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {name: [] for name in functions}
-    for node, enclosing in _nodes_with_function(module):
-        if type(node) is cst.Call:  # `type() is`: libcst's ABC checks are slow on every node
-            func = node.func
-            if type(func) is cst.Name and func.value in sites:
-                sites[func.value].append((node, enclosing))
-    # A name read other than as the callee of a call (or in its own `def`) may be called from anywhere.
-    known = {
-        name: {p.name.value for p in P.parameters(fn.params)}
-        for name, fn in functions.items()
-        if sites[name] and reads[name] == len(sites[name])
-    }
+def one_row_parameters(
+    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]]
+) -> dict[cst.FunctionDef, set[str]]:
+    """Module-level functions -> their parameters that hold at most one item at every call in view
+    (`sites`: call_sites.call_sites, the functions whose callers are all in view)."""
+    known = {name: {p.name.value for p in P.parameters(functions[name].params)} for name in sites}
     stored: dict[int, frozenset[str]] = {}  # the names each caller assigns, by the caller's id
     changed = True
     while changed:
@@ -47,7 +37,7 @@ def one_row_parameters(module: cst.Module, reads: Counter[str]) -> dict[cst.Func
             kept = {
                 p
                 for p in params
-                if all(_hands_one_row(call, functions[name], p, caller, known, stored) for call, caller in sites[name])
+                if all(_hands_one_row(site, functions[name], p, known, stored) for site in sites[name])
             }
             if kept != params:
                 known[name], changed = kept, True
@@ -55,25 +45,26 @@ def one_row_parameters(module: cst.Module, reads: Counter[str]) -> dict[cst.Func
 
 
 def _hands_one_row(
-    call: cst.Call,
-    fn: cst.FunctionDef,
-    param: str,
-    caller: cst.FunctionDef | None,
-    known: dict[str, set[str]],
-    stored: dict[int, frozenset[str]],
+    site: Site, fn: cst.FunctionDef, param: str, known: dict[str, set[str]], stored: dict[int, frozenset[str]]
 ) -> bool:
-    """Does `call` of `fn` hand `param` a one-element list, or a one-row parameter of its caller?"""
-    arg = _argument_for(call, fn, param)
+    """Does the call at `site` hand `param` of `fn` a one-element list: a list display of one item, a
+    name its caller made one (`[item]`, `assert len(xs) == 1`), or a one-row parameter of its caller?"""
+    arg = argument_for(site.call, fn, param)
     if arg is None:
         return False
     if is_one_element_list(arg.value):
         return True
-    if isinstance(arg.value, cst.Name) and caller is not None:
-        return arg.value.value in known.get(caller.name.value, set()) and _never_stored(caller, arg.value.value, stored)
-    return False
+    caller = site.caller
+    if caller is None:
+        return False
+    name = arg.value.value if isinstance(arg.value, cst.Name) else None
+    if site.home and name in known.get(caller.name.value, set()) and never_stored(caller, name or "", stored):
+        return True
+    seeds = known.get(caller.name.value, set()) if site.home else set()
+    return _keeps_one_row(arg.value, one_row_names_at(caller, site.call, seeds))
 
 
-def _argument_for(call: cst.Call, fn: cst.FunctionDef, param: str) -> cst.Arg | None:
+def argument_for(call: cst.Call, fn: cst.FunctionDef, param: str) -> cst.Arg | None:
     """The argument `call` hands to `param` of `fn`; None when it is left to its default or unknown."""
     if any(a.star for a in call.args):
         return None
@@ -101,9 +92,115 @@ def at_most_one_row(fn: cst.FunctionDef, expr: cst.BaseExpression, one_row: set[
         return comp.inner_for_in is None and not comp.ifs and _iterates_one_row(comp.iter, one_row)
     if not isinstance(expr, cst.Name):
         return False
-    if expr.value in one_row:
-        return _never_stored(fn, expr.value)
-    return _grown_once(fn, expr.value, one_row)
+    if expr.value in one_row and never_stored(fn, expr.value):
+        return True
+    return expr.value in one_row_names_at(fn, expr, one_row) or _grown_once(fn, expr.value, one_row)
+
+
+def one_row_names_at(
+    fn: cst.FunctionDef, at: cst.CSTNode, parameters: set[str] | frozenset[str] = frozenset()
+) -> set[str]:
+    """Names of `fn` that hold at most one item where `at` runs: made a one-element list (`xs = [x]`),
+    checked (`assert len(xs) == 1`) or made from one (`texts = [render(x) for x in xs]`,
+    `copy.deepcopy(xs)`) by the statements before it; `parameters` hold one item on entry. A store in
+    a branch or a loop only keeps a name one-row: the path that skips it leaves the name as it was."""
+    one = set(parameters)
+    for small, top_level in _statements_before(fn.body, at, True):
+        if isinstance(small, cst.Assert):
+            name = _checked_single(small.test)
+            if name is not None and top_level:
+                one.add(name)
+        elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            keeps = _keeps_one_row(small.value, one)
+            for target in targets:
+                if isinstance(target, cst.Name) and keeps and (top_level or target.value in one):
+                    one.add(target.value)
+                elif isinstance(target, cst.Name):
+                    one.discard(target.value)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            one.discard(small.target.value)
+        elif isinstance(small, cst.For):
+            one.difference_update(n.value for n in _names_in(small.target))
+    return one
+
+
+def _statements_before(block: cst.BaseSuite, at: cst.CSTNode, top_level: bool) -> Iterator[tuple[cst.CSTNode, bool]]:
+    """The small statements (and `for` headers) of `block` in order, each with whether it runs
+    unconditionally, up to the statement holding `at` (not included). Nested defs are left out."""
+    for stmt in block.body if isinstance(block, cst.IndentedBlock) else [block]:
+        holds = P.contains(stmt, at)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if holds:
+                return
+            for small in stmt.body:
+                yield small, top_level
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if holds:
+                return
+            continue
+        if isinstance(stmt, cst.For):
+            yield stmt, top_level
+        for inner in _blocks_of(stmt):
+            yield from _statements_before(inner, at, False)
+        if holds:
+            return
+
+
+def _blocks_of(stmt: cst.CSTNode) -> list[cst.BaseSuite]:
+    """The bodies of a compound statement, in order."""
+    blocks = []
+    for child in P.child_nodes(stmt):
+        if isinstance(child, cst.BaseSuite):
+            blocks.append(child)
+        elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)):
+            blocks.extend(_blocks_of(child))
+    return blocks
+
+
+def _checked_single(test: cst.BaseExpression) -> str | None:
+    """`len(xs) == 1` -> "xs"."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    if not isinstance(test.comparisons[0].operator, cst.Equal) or P.int_value(test.comparisons[0].comparator) != 1:
+        return None
+    left = test.left
+    if (
+        isinstance(left, cst.Call)
+        and isinstance(left.func, cst.Name)
+        and left.func.value == "len"
+        and len(left.args) == 1
+    ):
+        inner = left.args[0].value
+        return inner.value if isinstance(inner, cst.Name) else None
+    return None
+
+
+# Calls that hand back their argument's items, as many as it has.
+SAME_ITEMS = {"deepcopy", "copy", "list", "tuple"}
+
+
+def _keeps_one_row(value: cst.BaseExpression, one: set[str]) -> bool:
+    """Does `value` hold at most one item when the names in `one` do?"""
+    if is_one_element_list(value):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in one
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        comp = value.for_in
+        return comp.inner_for_in is None and not comp.ifs and _iterates_one_row(comp.iter, one)
+    if isinstance(value, cst.Call) and P.last_name(value.func) in SAME_ITEMS and len(value.args) == 1:
+        return _keeps_one_row(value.args[0].value, one)
+    return False
+
+
+def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _names_in(element.value)
 
 
 def _iterates_one_row(iterable: cst.BaseExpression, one_row: set[str]) -> bool:
@@ -137,7 +234,7 @@ def _grown_once(fn: cst.FunctionDef, name: str, one_row: set[str]) -> bool:
     return made_empty
 
 
-def _never_stored(fn: cst.FunctionDef, name: str, memo: dict[int, frozenset[str]] | None = None) -> bool:
+def never_stored(fn: cst.FunctionDef, name: str, memo: dict[int, frozenset[str]] | None = None) -> bool:
     """`name` is not assigned again in `fn` (a parameter keeps what the caller handed). `memo`: the
     names each function stores, by the function's id, while one parse tree is being read."""
     if memo is None:
@@ -146,6 +243,17 @@ def _never_stored(fn: cst.FunctionDef, name: str, memo: dict[int, frozenset[str]
     if stored is None:
         stored = memo[id(fn)] = _stored_names(fn)
     return name not in stored
+
+
+def stored_values(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    """The values `fn` assigns to `name` (`name = value`, `name: T = value`)."""
+    values = []
+    for node, _ in _nodes_with_loops(fn):
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                values.append(node.value)
+    return values
 
 
 def _stored_names(fn: cst.FunctionDef) -> frozenset[str]:
@@ -172,14 +280,3 @@ def _nodes_with_loops(fn: cst.FunctionDef) -> Iterator[tuple[cst.CSTNode, tuple[
         elif isinstance(node, cst.While):
             inner = (*loops, node.test)
         stack.extend((child, inner) for child in P.child_nodes(node))
-
-
-def _nodes_with_function(module: cst.Module) -> Iterator[tuple[cst.CSTNode, cst.FunctionDef | None]]:
-    """Every node of the module with the module-level function it sits in (None: elsewhere)."""
-    for stmt in module.body:
-        enclosing = stmt if isinstance(stmt, cst.FunctionDef) else None
-        stack: list[cst.CSTNode] = [stmt]
-        while stack:
-            node = stack.pop()
-            yield node, enclosing
-            stack.extend(P.child_nodes(node))

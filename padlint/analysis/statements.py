@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from padlint.analysis import one_row
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.losses import LOSS_NAME
@@ -54,6 +55,9 @@ class StatementWalker(WalkerState):
         elif isinstance(stmt, cst.If):
             self.evaluate(stmt.test)
             known = self.none_test(stmt.test)
+            if known is None:
+                truth = self.fixed_by_callers(stmt.test)
+                known = None if truth is None else not truth
             if known is True:  # `if mask is None:` over a mask the caller passed: never runs
                 self.execute_block(_orelse_body(stmt.orelse))
             elif known is False:
@@ -102,6 +106,20 @@ class StatementWalker(WalkerState):
         elif isinstance(stmt, cst.ClassDef):
             self.env.set(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
             self.walk_class(stmt, self.env)
+
+    def fixed_by_callers(self, test: cst.BaseExpression) -> bool | None:
+        """The truth of `if flag:` / `if not flag:` when every call in view of the function hands
+        `flag` a constant of the same truth and the function never stores it (call_sites.py): the
+        branch it does not select is never reached. None when unknown."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        name = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+        fn = self.current_fn
+        if fn is None or not isinstance(name, cst.Name) or self.facts.module is None:
+            return None
+        truth = self.module_info.constant_parameters(self.facts.module, fn).get(name.value)
+        if truth is None or not one_row.never_stored(fn, name.value):
+            return None
+        return not truth if negated else truth
 
     def none_test(self, test: cst.BaseExpression) -> bool | None:
         """False when `x is None` is known to be true, True when it is known to be false (and the

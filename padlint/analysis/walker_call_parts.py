@@ -69,6 +69,9 @@ class CallParts:
     @abstractmethod
     def is_single_text(self, expr: cst.BaseExpression, value: Value | None = None) -> bool | None: ...
 
+    @abstractmethod
+    def holds_texts(self, iterable: cst.BaseExpression) -> bool: ...
+
     # ---- summaries.py
     @abstractmethod
     def local_call(self, call: cst.Call) -> Value | None: ...

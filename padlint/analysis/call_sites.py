@@ -1,0 +1,170 @@
+"""Where the module's functions are called: in the module, and in the modules beside it that import them.
+
+A parameter's value is fixed by the callers in view when every call hands it the same kind of value:
+a one-element list (one_row.py), or the same constant (`has_image=True`: only the branch it selects is
+reached). The callers in view are the module's own code and the modules beside it that import the
+function by name (project_text.importers). A function whose name is read other than as the callee of
+a call (a callback, a table of functions, `module.function` of a module imported whole) may be called
+from anywhere; a function no caller in view calls (library code, one file linted alone) has callers
+out of view: neither has parameters fixed by its callers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+
+
+@dataclass(frozen=True)
+class Site:
+    """One call of a function: the call, the innermost def it sits in, and whether that def is a
+    module-level function of the module that defines the callee (a dispatcher handing its own
+    parameter on)."""
+
+    call: cst.Call
+    caller: cst.FunctionDef | None
+    home: bool
+
+
+def call_sites(module: cst.Module, reads: Counter[str], filename: str) -> dict[str, list[Site]]:
+    """Module-level function name -> every call of it in view, for the functions called only by name
+    (`reads`: how often each name is read in the module, dead_code.name_reads). A function missing
+    from the result has callers out of view."""
+    functions = {stmt.name.value for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
+    sites: dict[str, list[Site]] = {name: [] for name in functions}
+    for call, caller, top in _calls_by_name(module, functions):
+        sites[call.func.value].append(Site(call, caller, caller is top and caller is not None))  # type: ignore[attr-defined]
+    fixed = {name for name in functions if reads[name] == len(sites[name])}
+    if fixed and filename not in ("-", "<stdin>", ""):
+        _add_importer_sites(os.path.abspath(filename), fixed, sites)
+    return {name: sites[name] for name in fixed if sites[name]}
+
+
+def _add_importer_sites(path: str, fixed: set[str], sites: dict[str, list[Site]]) -> None:
+    """Calls of `fixed` functions in the modules beside `path` that import them by name; a function an
+    importer reads any other way (or imports the module whole and names it) leaves `fixed`."""
+    from padlint.analysis.dead_code import name_reads
+    from padlint.analysis.parsing import parse_module
+    from padlint.look.project_text import from_imports, importers, module_path, text_of
+
+    for importer in importers(path):
+        text = text_of(importer) or ""
+        named = {name for name in fixed if name in text}
+        if not named:
+            continue
+        local_names: dict[str, str] = {}  # the importer's name -> the function it is
+        for local, (source, level, original) in from_imports(importer, text).items():
+            if original in named and module_path(importer, source, level) == path:
+                local_names[local] = original
+        try:
+            module = parse_module(text)
+        except cst.ParserSyntaxError:
+            fixed.difference_update(named)
+            continue
+        reads = name_reads(module) - _import_names(module)
+        found: Counter[str] = Counter()
+        for call, caller, _top in _calls_by_name(module, set(local_names)):
+            local = call.func.value  # type: ignore[attr-defined]
+            found[local] += 1
+            sites[local_names[local]].append(Site(call, caller, False))
+        for local, name in local_names.items():
+            if reads[local] != found[local]:
+                fixed.discard(name)  # handed on as a value: called from anywhere
+        # Named without an import by name: `data.preprocess(...)` of a module imported whole.
+        fixed.difference_update(named - set(local_names.values()))
+
+
+def _import_names(module: cst.Module) -> Counter[str]:
+    """The names `from m import a as b` spells (name_reads counts them as reads)."""
+    names: Counter[str] = Counter()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.ImportFrom and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if isinstance(alias.name, cst.Name):
+                    names[alias.name.value] += 1
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    names[alias.asname.name.value] += 1
+        else:
+            stack.extend(P.child_nodes(node))
+    return names
+
+
+def _calls_by_name(
+    module: cst.Module, names: set[str]
+) -> Iterator[tuple[cst.Call, cst.FunctionDef | None, cst.FunctionDef | None]]:
+    """Calls `name(...)` of `names`, each with the innermost def it sits in and the module-level
+    function around it."""
+    stack: list[tuple[cst.CSTNode, cst.FunctionDef | None, cst.FunctionDef | None]] = [
+        (stmt, None, None) for stmt in module.body
+    ]
+    while stack:
+        node, inner, top = stack.pop()
+        if type(node) is cst.FunctionDef:  # `type() is`: libcst's ABC checks are slow on every node
+            inner = node
+            if top is None and node in module.body:
+                top = node
+        elif type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Name and func.value in names:
+                yield node, inner, top
+        stack.extend((child, inner, top) for child in P.child_nodes(node))
+
+
+def constant_parameters(
+    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]]
+) -> dict[cst.FunctionDef, dict[str, bool]]:
+    """Module-level functions -> their parameters every call in view hands a constant of the same
+    truth (`has_image=True`, a default of `False` left alone, a caller's own such parameter handed on):
+    `if has_image:` then runs one branch only."""
+    # Grown from nothing: a parameter is fixed once every call's value is known (a dispatcher's own
+    # parameter only after its callers fix it), so cycles fix nothing.
+    known: dict[str, dict[str, bool]] = {name: {} for name in sites}
+    changed = True
+    while changed:
+        changed = False
+        for name, calls in sites.items():
+            fn = functions[name]
+            fixed: dict[str, bool] = {}
+            for param in (p.name.value for p in P.parameters(fn.params)):
+                truths = {_truth_handed(site, fn, param, known) for site in calls}
+                if truths == {True} or truths == {False}:
+                    fixed[param] = truths.pop() is True
+            if fixed != known[name]:
+                known[name], changed = fixed, True
+    return {functions[name]: params for name, params in known.items() if params}
+
+
+def _truth_handed(site: Site, fn: cst.FunctionDef, param: str, known: dict[str, dict[str, bool]]) -> bool | None:
+    """The truth of the constant the call at `site` hands `param` of `fn`; None when not a constant."""
+    from padlint.analysis.one_row import argument_for, never_stored
+
+    arg = argument_for(site.call, fn, param)
+    if arg is None:
+        if any(a.star for a in site.call.args):
+            return None
+        default = next((p.default for p in P.parameters(fn.params) if p.name.value == param), None)
+        return _literal_truth(default) if default is not None else None
+    truth = _literal_truth(arg.value)
+    if truth is not None or not isinstance(arg.value, cst.Name) or site.caller is None or not site.home:
+        return truth
+    handed_on = known.get(site.caller.name.value, {}).get(arg.value.value)
+    return handed_on if handed_on is not None and never_stored(site.caller, arg.value.value) else None
+
+
+def _literal_truth(expr: cst.BaseExpression) -> bool | None:
+    """The truth of a literal constant: True, False, None, a number, a string."""
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return expr.value == "True"
+    number = P.int_value(expr)
+    if number is not None:
+        return number != 0
+    text = P.string_value(expr)
+    return bool(text) if text is not None else None
