@@ -50,13 +50,17 @@ def _add_importer_sites(path: str, fixed: set[str], sites: dict[str, list[Site]]
     """Calls of `fixed` functions in the modules beside `path` that import them by name; a function an
     importer reads any other way (or imports the module whole and names it) leaves `fixed`."""
     from padlint.analysis.dead_code import name_reads
+    from padlint.analysis.importers import MAX_IMPORTER_BYTES, MAX_IMPORTERS
     from padlint.analysis.parsing import parse_module
     from padlint.look.project_text import from_imports, importers, module_path, text_of
 
-    for importer in importers(path):
+    for count, importer in enumerate(importers(path)):
         text = text_of(importer) or ""
         named = {name for name in fixed if name in text}
         if not named:
+            continue
+        if count >= MAX_IMPORTERS or len(text) > MAX_IMPORTER_BYTES:
+            fixed.difference_update(named)  # not read for its calls: they are out of view
             continue
         local_names: dict[str, str] = {}  # the importer's name -> the function it is
         for local, (source, level, original) in from_imports(importer, text).items():

@@ -367,9 +367,11 @@ class CallEvaluator(WalkerState):
             return False
         if iterable.value not in {p.name.value for p in P.parameters(fn.params)}:
             return False
-        if not _nothing_known(self.evaluate(iterable)) or self.facts.module is None:
+        if not _nothing_known(self.evaluate(iterable)):
             return False
-        handed = self.module_info.arguments_in_view(self.facts.module, fn, iterable.value)
+        handed = (
+            self.module_info.arguments_in_view(self.facts.module, fn, iterable.value) if self.walking_home() else []
+        )
         return not any(_list_of_lists(arg) for arg in handed)
 
     def dataset_map(self, call: cst.Call, recv: Value) -> Value:

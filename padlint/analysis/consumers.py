@@ -106,7 +106,13 @@ class ConsumerQuestions(WalkerState):
         fn = self.current_fn
         if fn is None:
             return one_row.is_one_element_list(expr)
-        return one_row.at_most_one_row(fn, expr, self.module_info.one_row_parameters(self.facts.module, fn))
+        params = self.module_info.one_row_parameters(self.facts.module, fn) if self.walking_home() else set()
+        return one_row.at_most_one_row(fn, expr, params)
+
+    def walking_home(self) -> bool:
+        """Is the code being walked the linted module's own? Facts about its callers (call_sites.py) are
+        gathered for the linted module only."""
+        return self.facts.module is not None and (self.module_context is None or self.module_context.home)
 
     def loss_discarded(self, call: cst.Call) -> bool:
         """`out = model(..., labels=y)` read only as `out.logits`: no loss grades the labels."""

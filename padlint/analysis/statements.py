@@ -114,7 +114,7 @@ class StatementWalker(WalkerState):
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         fn = self.current_fn
-        if fn is None or not isinstance(name, cst.Name) or self.facts.module is None:
+        if fn is None or not isinstance(name, cst.Name) or not self.walking_home():
             return None
         truth = self.module_info.constant_parameters(self.facts.module, fn).get(name.value)
         if truth is None or not one_row.never_stored(fn, name.value):

@@ -72,6 +72,9 @@ class CallParts:
     @abstractmethod
     def holds_texts(self, iterable: cst.BaseExpression) -> bool: ...
 
+    @abstractmethod
+    def walking_home(self) -> bool: ...
+
     # ---- summaries.py
     @abstractmethod
     def local_call(self, call: cst.Call) -> Value | None: ...
