@@ -372,7 +372,7 @@ class CallEvaluator(WalkerState):
         handed = (
             self.module_info.arguments_in_view(self.facts.module, fn, iterable.value) if self.walking_home() else []
         )
-        return not any(_list_of_lists(arg) for arg in handed)
+        return not any(one_row.list_of_lists(arg) for arg in handed)
 
     def dataset_map(self, call: cst.Call, recv: Value) -> Value:
         fn = P.positional(call, 0) or P.keyword(call, "function")
@@ -413,18 +413,6 @@ class CallEvaluator(WalkerState):
             self.facts.rows_unconsumed.update(script_names.feature_dicts(body))
         elif dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models, "labels"):
             self.facts.labels_unread.update(script_names.feature_dicts(body))
-
-
-def _list_of_lists(expr: cst.BaseExpression) -> bool:
-    """`[[a, b], [c]]`, `[texts[i : i + n] for i in ...]`, `[row["texts"] for row in rows]`? A display or
-    comprehension whose items are lists, slices or other subscripts (a column may be a batch's)."""
-    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
-        items = [expr.elt]
-    elif isinstance(expr, (cst.List, cst.Tuple)):
-        items = [e.value for e in expr.elements]
-    else:
-        return False
-    return any(isinstance(item, (cst.List, cst.ListComp, cst.Tuple, cst.Subscript)) for item in items)
 
 
 def _nothing_known(value: Value) -> bool:

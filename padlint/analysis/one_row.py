@@ -280,3 +280,15 @@ def _nodes_with_loops(fn: cst.FunctionDef) -> Iterator[tuple[cst.CSTNode, tuple[
         elif isinstance(node, cst.While):
             inner = (*loops, node.test)
         stack.extend((child, inner) for child in P.child_nodes(node))
+
+
+def list_of_lists(expr: cst.BaseExpression) -> bool:
+    """`[[a, b], [c]]`, `[texts[i : i + n] for i in ...]`, `[row["texts"] for row in rows]`? A display or
+    comprehension whose items are lists, slices or other subscripts (a column may be a batch's)."""
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        items = [expr.elt]
+    elif isinstance(expr, (cst.List, cst.Tuple)):
+        items = [e.value for e in expr.elements]
+    else:
+        return False
+    return any(isinstance(item, (cst.List, cst.ListComp, cst.Tuple, cst.Subscript)) for item in items)
