@@ -363,11 +363,13 @@ class CallEvaluator(WalkerState):
         if place_key(iterable) in self.str_seq_names:
             return True
         fn = self.current_fn
-        if fn is None or not isinstance(iterable, cst.Name) or not one_row.never_stored(fn, iterable.value):
+        if fn is None or not isinstance(iterable, cst.Name):
             return False
         if iterable.value not in {p.name.value for p in P.parameters(fn.params)}:
             return False
         if not _nothing_known(self.evaluate(iterable)):
+            return False
+        if not one_row.never_stored(fn, iterable.value, self.module_info.stored_names):
             return False
         handed = (
             self.module_info.arguments_in_view(self.facts.module, fn, iterable.value) if self.walking_home() else []

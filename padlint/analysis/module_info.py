@@ -45,6 +45,7 @@ class ModuleInfo:
     one_row_params: dict | None = None
     sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
+    stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
     # a library-table callable, a class or a wrapper of another model (`made_by_factory`).
@@ -94,6 +95,8 @@ class ModuleInfo:
 
     def constant_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> dict[str, bool]:
         """The parameters of `fn` every call in view hands a constant of the same truth -> that truth."""
+        if fn not in module.body:
+            return {}  # a method or a nested def: its calls are not gathered (and need not be)
         if self.constant_params is None:
             self.constant_params = call_sites.constant_parameters(self._functions(module), self._call_sites(module))
         return self.constant_params.get(fn, {})
@@ -103,9 +106,9 @@ class ModuleInfo:
         name, also every value its caller stores in it."""
         from padlint.analysis.one_row import argument_for, stored_values
 
-        sites = self._call_sites(module).get(fn.name.value, [])
         if self._functions(module).get(fn.name.value) is not fn:
             return []
+        sites = self._call_sites(module).get(fn.name.value, [])
         handed = []
         for site in sites:
             arg = argument_for(site.call, fn, param)
