@@ -30,6 +30,7 @@ SELF_STORE = re.compile(r"(?<![\w.])self\s*\.\s*(\w+)\s*(?:\[[^\]\n]*\]\s*)?(?:=
 ROW_PART_STORE = re.compile(r"\[[^\n\]]*,[^\n]*:[^\n]*\]\s*=(?!=)")
 SELF_CALL = re.compile(r"(?<![\w.])self\s*\(")
 MADE = re.compile(r"\s*\(")  # after a class name: an instance made
+THROUGH_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(\w+)\s*\(")  # `Builder.join(`
 # What an instance runs where it is made and used without a method name: made, called, indexed, iterated.
 INSTANCE_ENTRIES = frozenset({"__init__", "__call__", "__getitem__", "__iter__", "__next__"})
 
@@ -183,14 +184,16 @@ class Reach(Scopes):
         names = set(BARE_NAME.findall(body))
         for name in names & functions.keys():
             found += functions[name]
+        through: dict[str, set[str]] | None = None  # `Name.method(`: name -> the methods so called
         for name in names & self._class_ids.keys():
             # `Builder.join(...)`: a method called through its class (a static or class method).
-            for cls in self._class_ids[name]:
-                found += [
-                    j
-                    for j in self._members.get(cls, ())
-                    if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*{units[j].name}\s*\(", body)
-                ]
+            if through is None:
+                through = {}
+                for owner, method in THROUGH_NAME.findall(body):
+                    through.setdefault(owner, set()).add(method)
+            called = through.get(name, set())
+            for cls in self._class_ids[name] if called else ():
+                found += [j for j in self._members.get(cls, ()) if units[j].name in called]
             # `Builder(...)` then `builder.make_batch(...)`: an instance's methods run for its maker.
             if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", body):
                 for cls in self._class_ids[name]:
@@ -258,7 +261,6 @@ class Reach(Scopes):
                     found.add(where)
         name = "self" if u.name == "__call__" else u.name
         class_name = self._class_names.get(u.cls, "") if u.kind == "method" and u.cls is not None else ""
-        through_class = re.compile(rf"(?<![\w.]){re.escape(class_name)}\s*\.\s*$") if class_name else None
         for pos in self._literal(name):
             end = pos + len(name)
             if not is_name_at(text, pos, name):
@@ -274,7 +276,7 @@ class Reach(Scopes):
             if u.kind == "func":
                 if before.endswith(".") or before.rstrip().endswith("def"):
                     continue
-            elif through_class is not None and through_class.search(before):
+            elif class_name and _called_through(before, class_name):
                 pass  # `Builder.join(...)`: called through its class, from anywhere
             else:
                 if u.name == "__call__":
@@ -300,3 +302,15 @@ class Reach(Scopes):
             for j in self._members.get(cls, ())
             if j != i and stored & set(SELF_ATTR.findall(self.text, self.units()[j].start, self.units()[j].end))
         ]
+
+
+def _called_through(before: str, owner: str) -> bool:
+    """Does `before` (the text right before a method's name) end with `owner.`, owner a whole name?"""
+    head = before.rstrip()
+    if not head.endswith("."):
+        return False
+    head = head[:-1].rstrip()
+    if not head.endswith(owner):
+        return False
+    ahead = head[: len(head) - len(owner)][-1:]
+    return not (ahead.isalnum() or ahead in ("_", "."))
