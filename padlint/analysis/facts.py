@@ -225,9 +225,10 @@ class ModuleFacts:
     # A tokenizer call of the module leaves `add_special_tokens` on: the tokenizer may end the ids with EOS.
     special_tokens_added: bool = False
     pads_with_eos: bool = False  # a padding step pads with the EOS id (`padding_value=tok.eos_token_id`)
-    # Negative values the module writes into labels over positions that are not padding (`[-1] * len(prompt)
-    # + answer`): its own ignore value, which padding with the same value agrees with.
-    label_marks: set[int] = field(default_factory=set)
+    # Values the module writes into labels over positions that are not padding (`[-1] * len(prompt) + answer`,
+    # `[pad_id] * len(prompt) + answer`; P.PAD_ID_MARK for a pad id): its own ignore value, which padding
+    # with the same value agrees with.
+    label_marks: set[int | str] = field(default_factory=set)
     lm_collator_rebuilds_labels: bool = False
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)

@@ -417,22 +417,33 @@ def _is_labels_place(target: cst.BaseExpression) -> bool:
     return isinstance(leaf, str) and bool(P.TOKEN_LABELS.match(leaf))
 
 
-def _marked_runs(value: cst.BaseExpression) -> set[int]:
-    """Negative values stored over positions that are not padding: the whole value is a run
-    (`[-1] * len(ids)`), or a run opens a concatenation of real labels (`[-1] * len(prompt) + answer`).
-    A run whose length is a difference (`max_len - len(x)`) is padding and marks nothing."""
-    runs: set[int] = set()
+def _marked_runs(value: cst.BaseExpression) -> set[int | str]:
+    """Values stored over label positions that are not padding: the whole value is a run
+    (`[-1] * len(ids)`), or a run opens a concatenation of real labels (`[pad_id] * len(prompt) + answer`).
+    The module does not train on what it marks so: the value (an int, or P.PAD_ID_MARK for a pad id)
+    is its own ignore value, whatever its losses are. Only a run as long as a piece of real tokens
+    (`len(prompt)`) marks; one of any other length (`gap`, `max_len - len(x)`) is padding."""
+    runs: set[int | str] = set()
     head = value
     while isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Add):
         head = head.left  # the leftmost operand of `a + b + c`
     if isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Multiply):
         for seq, count in ((head.left, head.right), (head.right, head.left)):
             if isinstance(seq, cst.List) and len(seq.elements) == 1:
-                number = P.int_value(seq.elements[0].value)
-                difference = isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Subtract)
-                if number is not None and number < 0 and number != P.IGNORE_VALUE and not difference:
+                if not _is_length(count):
+                    continue  # `[pad] * gap`, `[pad] * (max_len - len(x))`: padding, not a run over real labels
+                item = seq.elements[0].value
+                number = P.int_value(item)
+                if number is not None and number != P.IGNORE_VALUE:
                     runs.add(number)
+                elif number is None and P.is_pad_id_expression(item):
+                    runs.add(P.PAD_ID_MARK)
     return runs
+
+
+def _is_length(count: cst.BaseExpression) -> bool:
+    """`len(prompt_ids)`: the length of a piece of tokens."""
+    return isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "len"
 
 
 def _imported_factory(value: cst.Call, imports: P.Imports) -> str | None:

@@ -333,6 +333,9 @@ def map_batched(call: cst.Call) -> bool:
     return bool(batched and int_value(batched.value) == 1)
 
 
+PAD_ID_MARK = "pad id"  # facts.label_marks: the module labels positions it does not train on with the pad id
+
+
 def is_pad_id_expression(expr: cst.BaseExpression) -> bool:
     """`tokenizer.pad_token_id`, `self.pad_id`, `pad_id`, `PAD_ID`: named as a pad id."""
     if isinstance(expr, cst.Attribute):

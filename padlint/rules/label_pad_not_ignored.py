@@ -136,9 +136,12 @@ def collate(batch, pad_id):
 
 
 def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:
-    """Is the pad value one the module also writes over labels that are not padding (`[-1] * len(prompt)`)?"""
+    """Is the pad value one the module also writes over labels that are not padding (`[-1] * len(prompt)`,
+    `[pad_id] * len(prompt)`)?"""
     value = P.int_value(pad_node)
-    return value is not None and value in facts.label_marks
+    if value is None:
+        return P.is_pad_id_expression(pad_node) and P.PAD_ID_MARK in facts.label_marks
+    return value in facts.label_marks
 
 
 TRAINS_ON_PADDING = "the loss trains on the padding"
