@@ -105,7 +105,8 @@ class ConsumerQuestions(WalkerState):
         one example): padded to its longest row it pads nothing."""
         fn = self.current_fn
         if fn is None:
-            return one_row.is_one_element_list(expr)
+            module = self.facts.module if self.walking_home() else None
+            return one_row.script_one_row(module, expr) if module is not None else one_row.is_one_element_list(expr)
         params = self.module_info.one_row_parameters(self.facts.module, fn) if self.walking_home() else set()
         return one_row.at_most_one_row(fn, expr, params)
 

@@ -97,15 +97,24 @@ def at_most_one_row(fn: cst.FunctionDef, expr: cst.BaseExpression, one_row: set[
     return expr.value in one_row_names_at(fn, expr, one_row) or _grown_once(fn, expr.value, one_row)
 
 
+def script_one_row(module: cst.Module, expr: cst.BaseExpression) -> bool:
+    """Does `expr`, read in the module's script code, hold at most one item: `[text]`, or a name the
+    statements before it made a one-element list (`texts = [\n "one",\n # "two",\n]`)?"""
+    if is_one_element_list(expr):
+        return True
+    return isinstance(expr, cst.Name) and expr.value in one_row_names_at(module, expr)
+
+
 def one_row_names_at(
-    fn: cst.FunctionDef, at: cst.CSTNode, parameters: set[str] | frozenset[str] = frozenset()
+    fn: cst.FunctionDef | cst.Module, at: cst.CSTNode, parameters: set[str] | frozenset[str] = frozenset()
 ) -> set[str]:
     """Names of `fn` that hold at most one item where `at` runs: made a one-element list (`xs = [x]`),
     checked (`assert len(xs) == 1`) or made from one (`texts = [render(x) for x in xs]`,
     `copy.deepcopy(xs)`) by the statements before it; `parameters` hold one item on entry. A store in
     a branch or a loop only keeps a name one-row: the path that skips it leaves the name as it was."""
     one = set(parameters)
-    for small, top_level in _statements_before(fn.body, at, True):
+    body = fn.body if isinstance(fn, cst.FunctionDef) else cst.IndentedBlock(body=list(fn.body))
+    for small, top_level in _statements_before(body, at, True):
         if isinstance(small, cst.Assert):
             name = _checked_single(small.test)
             if name is not None and top_level:
@@ -120,9 +129,19 @@ def one_row_names_at(
                     one.discard(target.value)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             one.discard(small.target.value)
+        elif isinstance(small, cst.Expr) and (grown := _grown_name(small.value)) is not None:
+            one.discard(grown)  # `texts.append(t)`: more than one item now
         elif isinstance(small, cst.For):
             one.difference_update(n.value for n in _names_in(small.target))
     return one
+
+
+def _grown_name(expr: cst.BaseExpression) -> str | None:
+    """`xs.append(x)`, `xs.extend(ys)`, `xs.insert(0, x)`: the name of the list grown."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Name):
+        if expr.func.attr.value in ("append", "extend", "insert"):
+            return expr.func.value.value
+    return None
 
 
 def _statements_before(block: cst.BaseSuite, at: cst.CSTNode, top_level: bool) -> Iterator[tuple[cst.CSTNode, bool]]:
