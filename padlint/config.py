@@ -172,7 +172,8 @@ def resolve_selection(settings: Settings, path: str | os.PathLike[str]) -> froze
 
 
 def codes_option(value: str | None) -> tuple[str, ...] | None:
-    """A comma-separated --select/--ignore value -> codes (None when the flag was not given)."""
+    """A comma-separated --select/--ignore value -> codes (None when the flag was not given). A flag
+    given more than once (`--extend-exclude a --extend-exclude b`) is joined with commas first."""
     if value is None:
         return None
     return tuple(code.strip() for code in value.split(",") if code.strip())

@@ -183,3 +183,21 @@ def test_watch_checks_again_when_a_file_changes(project):
 def test_watch_is_refused_where_it_cannot_work(project):
     result = CliRunner().invoke(main, ["check", "--watch", "-"], input="x = 1\n")
     assert result.exit_code == 2 and "--watch" in result.stderr
+
+
+def test_repeated_list_flags_add_up(tmp_path):
+    """`--extend-exclude a --extend-exclude b` excludes both (as ruff does): keeping only the last one
+    would lint a vendored folder the user asked to leave out. The same holds for --select."""
+    source = (Path(__file__).parent.parent / "examples" / "buggy_collator.py").read_text(encoding="utf-8")
+    for folder in ("vendored_a", "vendored_b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "collator.py").write_text(source, encoding="utf-8")
+    (tmp_path / "collator.py").write_text(source, encoding="utf-8")
+    runner = CliRunner()
+    args = ["check", str(tmp_path), "--no-cache", "--output-format", "concise"]
+    excluded = runner.invoke(main, [*args, "--extend-exclude", "vendored_a", "--extend-exclude", "vendored_b"])
+    assert "vendored_" not in excluded.output and str(tmp_path / "collator.py") in excluded.output
+    one = runner.invoke(main, [*args, "--select", "PAD001"])
+    both = runner.invoke(main, [*args, "--select", "PAD001", "--select", "PAD002"])
+    assert "PAD002" not in one.output and "PAD001" in one.output
+    assert "PAD001" in both.output and "PAD002" in both.output

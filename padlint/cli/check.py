@@ -36,9 +36,11 @@ def settings_for(config: str | None, start: Path, cli: dict) -> Settings:
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour.")
 @click.option("--diff", is_flag=True, help="Print a diff of what --fix would change; write nothing.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that --fix applied.")
-@click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to enable (or ALL).")
-@click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to disable.")
-@click.option("--extend-select", metavar="CODES", help="Codes or prefixes to enable on top of the selection.")
+@click.option("--select", metavar="CODES", multiple=True, help="Comma-separated codes or prefixes to enable (or ALL).")
+@click.option("--ignore", metavar="CODES", multiple=True, help="Comma-separated codes or prefixes to disable.")
+@click.option(
+    "--extend-select", metavar="CODES", multiple=True, help="Codes or prefixes to enable on top of the selection."
+)
 @click.option(
     "--output-format",
     type=click.Choice(FORMAT_NAMES),
@@ -54,8 +56,12 @@ def settings_for(config: str | None, start: Path, cli: dict) -> Settings:
     default=None,
     help="Apply exclusions to files named on the command line too (for pre-commit).",
 )
-@click.option("--exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude (replaces the defaults).")
-@click.option("--extend-exclude", metavar="PATTERNS", help="Comma-separated patterns to exclude as well.")
+@click.option(
+    "--exclude", metavar="PATTERNS", multiple=True, help="Comma-separated patterns to exclude (replaces the defaults)."
+)
+@click.option(
+    "--extend-exclude", metavar="PATTERNS", multiple=True, help="Comma-separated patterns to exclude as well."
+)
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore ignores.")
 @click.option("--config", metavar="PATH", help="The pyproject.toml to read [tool.padlint] from.")
 @click.option("-o", "--output-file", metavar="PATH", help="Write the report to PATH instead of standard output.")
@@ -97,15 +103,15 @@ def check(
     unsafe_fixes: bool | None,
     diff: bool,
     show_fixes: bool,
-    select: str | None,
-    ignore: str | None,
-    extend_select: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
     output_format: str,
     exit_zero: bool,
     stdin_filename: str | None,
     force_exclude: bool | None,
-    exclude: str | None,
-    extend_exclude: str | None,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
     respect_gitignore: bool | None,
     config: str | None,
     jobs: int | None,
@@ -133,11 +139,11 @@ def check(
     first = stdin_filename if use_stdin else (paths[0] if paths else None)
     start = Path(first) if first else Path.cwd()
     cli = dict(
-        select=codes_option(select),
-        ignore=codes_option(ignore),
-        extend_select=codes_option(extend_select),
-        exclude=codes_option(exclude),
-        extend_exclude=codes_option(extend_exclude),
+        select=codes_option(",".join(select) if select else None),
+        ignore=codes_option(",".join(ignore) if ignore else None),
+        extend_select=codes_option(",".join(extend_select) if extend_select else None),
+        exclude=codes_option(",".join(exclude) if exclude else None),
+        extend_exclude=codes_option(",".join(extend_exclude) if extend_exclude else None),
         unsafe_fixes=unsafe_fixes,
         respect_gitignore=respect_gitignore,
         force_exclude=force_exclude,
