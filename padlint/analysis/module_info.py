@@ -421,8 +421,9 @@ def _marked_runs(value: cst.BaseExpression) -> set[int | str]:
     """Values stored over label positions that are not padding: the whole value is a run
     (`[-1] * len(ids)`), or a run opens a concatenation of real labels (`[pad_id] * len(prompt) + answer`).
     The module does not train on what it marks so: the value (an int, or P.PAD_ID_MARK for a pad id)
-    is its own ignore value, whatever its losses are. Only a run as long as a piece of real tokens
-    (`len(prompt)`) marks; one of any other length (`gap`, `max_len - len(x)`) is padding."""
+    is its own ignore value, whatever its losses are. A negative run marks unless its length is a
+    difference (`max_len - len(x)`: padding); a run of a token id (the pad id, 0) is padding too unless
+    it is as long as pieces of real tokens (`len(prompt)`, `sum(len(t) for t in turns)`)."""
     runs: set[int | str] = set()
     head = value
     while isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Add):
@@ -430,11 +431,14 @@ def _marked_runs(value: cst.BaseExpression) -> set[int | str]:
     if isinstance(head, cst.BinaryOperation) and isinstance(head.operator, cst.Multiply):
         for seq, count in ((head.left, head.right), (head.right, head.left)):
             if isinstance(seq, cst.List) and len(seq.elements) == 1:
-                if not _is_length(count):
-                    continue  # `[pad] * gap`, `[pad] * (max_len - len(x))`: padding, not a run over real labels
                 item = seq.elements[0].value
                 number = P.int_value(item)
-                if number is not None and number != P.IGNORE_VALUE:
+                difference = isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Subtract)
+                if number is not None and number < 0 and number != P.IGNORE_VALUE and not difference:
+                    runs.add(number)
+                elif not _is_length(count):
+                    continue  # `[pad] * gap`, `[0] * (max_len - len(x))`: padding
+                elif number is not None and number >= 0:
                     runs.add(number)
                 elif number is None and P.is_pad_id_expression(item):
                     runs.add(P.PAD_ID_MARK)
@@ -442,8 +446,10 @@ def _marked_runs(value: cst.BaseExpression) -> set[int | str]:
 
 
 def _is_length(count: cst.BaseExpression) -> bool:
-    """`len(prompt_ids)`: the length of a piece of tokens."""
-    return isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "len"
+    """`len(prompt_ids)`, `sum(len(t) for t in turns)`, `len(a) + len(b)`: lengths of pieces of tokens."""
+    if isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Add):
+        return _is_length(count.left) and _is_length(count.right)
+    return isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value in ("len", "sum")
 
 
 def _imported_factory(value: cst.Call, imports: P.Imports) -> str | None:
