@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from padlint.types import Applicability
@@ -125,3 +125,22 @@ def shorten(code: str, width: int = 40) -> str:
     """Code for a one-line message: whitespace collapsed, cut with an ellipsis."""
     text = " ".join(code.split())
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def another_ignore_value_in_view(facts: ModuleFacts) -> bool:
+    """Does the module show an ignore value other than -100: labels it marks with another value over
+    positions that are not padding (`[pad_id] * len(prompt)`), or a loss given another `ignore_index`?
+    Then which loss reads these labels decides whether -100 is right (a loss ignoring the pad id raises
+    on a -100 target), and that loss is not in view: a fix writing -100 is unsafe there."""
+    from padlint.analysis import patterns as P
+
+    return bool(facts.label_marks) or any(
+        loss.value is not None and loss.value != P.IGNORE_VALUE for loss in facts.loss_ignores
+    )
+
+
+def unsafe_where_ignore_differs(facts: ModuleFacts, fix: FixProposal | None) -> FixProposal | None:
+    """`fix` (writing -100 into labels), made unsafe where another ignore value is in view."""
+    if fix is None or fix.applicability is not Applicability.SAFE or not another_ignore_value_in_view(facts):
+        return fix
+    return replace(fix, applicability=Applicability.UNSAFE)

@@ -9,7 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten
+from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten, unsafe_where_ignore_differs
 from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
@@ -74,6 +74,7 @@ def group_texts(examples, block=512):
             if padded_by_their_own_step(facts, events[0]):
                 continue  # labels padded with the pad id by a step of their own: PAD006's finding
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
+            fix = unsafe_where_ignore_differs(facts, fix)
             padded = event.padded
             message = (
                 f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "

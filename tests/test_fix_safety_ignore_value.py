@@ -1,0 +1,53 @@
+"""A fix that writes -100 into labels is right only if the loss reading them ignores -100. Where the
+module shows another ignore value (labels it marks with the pad id, a loss given another
+`ignore_index`), that loss decides and is not in view: the fix is offered as unsafe, not safe (seen on
+unseen code: a "safe" -100 made `CrossEntropyLoss(ignore_index=pad_id)` raise on its target)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from padlint.engine import lint_source
+from padlint.types import Applicability
+
+COPY_LABELS = """
+def encode_plain(tokenizer, text, max_len=64):
+    out = tokenizer(text, padding="max_length", max_length=max_len, truncation=True)
+    out["labels"] = list(out["input_ids"])
+    return out
+"""
+
+MARKS_PROMPT_WITH_PAD_ID = """
+def encode_chat(tokenizer, prompt, answer, max_len=64):
+    prompt_ids = tokenizer.encode(prompt, add_special_tokens=False)
+    answer_ids = tokenizer.encode(answer, add_special_tokens=False)
+    labels = [tokenizer.pad_token_id] * len(prompt_ids) + answer_ids
+    return {"input_ids": prompt_ids + answer_ids, "labels": labels}
+"""
+
+LOSS_IGNORES_PAD_ID = """
+import torch.nn as nn
+
+
+def make_criterion(tokenizer):
+    return nn.CrossEntropyLoss(ignore_index=tokenizer.pad_token_id)
+"""
+
+
+def _pad002_fix(source: str):
+    found = [d for d in lint_source(textwrap.dedent(source), "data.py") if d.code == "PAD002"]
+    assert len(found) == 1, found
+    assert found[0].fix is not None
+    return found[0].fix.applicability
+
+
+def test_copy_of_padded_ids_gets_a_safe_fix_when_only_minus_100_is_in_view():
+    assert _pad002_fix(COPY_LABELS) is Applicability.SAFE
+
+
+def test_the_fix_is_unsafe_where_the_module_marks_labels_with_the_pad_id():
+    assert _pad002_fix(COPY_LABELS + MARKS_PROMPT_WITH_PAD_ID) is Applicability.UNSAFE
+
+
+def test_the_fix_is_unsafe_where_a_loss_of_the_module_ignores_the_pad_id():
+    assert _pad002_fix(COPY_LABELS + LOSS_IGNORES_PAD_ID) is Applicability.UNSAFE
