@@ -171,12 +171,12 @@ def resolve_selection(settings: Settings, path: str | os.PathLike[str]) -> froze
     return selected
 
 
-def codes_option(value: str | None) -> tuple[str, ...] | None:
-    """A comma-separated --select/--ignore value -> codes (None when the flag was not given). A flag
-    given more than once (`--extend-exclude a --extend-exclude b`) is joined with commas first."""
-    if value is None:
+def codes_option(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The comma-separated values of a --select/--ignore flag, each time it was given
+    (`--extend-exclude a --extend-exclude b,c`) -> codes; None when the flag was not given."""
+    if not values:
         return None
-    return tuple(code.strip() for code in value.split(",") if code.strip())
+    return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
 
 
 def with_cli(

@@ -6,13 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from padlint.rules import ALL_RULES, ORDER
+from padlint.rules import ALL_RULES, RULES_BY_CODE
 from padlint.rules.catalogue import CATALOGUE, requires
 
 
 def test_every_rule_is_in_the_catalogue_as_registered():
-    assert [rule.code for rule in ALL_RULES] == list(ORDER)
-    assert set(CATALOGUE) == set(ORDER)
+    assert [rule.code for rule in ALL_RULES] == list(CATALOGUE)
+    assert set(RULES_BY_CODE) == set(CATALOGUE)
     for rule in ALL_RULES:
         name, module, cls, words = CATALOGUE[rule.code]
         assert (rule.name, rule.__module__, rule.__name__) == (name, f"padlint.rules.{module}", cls)

@@ -22,7 +22,6 @@ from padlint.analysis.values import (
     Padded,
     PadIdMask,
     Partial,
-    PerPositionLoss,
     ShapeOf,
     Tokenizer,
     Value,
@@ -128,12 +127,9 @@ class CallDispatch(WalkerState):
             if mean:
                 self.evaluate_args(call)
                 return mean
-        if (
-            name in WHOLE_REDUCTIONS
-            and call.args
-            and tags_of(reduced := self.evaluate(call.args[0].value), PerPositionLoss)
-        ):
-            self.reduced_whole(reduced)
+        if name in WHOLE_REDUCTIONS and call.args:
+            self.reduced_whole(self.evaluate_args(call)[0])
+            return EMPTY
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)
         if name in P.FUNCTIONAL_PAD:

@@ -123,11 +123,11 @@ def _calls_by_name(
 
 
 def constant_parameters(
-    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]]
+    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]], stored: dict[int, frozenset[str]]
 ) -> dict[cst.FunctionDef, dict[str, bool]]:
     """Module-level functions -> their parameters every call in view hands a constant of the same
     truth (`has_image=True`, a default of `False` left alone, a caller's own such parameter handed on):
-    `if has_image:` then runs one branch only."""
+    `if has_image:` then runs one branch only. `stored`: never_stored's memo."""
     # Grown from nothing: a parameter is fixed once every call's value is known (a dispatcher's own
     # parameter only after its callers fix it), so cycles fix nothing.
     known: dict[str, dict[str, bool]] = {name: {} for name in sites}
@@ -137,8 +137,8 @@ def constant_parameters(
         for name, calls in sites.items():
             fn = functions[name]
             fixed: dict[str, bool] = {}
-            for param in (p.name.value for p in P.parameters(fn.params)):
-                truths = {_truth_handed(site, fn, param, known) for site in calls}
+            for param in P.parameter_names(fn):
+                truths = {_truth_handed(site, fn, param, known, stored) for site in calls}
                 if truths == {True} or truths == {False}:
                     fixed[param] = truths.pop() is True
             if fixed != known[name]:
@@ -146,7 +146,9 @@ def constant_parameters(
     return {functions[name]: params for name, params in known.items() if params}
 
 
-def _truth_handed(site: Site, fn: cst.FunctionDef, param: str, known: dict[str, dict[str, bool]]) -> bool | None:
+def _truth_handed(
+    site: Site, fn: cst.FunctionDef, param: str, known: dict[str, dict[str, bool]], stored: dict[int, frozenset[str]]
+) -> bool | None:
     """The truth of the constant the call at `site` hands `param` of `fn`; None when not a constant."""
     from padlint.analysis.one_row import argument_for, never_stored
 
@@ -160,7 +162,7 @@ def _truth_handed(site: Site, fn: cst.FunctionDef, param: str, known: dict[str, 
     if truth is not None or not isinstance(arg.value, cst.Name) or site.caller is None or not site.home:
         return truth
     handed_on = known.get(site.caller.name.value, {}).get(arg.value.value)
-    return handed_on if handed_on is not None and never_stored(site.caller, arg.value.value) else None
+    return handed_on if handed_on is not None and never_stored(site.caller, arg.value.value, stored) else None
 
 
 def _literal_truth(expr: cst.BaseExpression) -> bool | None:

@@ -365,7 +365,7 @@ class CallEvaluator(WalkerState):
         fn = self.current_fn
         if fn is None or not isinstance(iterable, cst.Name):
             return False
-        if iterable.value not in {p.name.value for p in P.parameters(fn.params)}:
+        if iterable.value not in P.parameter_names(fn):
             return False
         if not _nothing_known(self.evaluate(iterable)):
             return False

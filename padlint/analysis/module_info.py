@@ -90,7 +90,9 @@ class ModuleInfo:
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
         """The parameters of `fn` (a function of `module`) every call in view hands at most one item."""
         if self.one_row_params is None:
-            self.one_row_params = one_row.one_row_parameters(self._functions(module), self._call_sites(module))
+            self.one_row_params = one_row.one_row_parameters(
+                self._functions(module), self._call_sites(module), self.stored_names
+            )
         return self.one_row_params.get(fn, set())
 
     def constant_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> dict[str, bool]:
@@ -98,7 +100,9 @@ class ModuleInfo:
         if fn not in module.body:
             return {}  # a method or a nested def: its calls are not gathered (and need not be)
         if self.constant_params is None:
-            self.constant_params = call_sites.constant_parameters(self._functions(module), self._call_sites(module))
+            self.constant_params = call_sites.constant_parameters(
+                self._functions(module), self._call_sites(module), self.stored_names
+            )
         return self.constant_params.get(fn, {})
 
     def arguments_in_view(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> list[cst.BaseExpression]:

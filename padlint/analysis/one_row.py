@@ -24,12 +24,12 @@ SAME_LENGTH_ITERATORS = {"enumerate", "zip", "reversed", "sorted", "list", "tupl
 
 
 def one_row_parameters(
-    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]]
+    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]], stored: dict[int, frozenset[str]]
 ) -> dict[cst.FunctionDef, set[str]]:
     """Module-level functions -> their parameters that hold at most one item at every call in view
-    (`sites`: call_sites.call_sites, the functions whose callers are all in view)."""
-    known = {name: {p.name.value for p in P.parameters(functions[name].params)} for name in sites}
-    stored: dict[int, frozenset[str]] = {}  # the names each caller assigns, by the caller's id
+    (`sites`: call_sites.call_sites, the functions whose callers are all in view; `stored`: the
+    names each def assigns, by its id, never_stored's memo)."""
+    known = {name: P.parameter_names(functions[name]) for name in sites}
     changed = True
     while changed:
         changed = False

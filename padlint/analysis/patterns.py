@@ -327,6 +327,11 @@ def method_kind(fn: cst.FunctionDef) -> str:
     return "plain"
 
 
+def parameter_names(fn: cst.FunctionDef | cst.Lambda) -> set[str]:
+    """The names of `fn`'s parameters (`self`, `*args` and `**kwargs` included)."""
+    return {p.name.value for p in parameters(fn.params)}
+
+
 def map_batched(call: cst.Call) -> bool:
     """Does `ds.map(fn, batched=True)` hand `fn` a batch of rows (not one example)?"""
     batched = keyword(call, "batched")

@@ -101,7 +101,7 @@ def read_anywhere(module: cst.Module, name: str) -> bool:
 
 def local_names(fn: cst.FunctionDef | cst.Lambda) -> set[str]:
     """Parameters and plainly assigned names of a function (its locals, without `global`)."""
-    names = {p.name.value for p in P.parameters(fn.params)}
+    names = P.parameter_names(fn)
     if isinstance(fn, cst.FunctionDef):
         stack: list[cst.CSTNode] = [fn.body]
         while stack:

@@ -116,7 +116,7 @@ class StatementWalker(WalkerState):
         fn = self.current_fn
         if fn is None or not isinstance(name, cst.Name) or not self.walking_home():
             return None
-        if name.value not in {p.name.value for p in P.parameters(fn.params)}:
+        if name.value not in P.parameter_names(fn):
             return None  # a local: its callers fix nothing (and the module's call sites are not needed)
         truth = self.module_info.constant_parameters(self.facts.module, fn).get(name.value)
         if truth is None or not one_row.never_stored(fn, name.value, self.module_info.stored_names):

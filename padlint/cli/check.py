@@ -139,11 +139,11 @@ def check(
     first = stdin_filename if use_stdin else (paths[0] if paths else None)
     start = Path(first) if first else Path.cwd()
     cli = dict(
-        select=codes_option(",".join(select) if select else None),
-        ignore=codes_option(",".join(ignore) if ignore else None),
-        extend_select=codes_option(",".join(extend_select) if extend_select else None),
-        exclude=codes_option(",".join(exclude) if exclude else None),
-        extend_exclude=codes_option(",".join(extend_exclude) if extend_exclude else None),
+        select=codes_option(select),
+        ignore=codes_option(ignore),
+        extend_select=codes_option(extend_select),
+        exclude=codes_option(exclude),
+        extend_exclude=codes_option(extend_exclude),
         unsafe_fixes=unsafe_fixes,
         respect_gitignore=respect_gitignore,
         force_exclude=force_exclude,

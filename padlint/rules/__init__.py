@@ -20,28 +20,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ALL_RULES", "DEFAULT_OFF", "RULES_BY_CODE", "RULES_BY_NAME", "get_rule"]
 
-# The order rules run in (and are listed by `padlint rules`).
-ORDER = (
-    "PAD001",
-    "PAD002",
-    "PAD003",
-    "PAD004",
-    "PAD005",
-    "PAD006",
-    "PAD007",
-    "PAD008",
-    "PAD009",
-    "PAD010",
-    "PAD011",
-    "PAD012",
-    "PAD100",
-)
-
 
 def _register() -> dict[str, Any]:
     rules = []
-    for code in ORDER:
-        _name, module, cls, _words = CATALOGUE[code]
+    for _name, module, cls, _words in CATALOGUE.values():  # the order rules run in and are listed
         rules.append(getattr(importlib.import_module(f"padlint.rules.{module}"), cls))
     return {
         "ALL_RULES": rules,
