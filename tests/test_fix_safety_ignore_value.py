@@ -49,5 +49,13 @@ def test_the_fix_is_unsafe_where_the_module_marks_labels_with_the_pad_id():
     assert _pad002_fix(COPY_LABELS + MARKS_PROMPT_WITH_PAD_ID) is Applicability.UNSAFE
 
 
-def test_the_fix_is_unsafe_where_a_loss_of_the_module_ignores_the_pad_id():
-    assert _pad002_fix(COPY_LABELS + LOSS_IGNORES_PAD_ID) is Applicability.UNSAFE
+def test_the_fix_is_unsafe_where_a_loss_of_the_module_ignores_another_value():
+    ignores_zero = LOSS_IGNORES_PAD_ID.replace("tokenizer.pad_token_id", "0")
+    assert _pad002_fix(COPY_LABELS + ignores_zero) is Applicability.UNSAFE
+
+
+def test_labels_handed_on_where_a_loss_of_the_module_ignores_the_pad_id_are_no_finding():
+    """The labels go to a reader out of view, and the module's own loss skips the pad id they are padded
+    with: that reader may be this loss (tests/test_readers_beside.py)."""
+    found = [d.code for d in lint_source(textwrap.dedent(COPY_LABELS + LOSS_IGNORES_PAD_ID), "data.py")]
+    assert "PAD002" not in found

@@ -157,12 +157,29 @@ def importers(path: str) -> list[str]:
     """Modules beside `path` (its directory, and the package above when it is in one) whose
     imports name it: who may call what it defines. By text; the caller checks each by path."""
     directory = os.path.dirname(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    if stem == "__init__":
-        return []
     places = [directory]
     if os.path.isfile(os.path.join(directory, "__init__.py")):
         places.append(os.path.dirname(directory))
+    return importers_in(path, places)
+
+
+def package_directories(path: str) -> list[str]:
+    """The directory of `path` and each package directory above it, up to the first directory that is
+    not a package (where a project's scripts sit next to its packages)."""
+    directories = [os.path.dirname(os.path.abspath(path))]
+    while os.path.isfile(os.path.join(directories[-1], "__init__.py")):
+        above = os.path.dirname(directories[-1])
+        if above == directories[-1]:
+            break
+        directories.append(above)
+    return directories
+
+
+def importers_in(path: str, places: list[str]) -> list[str]:
+    """The `.py` files directly in `places` whose imports name the module at `path`."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "__init__":
+        return []
     found = []
     word = re.compile(rf"\b{re.escape(stem)}\b")
     for place in places:

@@ -129,13 +129,17 @@ def shorten(code: str, width: int = 40) -> str:
 
 def another_ignore_value_in_view(facts: ModuleFacts) -> bool:
     """Does the module show an ignore value other than -100: labels it marks with another value over
-    positions that are not padding (`[pad_id] * len(prompt)`), or a loss given another `ignore_index`?
+    positions that are not padding (`[pad_id] * len(prompt)`), or a loss given another `ignore_index`
+    (here, or in the project's code beside it: analysis/ignores_beside.py)?
     Then which loss reads these labels decides whether -100 is right (a loss ignoring the pad id raises
     on a -100 target), and that loss is not in view: a fix writing -100 is unsafe there."""
     from padlint.analysis import patterns as P
+    from padlint.analysis.ignores_beside import ignore_values_beside
 
-    return bool(facts.label_marks) or any(
-        loss.value is not None and loss.value != P.IGNORE_VALUE for loss in facts.loss_ignores
+    return (
+        bool(facts.label_marks)
+        or any(loss.value is not None and loss.value != P.IGNORE_VALUE for loss in facts.loss_ignores)
+        or any(value != P.IGNORE_VALUE for value in ignore_values_beside(facts.filename))
     )
 
 

@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
+from padlint.analysis.ignores_beside import label_value_of
 from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule, unsafe_where_ignore_differs
@@ -80,6 +81,8 @@ def collate(batch, pad_id):
                 continue  # the module marks the labels it does not train on with this value: its own ignore value
             if pad_node is not None and P.is_eos_expression(pad_node) and not facts.pad_token_set_to_eos:
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
+            if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node)):
+                continue  # no loss here grades them, and the project's own readers skip this value
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
             yield Finding(event.node, message, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node)))
@@ -133,6 +136,13 @@ def collate(batch, pad_id):
             title = "Drop `label_pad_token_id` (the default is -100)" + title[len("Pad the labels with -100") :]
             return FixProposal(safety, title, (edit,)) if edit else None
         return None
+
+
+def _read_out_of_view(facts: ModuleFacts, value: int | str | None) -> bool:
+    """Do the labels go to a reader out of view (no loss here grades token labels) that may skip
+    `value`: a loss or metric of the project beside this module skips it?"""
+    graded_here = any(loss.labels_target for loss in facts.loss_ignores)
+    return not graded_here and facts.ignored_by_readers(value)
 
 
 def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:

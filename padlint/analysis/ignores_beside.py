@@ -1,0 +1,82 @@
+"""The label values the project's own readers of a module's labels tell their losses to ignore.
+
+Labels a module hands on (in a dict it returns, a store, a dataset row) are graded by whoever reads
+them next, and that reader decides which value marks a position as not trained on. transformers'
+models and torch's losses skip -100 by default; a project's own model or metric may skip the pad id
+instead (`CrossEntropyLoss(ignore_index=tokenizer.pad_token_id)`, `Perplexity(ignore_index=0)`).
+Where a module that imports this one gives such a value, labels padded with it may be graded
+correctly there, and a reader out of view is no evidence of harm.
+
+The importers looked for are the `.py` files of the module's own directory and of each package
+directory above it, up to the first directory that is not a package (where a project's scripts sit
+next to its packages): a folder of unrelated scripts does not make one script a reader of another.
+Read as text, only when asked for (project_text.text_of keeps each text while its file is unchanged,
+and notes each read for the result cache).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.values import Padded
+from padlint.look.project_text import importers_in, package_directories, text_of
+
+MAX_FILES = 50  # importers read for one module: the rest are read no further
+# `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
+IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)")
+INT = re.compile(r"[-+]?\d+")
+
+
+def ignore_values_beside(filename: str) -> frozenset[int | str]:
+    """The values the modules importing `filename` give as `ignore_index`: ints, and "pad" for a pad
+    id (`tokenizer.pad_token_id`, `self.pad_id`). Values it cannot read (a parameter, a constant) are
+    left out: they say nothing about which value the reader skips."""
+    if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
+        return frozenset()
+    values: set[int | str] = set()
+    for reader in importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]:
+        text = text_of(reader)
+        if text is None or "ignore_index" not in text:
+            continue
+        for match in IGNORE_ARG.finditer(text):
+            value = ignore_value_of(match.group(1))
+            if value is not None:
+                values.add(value)
+    return frozenset(values)
+
+
+def pad_value(padded: Padded) -> int | str | None:
+    """The value padded ids were filled with: an int, "pad" for the pad id, None when unread."""
+    if padded.pad_number is not None:
+        return padded.pad_number
+    if padded.pad is None:
+        return "pad" if padded.from_tokenizer else None
+    return label_value_of(padded.pad)
+
+
+def label_value_of(node: cst.BaseExpression) -> int | str | None:
+    """`-1` -> -1, `tokenizer.pad_token_id` -> "pad", anything else -> None (unread)."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value, 0)
+    return "pad" if P.is_pad_id_expression(node) else None
+
+
+def ignore_value_of(code: str) -> int | str | None:
+    """`-100` -> -100, `tokenizer.pad_token_id` -> "pad", anything else -> None (unread)."""
+    code = code.strip()
+    if INT.fullmatch(code):
+        return int(code)
+    last = code.rsplit(".", 1)[-1]
+    if last in P.PAD_ID_ATTR or P.PAD_ID_NAME.match(last):
+        return "pad"
+    return None

@@ -1,0 +1,231 @@
+"""Labels handed on to a reader out of view, where the project's own readers skip the pad value.
+
+A dataset or collator that returns labels padded with the pad id harms training only through the
+reader that grades them. transformers' models and torch's losses skip -100; a project's own model or
+metric may skip the pad id instead (`CrossEntropyLoss(ignore_index=tokenizer.pad_token_id)`). When a
+module that imports this one (in its directory, or the package directories above it) skips the value
+the labels are padded with, and no reader of these labels is in view, PAD002 and PAD006 stay silent;
+where the labels reach a loss in view, that loss decides. A -100 fix is unsafe where such a reader is.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from padlint.cli.main import main
+from padlint.engine import lint_source
+
+DATASET = """
+from torch.utils.data import Dataset
+
+
+class PretrainRows(Dataset):
+    def __init__(self, tokenizer, texts):
+        self.tokenizer = tokenizer
+        self.texts = texts
+
+    def __len__(self):
+        return len(self.texts)
+
+    def __getitem__(self, index):
+        encoded = self.tokenizer(self.texts[index], padding="max_length", max_length=256, truncation=True)
+        return {
+            "input_ids": encoded["input_ids"],
+            "attention_mask": encoded["attention_mask"],
+            "labels": encoded["input_ids"].copy(),
+        }
+"""
+
+MODEL_SKIPPING_PAD = """
+import torch.nn as nn
+
+from data import PretrainRows
+
+
+class TinyDecoder(nn.Module):
+    def __init__(self, vocab, pad_token_id):
+        super().__init__()
+        self.body = nn.Embedding(vocab, 32)
+        self.head = nn.Linear(32, vocab)
+        self.criterion = nn.CrossEntropyLoss(ignore_index=pad_token_id)
+
+    def forward(self, input_ids, attention_mask=None, labels=None):
+        logits = self.head(self.body(input_ids))
+        return self.criterion(logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten())
+"""
+
+MODEL_SKIPPING_MINUS_100 = MODEL_SKIPPING_PAD.replace("ignore_index=pad_token_id", "ignore_index=-100")
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+
+
+def _codes(path: Path) -> list[str]:
+    return [f.code for f in lint_source(path.read_text(), str(path))]
+
+
+def test_dataset_labels_beside_a_model_that_skips_the_pad_id_are_silent(tmp_path: Path):
+    _write(tmp_path, {"data.py": DATASET, "model.py": MODEL_SKIPPING_PAD})
+    assert "PAD002" not in _codes(tmp_path / "data.py")
+
+
+def test_the_same_labels_beside_a_model_that_skips_minus_100_fire(tmp_path: Path):
+    _write(tmp_path, {"data.py": DATASET, "model.py": MODEL_SKIPPING_MINUS_100})
+    assert "PAD002" in _codes(tmp_path / "data.py")
+
+
+def test_the_same_labels_with_no_reader_beside_fire(tmp_path: Path):
+    _write(tmp_path, {"data.py": DATASET})
+    assert "PAD002" in _codes(tmp_path / "data.py")
+
+
+def test_a_metric_in_a_script_above_the_package_counts_as_a_reader(tmp_path: Path):
+    """The dataset sits in a package (`project/data/rows.py`); the evaluation script that grades its
+    labels with a perplexity skipping the pad id sits where the packages are."""
+    _write(
+        tmp_path,
+        {
+            "project/__init__.py": "",
+            "project/data/__init__.py": "",
+            "project/data/rows.py": DATASET,
+            "project/evaluate_ppl.py": """
+                from torchmetrics.text import Perplexity
+                from project.data.rows import PretrainRows
+
+
+                def score(model, tokenizer, loader):
+                    metric = Perplexity(ignore_index=tokenizer.pad_token_id)
+                    for batch in loader:
+                        metric.update(model(batch["input_ids"]).logits, batch["labels"])
+                    return metric.compute()
+                """,
+        },
+    )
+    assert "PAD002" not in _codes(tmp_path / "project" / "data" / "rows.py")
+
+
+def test_a_script_beside_that_does_not_import_the_module_is_no_reader(tmp_path: Path):
+    """A folder of unrelated scripts: one script's loss that skips the pad id says nothing about who
+    reads another script's rows."""
+    unrelated = MODEL_SKIPPING_PAD.replace("from data import PretrainRows", "")
+    _write(tmp_path, {"data.py": DATASET, "model.py": unrelated})
+    assert "PAD002" in _codes(tmp_path / "data.py")
+
+
+def test_zero_padded_rows_beside_a_loss_that_skips_zero_are_silent_and_beside_minus_one_fire(tmp_path: Path):
+    rows = """
+        import torch
+
+
+        class TokenRows(torch.utils.data.Dataset):
+            def __init__(self, tokenizer, texts, width=128):
+                self.tokenizer, self.texts, self.width = tokenizer, texts, width
+
+            def __getitem__(self, index):
+                ids = self.tokenizer.encode(self.texts[index])[: self.width]
+                ids = ids + [0] * (self.width - len(ids))
+                row = torch.tensor(ids)
+                return {"input_ids": row, "labels": row.clone()}
+        """
+    loss = """
+        import torch.nn.functional as F
+
+        from collate import TokenRows
+
+
+        def lm_loss(logits, labels):
+            return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index={value})
+        """
+    _write(tmp_path / "zero", {"collate.py": rows, "train.py": loss.format(value=0)})
+    _write(tmp_path / "minus_one", {"collate.py": rows, "train.py": loss.format(value=-1)})
+    assert "PAD002" not in _codes(tmp_path / "zero" / "collate.py")
+    assert "PAD002" in _codes(tmp_path / "minus_one" / "collate.py")
+
+
+def test_labels_that_reach_a_loss_in_view_are_judged_by_that_loss(tmp_path: Path):
+    """The reader beside skips the pad id, but these labels go to a loss right here, which skips -100."""
+    step = """
+        import torch.nn.functional as F
+
+
+        def train_step(model, tokenizer, texts):
+            batch = tokenizer(texts, padding=True, return_tensors="pt")
+            labels = batch["input_ids"].clone()
+            logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+            return F.cross_entropy(logits.flatten(0, 1), labels.flatten())
+        """
+    _write(tmp_path, {"step.py": step, "model.py": MODEL_SKIPPING_PAD})
+    assert "PAD002" in _codes(tmp_path / "step.py")
+
+
+def test_labels_padded_with_the_pad_id_beside_a_reader_that_skips_it_are_silent(tmp_path: Path):
+    collate = """
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        class PadCollator:
+            def __init__(self, tokenizer):
+                self.tokenizer = tokenizer
+
+            def __call__(self, features):
+                ids = [torch.tensor(f["input_ids"]) for f in features]
+                labels = [torch.tensor(f["labels"]) for f in features]
+                pad = self.tokenizer.pad_token_id
+                return {
+                    "input_ids": pad_sequence(ids, batch_first=True, padding_value=pad),
+                    "attention_mask": pad_sequence([torch.ones_like(i) for i in ids], batch_first=True),
+                    "labels": pad_sequence(labels, batch_first=True, padding_value=pad),
+                }
+        """
+    reader = MODEL_SKIPPING_PAD.replace("from data import PretrainRows", "from collate import PadCollator")
+    _write(tmp_path / "skips_pad", {"collate.py": collate, "model.py": reader})
+    default = reader.replace("ignore_index=pad_token_id", "ignore_index=-100")
+    _write(tmp_path / "skips_default", {"collate.py": collate, "model.py": default})
+    assert "PAD006" not in _codes(tmp_path / "skips_pad" / "collate.py")
+    assert "PAD006" in _codes(tmp_path / "skips_default" / "collate.py")
+
+
+def test_a_minus_100_fix_is_unsafe_beside_a_reader_of_another_value(tmp_path: Path):
+    """The dataset's labels are trained on by a -100 model in view of nobody; beside it a metric skips 0:
+    which reader gets these rows decides whether -100 is right, so the fix is not applied as safe."""
+    metric = """
+        import torch.nn.functional as F
+
+        from data import PretrainRows
+
+
+        def token_accuracy_loss(logits, labels):
+            return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=0)
+        """
+    _write(tmp_path / "alone", {"data.py": DATASET})
+    _write(tmp_path / "beside", {"data.py": DATASET, "metric.py": metric})
+
+    def fixes(folder: Path) -> str:
+        result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", str(folder / "data.py")])
+        return result.output
+
+    assert '"applicability": "safe"' in fixes(tmp_path / "alone")
+    assert "PAD002" in fixes(tmp_path / "beside")
+    assert '"applicability": "safe"' not in fixes(tmp_path / "beside")
+
+
+def test_a_cached_silence_goes_when_the_reader_beside_changes(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    _write(tmp_path, {"data.py": DATASET, "model.py": MODEL_SKIPPING_PAD})
+
+    def check(*extra: str) -> str:
+        return CliRunner().invoke(main, ["check", "--output-format", "concise", "data.py", *extra]).output
+
+    assert check() == check() == "All checks passed!\n"  # the second one from the cache
+    (tmp_path / "model.py").write_text(textwrap.dedent(MODEL_SKIPPING_MINUS_100).lstrip())
+    assert "PAD002" in check()
+    assert check() == check("--no-cache")
