@@ -127,6 +127,8 @@ def _lint_module(
 ) -> list[Diagnostic]:
     positions, findings, facts = _findings(module, filename, select, line_length, source)
     findings = [(rule, f) for rule, f in findings if facts.is_local(f.node)]  # others: their module's
+    if findings:
+        findings = _outside_unused_definitions(findings, module, positions, filename)
     if not findings:
         return []
     statements = _StatementIndex(module, positions)
@@ -167,6 +169,23 @@ def _lint_module(
         )
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
+
+
+def _outside_unused_definitions(findings: list, module: cst.Module, positions, filename: str) -> list:
+    """The findings that are not inside a definition nothing in the project names: that code never
+    runs, so nothing it does to a batch is a harm (analysis/unused_definitions.py)."""
+    from padlint.analysis.unused_definitions import unused_definitions
+
+    spans = [positions.get(stmt) for stmt in unused_definitions(module, filename)]
+    rows = [(span.start.line, span.end.line) for span in spans if span is not None]
+    if not rows:
+        return findings
+    kept = []
+    for rule, finding in findings:
+        span = positions.get(finding.node)
+        if span is None or not any(first <= span.start.line <= last for first, last in rows):
+            kept.append((rule, finding))
+    return kept
 
 
 def _self_overlapping(edits: list[Edit]) -> bool:

@@ -21,8 +21,8 @@ import libcst as cst
 from padlint.analysis import patterns as P
 
 
-def name_reads(module: cst.Module) -> Counter[str]:
-    """How often each name is read in the module (not a `def`'s name, an attribute, a keyword, a parameter)."""
+def name_reads(module: cst.CSTNode) -> Counter[str]:
+    """How often each name is read in the module (or any node) (not a `def`'s name, an attribute, a keyword, a parameter)."""
     reads: Counter[str] = Counter()
     not_reads: set[int] = set()
     # `type() is`, not isinstance: libcst's ABC checks are slow on every node.
@@ -77,7 +77,7 @@ def _is_main_block(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _nodes(module: cst.Module) -> Iterator[cst.CSTNode]:
+def _nodes(module: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of the module, each parent before its children."""
     stack: list[cst.CSTNode] = [module]
     while stack:

@@ -1,0 +1,93 @@
+"""Definitions of a project's library module that nothing in the project names: they never run.
+
+A module that other modules of the project import is a library of that project. A top-level def or
+class of it that the module never reads, that no decorator registers, whose name is in no string of
+the module (`__all__`, a registry) and that no other file of the project names (code, notebooks,
+configs, docs) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
+used. What it would do to a batch reaches no model and no loss, so nothing found inside it is a
+manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
+whoever runs it is not in view.
+
+The project is the tree above the module's package (project_text.package_directories), read as text
+and bounded: a tree too large to read, or a module of an installed package, leaves every definition
+alive. Each file read is noted for the result cache.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import libcst as cst
+
+from padlint.analysis.dead_code import name_reads
+from padlint.look.project_text import importers_in, package_directories, text_of
+
+MAX_FILES = 2000  # files of a project read to know that nothing names a definition
+MAX_DIRECTORIES = 400
+NAMING_FILES = (".py", ".ipynb", ".md", ".rst", ".txt", ".yaml", ".yml", ".json", ".toml", ".cfg", ".sh")
+SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
+
+
+def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDef | cst.ClassDef]:
+    """The top-level defs and classes of the module at `filename` that nothing in its project names,
+    and those only they use (a `preprocess_v1` that only the unused `preprocess` calls)."""
+    if not filename.endswith(".py") or os.sep + "site-packages" + os.sep in os.path.abspath(filename):
+        return []
+    code = module.code
+    candidates = {
+        stmt.name.value: stmt
+        for stmt in module.body
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+        and not stmt.decorators
+        and not re.search(rf"""['"]{re.escape(stmt.name.value)}['"]""", code)
+    }
+    reads = {id(stmt): name_reads(stmt) for stmt in module.body}
+    unused = _unread_by_live_code(module, candidates, reads)
+    if not unused:
+        return []
+    path = os.path.abspath(filename)
+    files = _project_files(package_directories(path)[-1])
+    if files is None:
+        return []
+    directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
+    if not importers_in(path, directories):
+        return []  # nobody imports it: a script or a snippet, run by whoever is not in view
+    for other in files:
+        if other != path and unused:
+            word = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(unused)) + r")\b")
+            named = set(word.findall(text_of(other) or ""))
+            if named:
+                unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
+    return [candidates[name] for name in sorted(unused)]
+
+
+def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> set[str]:
+    """The candidates no live statement of the module reads: at first every candidate counts as
+    unused; one read by a statement that is not an unused candidate is alive, until nothing changes
+    (two unused helpers that call each other stay unused)."""
+    unused = set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        live = [stmt for stmt in module.body if getattr(getattr(stmt, "name", None), "value", None) not in unused]
+        for name in list(unused):
+            if any(reads[id(stmt)][name] for stmt in live):
+                unused.discard(name)
+                changed = True
+    return unused
+
+
+def _project_files(root: str) -> tuple[str, ...] | None:
+    """The files under `root` that may name a definition; None when the tree is too large to read."""
+    found: list[str] = []
+    directories = 0
+    for here, subdirectories, names in os.walk(root):
+        directories += 1
+        if directories > MAX_DIRECTORIES:
+            return None
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".") and d not in SKIPPED_DIRECTORIES)
+        found.extend(os.path.join(here, n) for n in sorted(names) if n.endswith(NAMING_FILES))
+        if len(found) > MAX_FILES:
+            return None
+    return tuple(found)

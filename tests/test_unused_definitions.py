@@ -1,0 +1,137 @@
+"""Code that never runs harms no batch: definitions of a project's library module that nothing names.
+
+A module other modules of the project import is a library of that project. A top-level def of it
+that the module never reads and no other file of the project names (code, a notebook, a config, the
+docs) never runs, and neither do the helpers only it calls: nothing found inside them is reported.
+A module nobody imports (a script, a snippet, a lone collator file) is judged as before, and so is a
+definition that anything names.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from padlint.engine import lint_source
+
+PREPROCESS = """
+import torch
+
+
+def encode_with_image_token(prompt, tokenizer, image_token_index=-200):
+    chunks = [tokenizer(chunk).input_ids for chunk in prompt.split("<image>")]
+    ids = chunks[0]
+    for chunk in chunks[1:]:
+        ids = ids + [image_token_index] + chunk
+    return torch.tensor(ids)
+
+
+def preprocess_plain(conversations, tokenizer):
+    ids = tokenizer(conversations, return_tensors="pt", padding="longest", max_length=512, truncation=True).input_ids
+    return dict(input_ids=ids, labels=ids.clone())
+
+
+def preprocess(sources, tokenizer):
+    conversations = [" ".join(turn["value"] for turn in source) for source in sources]
+    return preprocess_plain(conversations, tokenizer)
+"""
+
+USES_ONLY_THE_IMAGE_TOKEN = """
+from speechlm.data.prep import encode_with_image_token
+
+
+def prompt_ids(prompt, tokenizer):
+    return encode_with_image_token(prompt, tokenizer)
+"""
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in {"speechlm/__init__.py": "", "speechlm/data/__init__.py": "", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root / "speechlm" / "data" / "prep.py"
+
+
+def _codes(path: Path) -> list[str]:
+    return [f.code for f in lint_source(path.read_text(), str(path))]
+
+
+def test_the_module_alone_is_judged():
+    """The same text with no project around it: whoever runs it is not in view."""
+    assert "PAD003" in [f.code for f in lint_source(textwrap.dedent(PREPROCESS), "prep.py")]
+
+
+def test_helpers_no_importer_names_are_not_reported(tmp_path: Path):
+    prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN})
+    assert _codes(prep) == []
+
+
+def test_an_importer_that_calls_the_helper_keeps_it_judged(tmp_path: Path):
+    train = """
+        from speechlm.data.prep import preprocess
+
+
+        def item(source, tokenizer):
+            return preprocess([source], tokenizer)
+        """
+    prep = _project(
+        tmp_path,
+        {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN, "train/run.py": train},
+    )
+    assert "PAD003" in _codes(prep)
+
+
+def test_a_module_nobody_imports_is_judged(tmp_path: Path):
+    prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS})
+    assert "PAD003" in _codes(prep)
+
+
+def test_a_notebook_or_a_config_naming_it_keeps_it_judged(tmp_path: Path):
+    for name, text in {
+        "notebooks/try.ipynb": '{"cells": [{"source": ["batch = preprocess([s], tok)"]}]}',
+        "configs/data.yaml": "builder: speechlm.data.prep.preprocess_plain\n",
+    }.items():
+        root = tmp_path / name.split("/")[0]
+        prep = _project(root, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN})
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        assert "PAD003" in _codes(prep), name
+
+
+def test_a_name_exported_or_registered_is_alive(tmp_path: Path):
+    exported = PREPROCESS + '\n__all__ = ["preprocess", "encode_with_image_token"]\n'
+    registered = PREPROCESS.replace("def preprocess(sources", "@register('plain')\ndef preprocess(sources")
+    for folder, text in (("exported", exported), ("registered", registered)):
+        files = {"speechlm/data/prep.py": text, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN}
+        assert "PAD003" in _codes(_project(tmp_path / folder, files)), folder
+
+
+def test_a_helper_live_code_calls_is_judged_though_an_unused_one_calls_it_too(tmp_path: Path):
+    """`preprocess` is unused, but the module's own live code calls `preprocess_plain`."""
+    text = PREPROCESS + "\n\ndef plain_batch(texts, tokenizer):\n    return preprocess_plain(texts, tokenizer)\n"
+    uses = USES_ONLY_THE_IMAGE_TOKEN.replace("encode_with_image_token", "plain_batch")
+    prep = _project(tmp_path, {"speechlm/data/prep.py": text, "speechlm/infer.py": uses})
+    assert "PAD003" in _codes(prep)
+
+
+def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_path: Path, monkeypatch):
+    from click.testing import CliRunner
+
+    from padlint.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN})
+
+    def check(*extra: str) -> str:
+        args = ["check", "--output-format", "concise", "speechlm/data/prep.py", *extra]
+        return CliRunner().invoke(main, args).output
+
+    assert check() == check() == "All checks passed!\n"  # the second one from the cache
+    calls = (
+        USES_ONLY_THE_IMAGE_TOKEN + "\n\ndef batch(sources, tokenizer):\n    return preprocess(sources, tokenizer)\n"
+    )
+    (tmp_path / "speechlm" / "infer.py").write_text(textwrap.dedent(calls).lstrip())
+    assert "PAD003" in check()
+    assert check() == check("--no-cache")
