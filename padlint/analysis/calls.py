@@ -22,6 +22,7 @@ from padlint.analysis.values import (
     Ones,
     OneText,
     Padded,
+    PadId,
     PadIdMask,
     PerPositionLoss,
     RealCount,
@@ -30,6 +31,7 @@ from padlint.analysis.values import (
     Tokenizer,
     TupleOf,
     Value,
+    ZeroFilled,
     first,
     tags_of,
 )
@@ -73,11 +75,13 @@ class CallEvaluator(WalkerState):
             return frozenset(ShapeOf(p, self.code(receiver)) for p in tags_of(recv, Padded))
         if method == "new_zeros":
             return self.zero_buffer(call, "pt", [a.value for a in call.args if a.keyword is None and not a.star])
+        if method == "new_full":
+            fill = P.positional(call, 1) or P.keyword(call, "fill_value")
+            if fill is None or P.int_value(fill.value) != 1:
+                return self.ones_or_full(call, True, "pt")  # `ids.new_full(size, pad_id)`: as `torch.full`
+        if method == "fill_" and call.args and self.fresh_buffer(receiver, recv):
+            return self.filled_buffer(call, receiver, call.args[0].value)
         if method in ("new_ones", "new_full"):
-            if method == "new_full":
-                fill = P.positional(call, 1) or P.keyword(call, "fill_value")
-                if fill is None or P.int_value(fill.value) != 1:
-                    return EMPTY
             shape = P.positional(call, 0) or P.keyword(call, "size")
             over, code = self.shape_source(shape.value) if shape else (None, None)
             return frozenset({self.ones(call, over, code)})
@@ -134,6 +138,29 @@ class CallEvaluator(WalkerState):
         """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
         named = "mask" in (place_key(expr) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
+
+    def fresh_buffer(self, receiver: cst.BaseExpression, recv: Value) -> bool:
+        """Is `receiver` a tensor just made to be filled: `torch.empty(B, L)`, `torch.LongTensor(B, L)`,
+        `x.new(B, L)`, `x.new_zeros(B, L)`, or a name holding a zero or ones buffer?"""
+        if isinstance(receiver, cst.Call):
+            made = self.imports.qualify(receiver.func) if isinstance(receiver.func, (cst.Name, cst.Attribute)) else None
+            return made in P.BUFFER_MAKERS or P.last_name(receiver.func) in P.BUFFER_METHODS
+        return bool(tags_of(recv, ZeroFilled) or tags_of(recv, Ones))
+
+    def filled_buffer(self, call: cst.Call, receiver: cst.BaseExpression, fill: cst.BaseExpression) -> Value:
+        """`buffer.fill_(pad_id)`: a buffer of pad ids, as `torch.full` makes it (fairseq's collate); with
+        -100 a buffer of ignored labels. An in-place fill of a name rebinds it."""
+        if self.is_ignore(fill):
+            self.note_label_value(call, fill)
+            value: Value = frozenset({Masked(call)})
+        elif tags_of(self.evaluate(fill), PadId) or P.is_eos_expression(fill):
+            value = frozenset({self.padded(call, kind="pt", pad=fill, filled=True)})
+        else:
+            return EMPTY
+        key = place_key(receiver) if isinstance(receiver, (cst.Name, cst.Attribute)) else None
+        if key is not None:
+            self.env.update(key, value)
+        return value
 
     def masked_fill(self, call: cst.Call, method: str, receiver, recv: Value) -> Value:
         fill = P.positional(call, 1) or P.keyword(call, "value")

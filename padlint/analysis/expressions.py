@@ -337,6 +337,10 @@ class ExpressionEvaluator(WalkerState):
             if fill is not None:
                 return frozenset({fill, fill.ones} if fill.ones else {fill})
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
+        if isinstance(op, cst.Multiply):
+            block = self.pad_block(expr, left, right)
+            if block is not None:
+                return frozenset({block})
         means = frozenset(t for t in left | right if isinstance(t, MeanValue))  # `mean * t ** 2`, `ce + kl`
         return self.arithmetic(expr, op, left, right) | means
 
@@ -356,6 +360,9 @@ class ExpressionEvaluator(WalkerState):
 
     # ---- comprehensions and lambdas -----------------------------------------------------
     def eval_ListComp(self, expr) -> Value:
+        run = self.comprehension_run(expr) if isinstance(expr, cst.ListComp) else None
+        if run is not None:
+            return frozenset({run, run.ones} if run.ones else {run})  # `[pad_id for _ in range(n)]`
         saved = self.env
         self.env = self.env.branch()
         try:

@@ -55,7 +55,7 @@ class LabelValues(WalkerState):
         """Labels padded with the pad id / 0 / -1 rather than -100. A buffer filled with the pad id
         (`torch.full(shape, pad_id)`) pads nothing by being made; it pads once rows shorter than it
         are written into it (`rows_written`, stores.py)."""
-        if isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full" and not rows_written:
+        if padded.filled and not rows_written:
             return
         value = self.resolve_int(pad) if pad is not None else 0
         if value is None and pad is not None and P.is_eos_expression(pad):

@@ -108,8 +108,18 @@ class ObjectCalls(WalkerState):
             if any(owner is not None and owner[1] is fn for _, owner, _tokenizer in context.aside.pad_eos):
                 # `tok = load_tokenizer(name)` where the project's helper sets the pad token to EOS.
                 self.facts.note_pad_eos(call)
+        # `self._pad_to_max_len(labels, n)`: what the helper pads out of labels it is handed is labels
+        # padded on their own (the -100 already in them stays), not a copy of padded ids.
+        first = call.args[0] if call is not None and call.args else None
+        handed_labels = first is not None and first.keyword is None and self.is_label_code(first.value, strict=True)
         with self.in_context(context), self.class_scope(cls, parent):
-            return self.summarise(fn, parent, values, bound, call=call)
+            result = self.summarise(fn, parent, values, bound, call=call)
+        if not handed_labels:
+            return result
+        return frozenset(
+            t.but(of_labels=True) if isinstance(t, Padded) and t.made_in is fn and not t.of_labels else t
+            for t in result
+        )
 
     def call_method(self, inst: Instance, found, values: list, call) -> Value:
         method, cls, env = found

@@ -26,6 +26,17 @@ ONES = T.names("fills", style="ones")
 ONES_LIKE = T.names("fills", style="ones_like")
 ZEROS = frozenset(n for n in T.names("fills", style="zeros") if n.endswith(".zeros"))  # a zero buffer (zero_padding.py)
 WHERE = {"torch.where", "numpy.where"}
+# Tensors made only to be filled (`torch.empty(B, L).fill_(pad_id)`): what they hold is the fill.
+BUFFER_MAKERS = (
+    T.names("fills", style="zeros")
+    | ONES
+    | {
+        "torch.LongTensor",
+        "torch.IntTensor",
+        "torch.Tensor",
+    }
+)
+BUFFER_METHODS = {"new", "new_zeros", "new_empty", "new_ones", "new_tensor"}
 NOT_EQUAL_CALLS = {"torch.ne", "torch.not_equal", "numpy.not_equal"}  # `torch.ne(ids, pad_id)`: ids != pad_id
 LOGICAL_NOT_CALLS = {"torch.logical_not", "torch.bitwise_not", "numpy.logical_not", "numpy.invert"}
 NUMBER_CASTS = frozenset({"int", "bool", "float"})  # `int(t != pad_id)`: a comparison as a number

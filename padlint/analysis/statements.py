@@ -79,6 +79,8 @@ class StatementWalker(WalkerState):
                     self.loop_targets.pop()
             self.env = saved
             self.env.merge(arm, self.env.branch())
+            if isinstance(stmt, cst.While):
+                self.padding_loop(stmt)
             if stmt.orelse is not None:
                 self.execute_block(stmt.orelse.body.body)
         elif isinstance(stmt, cst.With):

@@ -178,8 +178,7 @@ class StoresMixin(WalkerState):
         if not part_of_row(target):
             return
         for padded in tags_of(base, Padded):
-            filled = isinstance(padded.node, cst.Call) and P.last_name(padded.node.func) == "full"
-            if filled and padded.pad is not None and padded.node not in self.facts.pending_label_pads:
+            if padded.filled and padded.pad is not None and padded.node not in self.facts.pending_label_pads:
                 self.label_padding(padded, padded.pad, "padding_value", rows_written=True)
         for sentinel in tags_of(base, SentinelFilled):
             # `labels = torch.full((B, L), -1)`, then rows written: the labels are padded with -1

@@ -49,6 +49,9 @@ class Padded:
     template: str | None = "§"
     mask_kind: str | None = None  # kind of the encoding's own mask ("list" even when the ids became tensors)
     crossed_at: cst.CSTNode | None = None  # a call of project code the ids went into without their mask
+    # A buffer made whole of the pad value (`torch.full(size, pad)`, `x.new_full`, `pad * torch.ones(size)`,
+    # `torch.empty(size).fill_(pad)`): it pads what is concatenated to it or written into it.
+    filled: bool = False
 
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)

@@ -15,6 +15,7 @@ import re
 from padlint.look.reach import ROW_PART_STORE, Reach
 from padlint.look.text_scan import (
     call_arguments,
+    closing_paren,
     has_top_level_comma,
     is_float,
     is_name_at,
@@ -33,12 +34,19 @@ PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
     r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
 )
+# `while len(ids) < n:` whose body appends to `ids`: a list padded one item at a time.
+PADDING_LOOP = re.compile(
+    r"while[ \t]+len\s*\(\s*(\w+)\s*\)\s*<=?[^\n]*:\s*\n(?:[ \t]+[^\n]*\n){0,6}?[ \t]+\1\.append\(([^)\n]*)\)"
+)
+# `[item for _ in range(n)]`: a run of one value written as a comprehension.
+RUN_COMPREHENSION = re.compile(r"\[\s*(-?[\w.]+)\s+for\s+(\w+)\s+in\s+range\s*\(")
 LIST_REPEAT = re.compile(r"\]\s*\*(?!\*)|\*\s*\(?\s*\[")  # `[item] * n`, `n * [item]`
 # The collators that pad features again, by bare name (the library table imports no libcst).
 REPADDING_COLLATORS = tuple(sorted(T.short_names(repads=True)))
 LIST_OF_ONE_STRING = re.compile(r"""\[\s*[rRbBuUfF]{0,2}(?:"[^"\n\\]*"|'[^'\n\\]*')\s*\]$""")
 STRING_LITERAL = re.compile(r"[rRbBuUfF]{0,2}[\"']")
 FULL_CALL = re.compile(r"full\s*\(")
+ONES_CALL = re.compile(r"ones\s*\(")
 CONSTANT_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
 IMPORT_WORD = re.compile(r"\bimport\b")
 KEYWORD_ARGUMENT = re.compile(r"\s*\w+\s*=(?!=)")  # `name=value` in a call's arguments, not `a == b`
@@ -95,9 +103,39 @@ class PaddingFeatures(Reach):
             if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
                 self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
                 found.append(p)
+        found += self._scaled_ones()
+        for m in PADDING_LOOP.finditer(text):  # `while len(ids) < n: ids.append(pad_id)`
+            if self.in_code(m.start()):
+                if m.group(2).strip() != "0":
+                    self._weak.add(m.start())  # pads only if what it appends can be a pad id
+                found.append(m.start())  # appending 0 pads with zeros, as `[0] * n` does
+        for word in ("fill_", "new_full"):  # `buffer.fill_(pad_id)`, `ids.new_full(size, pad_id)`
+            for p in self._literal(word):
+                if p > 0 and text[p - 1] == "." and self.in_code(p):
+                    self._weak.add(p)  # pads only if the fill holds a pad id
+                    found.append(p)
         if self.filename:
             found += self._project_padding("pad_step") + self._project_padding("tokenizer_padding")
         return sorted(found)
+
+    def _scaled_ones(self) -> list[int]:
+        """`pad_value * torch.ones(shape)` or `torch.ones(shape) * pad_value`: a block of pad ids, as
+        `full(shape, pad_value)` makes it (weak: only if the factor holds a pad id)."""
+        text, found = self.text, []
+        for p in self._literal("ones"):
+            call = ONES_CALL.match(text, p)
+            if call is None or (p > 0 and is_word_char(text[p - 1])) or not self.in_code(p):
+                continue
+            start = p
+            while start > 0 and (is_word_char(text[start - 1]) or text[start - 1] == "."):
+                start -= 1  # back over `torch.` / `np.`
+            close = closing_paren(text, call.end())
+            before = text[max(0, start - 40) : start].rstrip()
+            after = text[close + 1 : close + 40].lstrip() if close is not None else ""
+            if (before.endswith("*") and not before.endswith("**")) or (after[:1] == "*" and after[:2] != "**"):
+                self._weak.add(p)
+                found.append(p)
+        return found
 
     def _zero_padding(self) -> list[int]:
         """Padding with zeros (analysis/zero_padding.py): `[0] * n` (ids + zeros), and a zero buffer
@@ -227,6 +265,11 @@ class PaddingFeatures(Reach):
             if _never_a_pad_id(item):
                 continue  # `["hybrid"] * n`, `[(0, 0)] * ndim`: a run of something else (padding.repeat)
             if item not in NOT_A_PAD_ITEM and not is_float(item) or zeros and item == "0":
+                found.append((m.start(), item))
+        for m in RUN_COMPREHENSION.finditer(text):  # `[pad_id for _ in range(n)]`: the same run
+            item = m.group(1)
+            varies = re.search(rf"\b{re.escape(m.group(2))}\b", item) is not None
+            if not varies and (item not in NOT_A_PAD_ITEM and not is_float(item) or zeros and item == "0"):
                 found.append((m.start(), item))
         return found
 

@@ -51,6 +51,17 @@ def triple_quote_checker(text: str):
 
 def call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] | None:
     """The top-level argument texts of the call whose `(` ends at `open_paren`; None if unclear."""
+    read = _read_call(text, open_paren, limit)
+    return read[0] if read is not None else None
+
+
+def closing_paren(text: str, open_paren: int, limit: int = 600) -> int | None:
+    """Where the call whose `(` ends at `open_paren` is closed (the `)`); None if unclear."""
+    read = _read_call(text, open_paren, limit)
+    return read[1] if read is not None else None
+
+
+def _read_call(text: str, open_paren: int, limit: int) -> tuple[list[str], int] | None:
     depth = 1
     args: list[str] = []
     current: list[str] = []
@@ -64,7 +75,7 @@ def call_arguments(text: str, open_paren: int, limit: int = 600) -> list[str] | 
             depth -= 1
             if depth == 0:
                 args.append("".join(current))
-                return [a for a in args if a.strip()]
+                return [a for a in args if a.strip()], i
         elif ch == "," and depth == 1:
             args.append("".join(current))
             current = []

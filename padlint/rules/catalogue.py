@@ -10,7 +10,12 @@ from __future__ import annotations
 
 # Words (case-insensitive substrings) one of which every file with a finding of the rule contains: a
 # necessary condition of the analysis, never a sufficient one. Empty: the rule may fire anywhere.
-PADDING_STEP = ("pad", "[0]", "zeros")  # pad_sequence, F.pad, tokenizer.pad, padding=, a pad id; `[0] * n`, zeros
+PADDING_STEP = (
+    "pad",
+    "[0]",
+    "zeros",
+    "append(0)",
+)  # pad_sequence, F.pad, tokenizer.pad, padding=, a pad id; `[0] * n`, zeros, `ids.append(0)` in a loop
 
 # code -> (name, module under padlint.rules, class, REQUIRES)
 CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
