@@ -22,7 +22,6 @@ from padlint.analysis.values import (
     Ones,
     OneText,
     Padded,
-    PadId,
     PadIdMask,
     PerPositionLoss,
     RealCount,
@@ -31,7 +30,6 @@ from padlint.analysis.values import (
     Tokenizer,
     TupleOf,
     Value,
-    ZeroFilled,
     first,
     tags_of,
 )
@@ -138,29 +136,6 @@ class CallEvaluator(WalkerState):
         """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
         named = "mask" in (place_key(expr) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
-
-    def fresh_buffer(self, receiver: cst.BaseExpression, recv: Value) -> bool:
-        """Is `receiver` a tensor just made to be filled: `torch.empty(B, L)`, `torch.LongTensor(B, L)`,
-        `x.new(B, L)`, `x.new_zeros(B, L)`, or a name holding a zero or ones buffer?"""
-        if isinstance(receiver, cst.Call):
-            made = self.imports.qualify(receiver.func) if isinstance(receiver.func, (cst.Name, cst.Attribute)) else None
-            return made in P.BUFFER_MAKERS or P.last_name(receiver.func) in P.BUFFER_METHODS
-        return bool(tags_of(recv, ZeroFilled) or tags_of(recv, Ones))
-
-    def filled_buffer(self, call: cst.Call, receiver: cst.BaseExpression, fill: cst.BaseExpression) -> Value:
-        """`buffer.fill_(pad_id)`: a buffer of pad ids, as `torch.full` makes it (fairseq's collate); with
-        -100 a buffer of ignored labels. An in-place fill of a name rebinds it."""
-        if self.is_ignore(fill):
-            self.note_label_value(call, fill)
-            value: Value = frozenset({Masked(call)})
-        elif tags_of(self.evaluate(fill), PadId) or P.is_eos_expression(fill):
-            value = frozenset({self.padded(call, kind="pt", pad=fill, filled=True)})
-        else:
-            return EMPTY
-        key = place_key(receiver) if isinstance(receiver, (cst.Name, cst.Attribute)) else None
-        if key is not None:
-            self.env.update(key, value)
-        return value
 
     def masked_fill(self, call: cst.Call, method: str, receiver, recv: Value) -> Value:
         fill = P.positional(call, 1) or P.keyword(call, "value")

@@ -24,6 +24,7 @@ from padlint.analysis.label_values import LabelValues
 from padlint.analysis.losses import LossesAndMeans
 from padlint.analysis.module_info import gather_module_info, owner_of
 from padlint.analysis.objects import ObjectCalls
+from padlint.analysis.pad_fills import PadFills
 from padlint.analysis.pad_ids import PadIdMasks
 from padlint.analysis.padding import PaddingSteps
 from padlint.analysis.project_names import ProjectNames
@@ -42,6 +43,7 @@ class ScopeWalker(
     ExpressionEvaluator,
     CallDispatch,
     PaddingSteps,
+    PadFills,
     CallEvaluator,
     SinkChecks,
     ConsumerQuestions,

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -37,20 +35,6 @@ class PaddingSteps(WalkerState):
                 return self.run_of(seq.elements[0].value, count, expr)
         return None
 
-    def comprehension_run(self, expr: cst.ListComp) -> Fill | None:
-        """`[v for _ in range(n)]`: the run `[v] * n` written as a comprehension."""
-        clause = expr.for_in
-        if clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Name):
-            return None
-        it = clause.iter
-        if not (isinstance(it, cst.Call) and P.last_name(it.func) == "range" and len(it.args) == 1):
-            return None
-        if not isinstance(expr.elt, (cst.Name, cst.Attribute, cst.Integer, cst.UnaryOperation)):
-            return None
-        if re.search(rf"\b{re.escape(clause.target.value)}\b", self.code(expr.elt)):
-            return None  # the item changes with the loop: not a run of one value
-        return self.run_of(expr.elt, it.args[0].value, expr)
-
     def run_of(self, item: cst.BaseExpression, count: cst.BaseExpression, expr: cst.CSTNode) -> Fill | None:
         """A run of `item`, `count` long, written at `expr`."""
         self.evaluate(count)
@@ -71,15 +55,6 @@ class PaddingSteps(WalkerState):
             inner = self.repeat_inner(item, count, expr)
             if inner is not None:
                 return inner
-        return None
-
-    def pad_block(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Padded | None:
-        """`pad_value * torch.ones(shape)` (either order): a block of pad ids, as `torch.full(shape,
-        pad_value)` makes it; what it is concatenated to is padded with it (trl's `pad_to_length`)."""
-        for ones_side, ones_value, fill in ((expr.right, right, expr.left), (expr.left, left, expr.right)):
-            made = self.imports.qualify(ones_side.func) if isinstance(ones_side, cst.Call) else None
-            if made in P.ONES and tags_of(ones_value, Ones) and tags_of(self.evaluate(fill), PadId):
-                return self.padded(expr, kind="np" if made.startswith("numpy") else "pt", pad=fill, filled=True)
         return None
 
     def repeat_inner(self, item: cst.List, count, expr) -> Fill | None:
@@ -173,36 +148,6 @@ class PaddingSteps(WalkerState):
         if target is not None and padded not in self.padded_targets:
             self.padded_targets.append(padded)  # `[1] * width` later is a mask over these rows
         return padded
-
-    def padding_loop(self, loop: cst.While) -> None:
-        """`while len(ids) < max_len: ids.append(pad_id); mask.append(0)` (Google BERT's examples): each
-        list the loop appends one value to ends up `max_len` long, padded with that value, as
-        `ids + [pad_id] * (max_len - len(ids))` would; a list of ones it appends 0 to is a mask."""
-        measured = _measured_list(loop.test)
-        if measured is None:
-            return
-        appended = _appended_values(loop.body)
-        if measured not in appended:
-            return
-        for name, item in appended.items():
-            fill = self.run_of(item, item, loop)
-            current = self.env.get(name) or EMPTY
-            if fill is None:
-                continue
-            if fill.what == "zero" and tags_of(current, Ones):
-                self.env.set(name, frozenset({GoodMask(loop, kind="list")}))
-            elif fill.what in ("pad", "zero"):
-                row_of = first(current, Padded)
-                padded = self.padded(
-                    loop,
-                    kind="list",
-                    pad=fill.pad,
-                    side="right",
-                    rows=False,
-                    of_labels=self.is_label_code(cst.Name(name)),
-                    from_tokenizer=False if row_of is None else row_of.from_tokenizer,
-                )
-                self.env.set(name, frozenset({padded}))
 
     def padded_by_gap(self, count: cst.BaseExpression) -> Padded | None:
         """The ids padded by a run of `count` pads (`ids + [pad] * gap`, or to the same width), if seen."""
@@ -416,47 +361,3 @@ def _last_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
         return expr.elements[-1].value
     return None
-
-
-def _measured_list(test: cst.BaseExpression) -> str | None:
-    """`len(ids) < n` / `len(ids) <= n` / `n > len(ids)`: the name whose length the loop grows."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return None
-    target = test.comparisons[0]
-    if isinstance(target.operator, (cst.LessThan, cst.LessThanEqual)):
-        side = test.left
-    elif isinstance(target.operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-        side = target.comparator
-    else:
-        return None
-    if (
-        isinstance(side, cst.Call)
-        and isinstance(side.func, cst.Name)
-        and side.func.value == "len"
-        and len(side.args) == 1
-        and isinstance(side.args[0].value, cst.Name)
-    ):
-        return side.args[0].value.value
-    return None
-
-
-def _appended_values(body: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
-    """name -> the one value each `name.append(value)` statement of the loop body appends; a loop body
-    that does anything else is not a padding loop (nothing is returned)."""
-    found: dict[str, cst.BaseExpression] = {}
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    for line in statements:
-        if not isinstance(line, cst.SimpleStatementLine):
-            return {}
-        for small in line.body:
-            call = small.value if isinstance(small, cst.Expr) else None
-            if not (
-                isinstance(call, cst.Call)
-                and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "append"
-                and isinstance(call.func.value, cst.Name)
-                and len(call.args) == 1
-            ):
-                return {}
-            found[call.func.value.value] = call.args[0].value
-    return found
