@@ -135,3 +135,24 @@ def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_pa
     (tmp_path / "speechlm" / "infer.py").write_text(textwrap.dedent(calls).lstrip())
     assert "PAD003" in check()
     assert check() == check("--no-cache")
+
+
+def test_in_a_src_layout_the_examples_beside_src_are_read(tmp_path: Path):
+    """`src/speechlm/...` with `pyproject.toml` at the top: an example at the top that calls the helper
+    keeps it judged, though `src/` is not a package."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'speechlm'\n")
+    example = """
+        from speechlm.data.prep import preprocess
+
+
+        def demo(sources, tokenizer):
+            return preprocess(sources, tokenizer)
+        """
+    prep = _project(
+        tmp_path / "src",
+        {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN},
+    )
+    assert _codes(prep) == []  # nothing names `preprocess` yet
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "demo.py").write_text(textwrap.dedent(example).lstrip())
+    assert "PAD003" in _codes(prep)

@@ -8,7 +8,8 @@ used. What it would do to a batch reaches no model and no loss, so nothing found
 manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
 whoever runs it is not in view.
 
-The project is the tree above the module's package (project_text.package_directories), read as text
+The project is the tree under the nearest directory with a project marker (`.git`, `pyproject.toml`,
+`setup.py`, `setup.cfg`) at or above the module's top package, or that package's directory, read as text
 and bounded: a tree too large to read, or a module of an installed package, leaves every definition
 alive. Each file read is noted for the result cache.
 """
@@ -26,6 +27,8 @@ from padlint.look.project_text import importers_in, package_directories, text_of
 MAX_FILES = 2000  # files of a project read to know that nothing names a definition
 MAX_DIRECTORIES = 400
 NAMING_FILES = (".py", ".ipynb", ".md", ".rst", ".txt", ".yaml", ".yml", ".json", ".toml", ".cfg", ".sh")
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+MARKER_LEVELS = 3  # directories looked at for a marker, from the top of the module's packages up
 SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
 
 
@@ -47,7 +50,7 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     if not unused:
         return []
     path = os.path.abspath(filename)
-    files = _project_files(package_directories(path)[-1])
+    files = _project_files(project_root(path))
     if files is None:
         return []
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
@@ -76,6 +79,22 @@ def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> s
                 unused.discard(name)
                 changed = True
     return unused
+
+
+def project_root(path: str) -> str:
+    """The top of the project `path` belongs to: the nearest directory at or above the top of its
+    packages that holds a project's marker (a src layout's `src/` is not the top: examples and tests
+    beside it name its definitions), or the top of its packages when none is near."""
+    top = package_directories(path)[-1]
+    here = top
+    for _ in range(MARKER_LEVELS):
+        if any(os.path.exists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
+            return here
+        above = os.path.dirname(here)
+        if above == here:
+            break
+        here = above
+    return top
 
 
 def _project_files(root: str) -> tuple[str, ...] | None:
