@@ -90,12 +90,21 @@ class _Tokenizer:
         return [self.vocab.setdefault(t, len(self.vocab) + 3) for t in tokens]
 
 
-def test_the_fixed_features_have_minus_100_exactly_at_the_pads(tmp_path: Path):
-    fixed = fix_source(_source(), "features.py").source
+def test_a_mask_the_loop_pads_with_ones_fires_and_its_fix_appends_zeros():
+    source = _source().replace("input_mask.append(0)", "input_mask.append(1)")
+    assert _codes(source) == ["PAD001", "PAD002"]
+    fixed = fix_source(source, "features.py").source
+    assert "input_mask.append(0)" in fixed and _codes(fixed) == []
+
+
+@pytest.mark.parametrize("mask_pad", ["0", "1"])
+def test_the_fixed_features_have_minus_100_exactly_at_the_pads(tmp_path: Path, mask_pad: str):
+    source = _source().replace("input_mask.append(0)", f"input_mask.append({mask_pad})")
+    fixed = fix_source(source, "features.py").source
     assert _codes(fixed) == []
-    path = tmp_path / "features_fixed.py"
+    path = tmp_path / f"features_fixed_{mask_pad}.py"
     path.write_text(fixed)
-    module = load_module(path, "features_fixed")
+    module = load_module(path, f"features_fixed_{mask_pad}")
     rows = module.features(_Tokenizer(), ["a b c [EOS]", "d [EOS]", "e e e e e e [EOS]"], max_seq_length=8)
     for row, length in zip(rows, (4, 2, 7)):
         assert row["attention_mask"] == [1] * length + [0] * (8 - length)

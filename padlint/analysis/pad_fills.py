@@ -44,20 +44,26 @@ class PadFills(WalkerState):
     def padding_loop(self, loop: cst.While) -> None:
         """`while len(ids) < max_len: ids.append(pad_id); mask.append(0)` (Google BERT's examples): each
         list the loop appends one value to ends up `max_len` long, padded with that value, as
-        `ids + [pad_id] * (max_len - len(ids))` would; a list of ones it appends 0 to is a mask."""
+        `ids + [pad_id] * (max_len - len(ids))` would; a list of ones it appends 0 to is a mask, one it
+        appends 1 to a mask of ones over the pads (`mask += [1] * gap`)."""
         measured = _measured_list(loop.test)
         if measured is None:
             return
         appended = _appended_values(loop.body)
         if measured not in appended:
             return
-        for name, item in appended.items():
+        padded_ids: Padded | None = None
+        for name in sorted(appended, key=lambda n: n != measured):  # the measured list first
+            item = appended[name]
             fill = self.run_of(item, item, loop)
             current = self.env.get(name) or EMPTY
             if fill is None:
                 continue
             if fill.what == "zero" and tags_of(current, Ones):
                 self.env.set(name, frozenset({GoodMask(loop, kind="list")}))
+            elif fill.what == "one" and tags_of(current, Ones):
+                # the `1` appended at each pad position: the fix appends 0 there instead
+                self.env.set(name, frozenset({Ones(item, padded_ids, None, pads_only=True)}))
             elif fill.what in ("pad", "zero"):
                 row_of = first(current, Padded)
                 padded = self.padded(
@@ -70,6 +76,8 @@ class PadFills(WalkerState):
                     from_tokenizer=False if row_of is None else row_of.from_tokenizer,
                 )
                 self.env.set(name, frozenset({padded}))
+                if name == measured:
+                    padded_ids = padded
 
     def fresh_buffer(self, receiver: cst.BaseExpression, recv: Value) -> bool:
         """Is `receiver` a tensor just made to be filled: `torch.empty(B, L)`, `torch.LongTensor(B, L)`,

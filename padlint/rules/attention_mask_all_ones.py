@@ -123,6 +123,11 @@ def forward(model, input_ids, attention_mask=None):
             return FixProposal(
                 Applicability.SAFE, "Pad the mask with zeros", ((ones.node, f"[0] * {facts.code(count)}"),)
             )
+        if isinstance(ones, Ones) and ones.pads_only and isinstance(ones.node, cst.Integer):
+            # `while len(ids) < n: ids.append(pad); mask.append(1)`: the loop appends at the pads only
+            return FixProposal(Applicability.SAFE, "Pad the mask with zeros", ((ones.node, "0"),))
+        if isinstance(ones.node, cst.BaseStatement):
+            return None  # no expression to replace with a mask
         shape = fixshapes.attention_mask(
             padded,
             event.padded_code,
