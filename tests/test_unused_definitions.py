@@ -9,6 +9,7 @@ definition that anything names.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -156,3 +157,48 @@ def test_in_a_src_layout_the_examples_beside_src_are_read(tmp_path: Path):
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples" / "demo.py").write_text(textwrap.dedent(example).lstrip())
     assert "PAD003" in _codes(prep)
+
+
+NOTEBOOK_DATASET = """
+from torch.utils.data import Dataset
+
+
+class PaddedRows(Dataset):
+    def __init__(self, tokenizer, texts):
+        self.tokenizer, self.texts = tokenizer, texts
+
+    def __getitem__(self, index):
+        enc = self.tokenizer(self.texts[index], padding="max_length", max_length=64, truncation=True)
+        return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"], "labels": enc["input_ids"]}
+"""
+
+
+def _notebook_codes(tmp_path: Path, second_cell: str) -> list[str]:
+    from click.testing import CliRunner
+    from nbwriters import code, jupyter, notebook
+
+    from padlint.cli.main import main
+
+    path = tmp_path / "train.ipynb"
+    path.write_bytes(jupyter(notebook(code(NOTEBOOK_DATASET, "c1"), code(second_cell, "c2"))))
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "concise", str(path)])
+    return sorted(set(re.findall(r": (PAD\d{3}) ", result.output)))
+
+
+def test_a_notebook_class_only_a_string_makes_never_runs(tmp_path: Path):
+    """A notebook is a program nothing imports: an earlier draft whose only use sits in a string is dead."""
+    left_in_a_string = '"""\\nrows = PaddedRows(tokenizer, texts)\\n"""\nprint("draft kept for reference")\n'
+    assert _notebook_codes(tmp_path, left_in_a_string) == []
+
+
+def test_a_notebook_class_a_cell_uses_is_judged(tmp_path: Path):
+    assert _notebook_codes(tmp_path, "rows = PaddedRows(tokenizer, texts)\n") == ["PAD002"]
+
+
+def test_a_notebook_that_runs_another_may_use_anything(tmp_path: Path):
+    assert _notebook_codes(tmp_path, "%run ./helpers.ipynb\n") == ["PAD002"]
+
+
+def test_a_notebook_class_nothing_mentions_yet_is_judged(tmp_path: Path):
+    """The cell that uses it may still be to be written (an editor shows the notebook as it grows)."""
+    assert _notebook_codes(tmp_path, 'print("rows next")\n') == ["PAD002"]

@@ -6,7 +6,9 @@ the module (`__all__`, a registry) and that no other file of the project names (
 configs, docs) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
 used. What it would do to a batch reaches no model and no loss, so nothing found inside it is a
 manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
-whoever runs it is not in view.
+whoever runs it is not in view. A notebook is a program nothing imports: a definition whose uses its cells
+left in a string or a comment, and no cell reads in code, never runs (one nothing mentions yet may be
+used by a cell still to be written, and stays judged).
 
 The project is the tree under the nearest directory with a project marker (`.git`, `pyproject.toml`,
 `setup.py`, `setup.cfg`) at or above the module's top package, or that package's directory, read as text
@@ -27,6 +29,8 @@ from padlint.look.project_text import importers_in, package_directories, text_of
 MAX_FILES = 2000  # files of a project read to know that nothing names a definition
 MAX_DIRECTORIES = 400
 NAMING_FILES = (".py", ".ipynb", ".md", ".rst", ".txt", ".yaml", ".yml", ".json", ".toml", ".cfg", ".sh")
+NOTEBOOK_RUNS_OTHERS = re.compile(r"%run\b|run_line_magic\(\s*['\"]run|import_ipynb|\bexec\(")
+MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MARKER_LEVELS = 3  # directories looked at for a marker, from the top of the module's packages up
 SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
@@ -35,7 +39,8 @@ SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", 
 def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDef | cst.ClassDef]:
     """The top-level defs and classes of the module at `filename` that nothing in its project names,
     and those only they use (a `preprocess_v1` that only the unused `preprocess` calls)."""
-    if not filename.endswith(".py") or os.sep + "site-packages" + os.sep in os.path.abspath(filename):
+    notebook = filename.endswith(".ipynb")
+    if not (filename.endswith(".py") or notebook) or os.sep + "site-packages" + os.sep in os.path.abspath(filename):
         return []
     code = module.code
     candidates = {
@@ -49,6 +54,20 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     unused = _unread_by_live_code(module, candidates, reads)
     if not unused:
         return []
+    if notebook:
+        # A notebook is a program that nothing imports: what its cells never read never runs (a cell
+        # that runs another notebook may read it: then nothing is known).
+        raw = text_of(os.path.abspath(filename))  # the cells as written: magics are comments in `code`
+        if raw is None or NOTEBOOK_RUNS_OTHERS.search(raw) or NOTEBOOK_RUNS_OTHERS.search(code):
+            return []
+        # A line magic runs code too (`%time batch = collate(rows)`): the names in one are read. A
+        # definition nothing mentions may be one whose use is still to be written (an editor shows the
+        # notebook as it grows): only one whose uses were turned off, left in a string or a comment,
+        # is known never to run.
+        in_magics = set(re.findall(r"\w+", " ".join(MAGIC_LINE.findall(raw))))
+        turned_off = {n for n in unused if len(re.findall(rf"\b{re.escape(n)}\b", code)) > 1}
+        unused = _unread_by_live_code(module, {n: candidates[n] for n in turned_off - in_magics}, reads)
+        return [candidates[name] for name in sorted(unused)]
     path = os.path.abspath(filename)
     files = _project_files(project_root(path))
     if files is None:
