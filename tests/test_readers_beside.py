@@ -229,3 +229,42 @@ def test_a_cached_silence_goes_when_the_reader_beside_changes(tmp_path: Path, mo
     (tmp_path / "model.py").write_text(textwrap.dedent(MODEL_SKIPPING_MINUS_100).lstrip())
     assert "PAD002" in check()
     assert check() == check("--no-cache")
+
+
+def test_an_importer_reads_only_the_definitions_it_names(tmp_path: Path):
+    """`evaluate.py` grades the evaluation rows with a metric that skips the pad id; it never imports
+    the training rows beside them in the same module, whose reader gives no ignore value."""
+    two_datasets = DATASET + "\n\n" + DATASET.replace("PretrainRows", "EvalRows").split("\n\n\n", 1)[1]
+    _write(
+        tmp_path,
+        {
+            "data.py": two_datasets,
+            "evaluate.py": """
+                from torchmetrics.text import Perplexity
+
+                from data import EvalRows
+
+
+                def score(model, rows, tokenizer):
+                    return Perplexity(ignore_index=tokenizer.pad_token_id)(model(rows["input_ids"]), rows["labels"])
+                """,
+            "train.py": """
+                from transformers import Trainer, default_data_collator
+
+                from data import PretrainRows
+
+
+                def train(model, tokenizer, texts, args):
+                    rows = PretrainRows(tokenizer, texts)
+                    Trainer(model=model, args=args, train_dataset=rows, data_collator=default_data_collator).train()
+                """,
+        },
+    )
+    found = lint_source((tmp_path / "data.py").read_text(), str(tmp_path / "data.py"))
+    lines = (tmp_path / "data.py").read_text().splitlines()
+    holders = []
+    for finding in found:
+        assert finding.code == "PAD002"
+        above = [line for line in lines[: finding.location.row] if line.startswith("class ")]
+        holders.append(above[-1].split("(")[0].removeprefix("class "))
+    assert holders == ["PretrainRows"]

@@ -321,17 +321,18 @@ class ModuleFacts:
             return candidates[0] if candidates else None
         return min(candidates, key=self.order)
 
-    def ignored_by_readers(self, value: int | str | None) -> bool:
-        """Does a loss or metric of this module, or of the project's code beside it (ignores_beside.py),
-        skip the label value `value` (an int, or "pad" for the pad id)? Then a reader of labels padded
-        with it that is out of view may well skip the pads."""
+    def ignored_by_readers(self, value: int | str | None, holder: str | None) -> bool:
+        """Does a loss or metric of this module, or of a module beside it that imports `holder` (the
+        top-level def or class holding the labels; ignores_beside.py), skip the label value `value`
+        (an int, or "pad" for the pad id)? Then a reader of labels padded with it that is out of view
+        may well skip the pads."""
         if value is None:
             return False
         if any(loss.value == value for loss in self.loss_ignores):
             return True
         from padlint.analysis.ignores_beside import ignore_values_beside
 
-        return value in ignore_values_beside(self.filename)
+        return value in ignore_values_beside(self.filename, frozenset({holder} if holder else ()))
 
     def eos_may_be_put_in(self) -> bool:
         """Can the module's data hold a real EOS? Not when it makes its token ids from text itself and

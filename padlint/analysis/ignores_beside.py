@@ -4,8 +4,10 @@ Labels a module hands on (in a dict it returns, a store, a dataset row) are grad
 them next, and that reader decides which value marks a position as not trained on. transformers'
 models and torch's losses skip -100 by default; a project's own model or metric may skip the pad id
 instead (`CrossEntropyLoss(ignore_index=tokenizer.pad_token_id)`, `Perplexity(ignore_index=0)`).
-Where a module that imports this one gives such a value, labels padded with it may be graded
-correctly there, and a reader out of view is no evidence of harm.
+Where a module that imports the definition holding the labels gives such a value, labels padded with
+it may be graded correctly there, and a reader out of view is no evidence of harm. An importer reads
+only what it names: a metric beside an evaluation dataset says nothing of the training dataset next
+to it in the same module.
 
 The importers looked for are the `.py` files of the module's own directory and of each package
 directory above it, up to the first directory that is not a package (where a project's scripts sit
@@ -31,16 +33,23 @@ IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)"
 INT = re.compile(r"[-+]?\d+")
 
 
-def ignore_values_beside(filename: str) -> frozenset[int | str]:
+def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> frozenset[int | str]:
     """The values the modules importing `filename` give as `ignore_index`: ints, and "pad" for a pad
     id (`tokenizer.pad_token_id`, `self.pad_id`). Values it cannot read (a parameter, a constant) are
-    left out: they say nothing about which value the reader skips."""
+    left out: they say nothing about which value the reader skips. `names`: only the importers that
+    name one of these definitions of the module count (an importer reads the labels of what it
+    imports, not of every definition beside it); None: every importer."""
     if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
         return frozenset()
     values: set[int | str] = set()
+    named = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b") if names else None
+    if names is not None and named is None:
+        return frozenset()
     for reader in importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]:
         text = text_of(reader)
         if text is None or "ignore_index" not in text:
+            continue
+        if named is not None and not named.search(text):
             continue
         for match in IGNORE_ARG.finditer(text):
             value = ignore_value_of(match.group(1))

@@ -81,7 +81,7 @@ def collate(batch, pad_id):
                 continue  # the module marks the labels it does not train on with this value: its own ignore value
             if pad_node is not None and P.is_eos_expression(pad_node) and not facts.pad_token_set_to_eos:
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
-            if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node)):
+            if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node), event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
@@ -138,11 +138,11 @@ def collate(batch, pad_id):
         return None
 
 
-def _read_out_of_view(facts: ModuleFacts, value: int | str | None) -> bool:
-    """Do the labels go to a reader out of view (no loss here grades token labels) that may skip
-    `value`: a loss or metric of the project beside this module skips it?"""
+def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
+    """Do the labels padded at `at` go to a reader out of view (no loss here grades token labels) that
+    may skip `value`: a loss or metric of the module, or of a module importing what holds them?"""
     graded_here = any(loss.labels_target for loss in facts.loss_ignores)
-    return not graded_here and facts.ignored_by_readers(value)
+    return not graded_here and facts.ignored_by_readers(value, sites.top_level_name(facts, at))
 
 
 def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:

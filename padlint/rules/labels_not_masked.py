@@ -176,7 +176,8 @@ def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]
             continue  # a test's own labels that reach no model or loss in view: checked, not trained on
         if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
             continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
-        if event.sink_kind not in TRAINING_SINKS and facts.ignored_by_readers(pad_value(event.padded)):
+        holder = sites.top_level_name(facts, event.node)
+        if event.sink_kind not in TRAINING_SINKS and facts.ignored_by_readers(pad_value(event.padded), holder):
             continue  # held for a reader out of view, and the project's own readers skip the pad value
         by_node.setdefault(event.node, []).append(event)
     return by_node

@@ -241,6 +241,15 @@ def bound_tightly(facts: ModuleFacts | None, node: cst.CSTNode, code: str) -> st
     return code
 
 
+def top_level_name(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
+    """The name of the top-level def or class `node` sits in (None: script code, or not found)."""
+    path = path_to(facts, node)
+    for outer in path[:1]:
+        if isinstance(outer, (cst.FunctionDef, cst.ClassDef)):
+            return outer.name.value
+    return None
+
+
 def path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
     """The nodes from the module down to `node` (by position), or [] if it is not found."""
     target = facts.span(node)
