@@ -202,3 +202,18 @@ def test_a_notebook_that_runs_another_may_use_anything(tmp_path: Path):
 def test_a_notebook_class_nothing_mentions_yet_is_judged(tmp_path: Path):
     """The cell that uses it may still be to be written (an editor shows the notebook as it grows)."""
     assert _notebook_codes(tmp_path, 'print("rows next")\n') == ["PAD002"]
+
+
+def test_the_modules_own_name_in_an_import_path_names_none_of_its_definitions(tmp_path: Path):
+    """`from speechlm.data.preprocess import encode_with_image_token` names the module `preprocess`,
+    not its function `preprocess`."""
+    for name, text in {
+        "speechlm/__init__.py": "",
+        "speechlm/data/__init__.py": "",
+        "speechlm/data/preprocess.py": PREPROCESS,
+        "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN.replace("speechlm.data.prep ", "speechlm.data.preprocess "),
+    }.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    assert _codes(tmp_path / "speechlm" / "data" / "preprocess.py") == []

@@ -30,6 +30,9 @@ MAX_FILES = 2000  # files of a project read to know that nothing names a definit
 MAX_DIRECTORIES = 400
 NAMING_FILES = (".py", ".ipynb", ".md", ".rst", ".txt", ".yaml", ".yml", ".json", ".toml", ".cfg", ".sh")
 NOTEBOOK_RUNS_OTHERS = re.compile(r"%run\b|run_line_magic\(\s*['\"]run|import_ipynb|\bexec\(")
+IMPORT_PATH = re.compile(
+    r"\bfrom[ \t]+\.*[\w.]*[ \t]+(?=import\b)|^[ \t]*import[ \t]+[\w.]+(?=[ \t]*(?:as\b|$|,))", re.M
+)
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MARKER_LEVELS = 3  # directories looked at for a marker, from the top of the module's packages up
@@ -78,7 +81,9 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     for other in files:
         if other != path and unused:
             word = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(unused)) + r")\b")
-            named = set(word.findall(text_of(other) or ""))
+            # A module's own name in an import path (`from pkg.preprocess import helper`) names none of
+            # its definitions: only what the file imports or spells elsewhere counts.
+            named = set(word.findall(IMPORT_PATH.sub(" ", text_of(other) or "")))
             if named:
                 unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
     return [candidates[name] for name in sorted(unused)]
