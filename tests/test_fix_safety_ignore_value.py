@@ -59,3 +59,34 @@ def test_labels_handed_on_where_a_loss_of_the_module_ignores_the_pad_id_are_no_f
     with: that reader may be this loss (tests/test_readers_beside.py)."""
     found = [d.code for d in lint_source(textwrap.dedent(COPY_LABELS + LOSS_IGNORES_PAD_ID), "data.py")]
     assert "PAD002" not in found
+
+
+TEACHER_FORCED_MODEL = """
+import torch.nn as nn
+
+
+class SpeechToText(nn.Module):
+    def __init__(self, vocab, width=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, features, labels=None):
+        inputs = self.embed(labels[:, :-1])  # the labels are the next step's input ids
+        return self.head(inputs + features.mean(1, keepdim=True))
+"""
+
+
+def test_the_fix_is_unsafe_where_the_projects_own_model_reads_labels(tmp_path):
+    """The labels' reader may be the project's model, which feeds them back as input ids: -100 there
+    raises in the embedding lookup, so a -100 fix is not sure to be right (fresh5, WhisperLlama)."""
+    (tmp_path / "model.py").write_text(TEACHER_FORCED_MODEL)
+    data = tmp_path / "data.py"
+    data.write_text("from model import *\n" + textwrap.dedent(COPY_LABELS))
+    found = [d for d in lint_source(data.read_text(), str(data)) if d.code == "PAD002"]
+    assert [d.fix.applicability for d in found if d.fix] == [Applicability.UNSAFE]
+    (tmp_path / "model.py").write_text(
+        TEACHER_FORCED_MODEL.replace("labels=None", "targets=None").replace("labels[", "targets[")
+    )
+    found = [d for d in lint_source(data.read_text(), str(data)) if d.code == "PAD002"]
+    assert [d.fix.applicability for d in found if d.fix] == [Applicability.SAFE]
