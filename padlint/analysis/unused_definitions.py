@@ -35,7 +35,7 @@ IMPORT_PATH = re.compile(
 )
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
-MARKER_LEVELS = 3  # directories looked at for a marker, from the top of the module's packages up
+MARKER_LEVELS = 6  # directories looked at for a marker, from the top of the module's packages up
 SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
 
 
