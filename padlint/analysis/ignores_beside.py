@@ -42,7 +42,7 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
     if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
         return frozenset()
     values: set[int | str] = set()
-    named = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b") if names else None
+    named = P.any_word(names) if names else None
     if names is not None and named is None:
         return frozenset()
     for reader in importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]:

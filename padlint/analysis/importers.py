@@ -15,6 +15,7 @@ import re
 
 import libcst as cst
 
+from padlint.analysis import patterns as P
 from padlint.analysis.project import ModuleContext, load_for_definitions
 from padlint.analysis.walker_state import WalkerState
 from padlint.look.project_text import importers, text_of
@@ -60,7 +61,7 @@ class Importers(WalkerState):
             facts.text_tokenized,
             facts.special_tokens_added,
         )
-        names = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(self.exported)) + r")\b")
+        names = P.any_word(self.exported)
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
             text = text_of(path)
             wanted = text is not None and len(text) <= MAX_IMPORTER_BYTES and names.search(text)

@@ -55,21 +55,19 @@ class PadFills(WalkerState):
         padded_ids: Padded | None = None
         for name in sorted(appended, key=lambda n: n != measured):  # the measured list first
             item = appended[name]
-            fill = self.run_of(item, item, loop)
+            what = self.run_value(item, loop)
             current = self.env.get(name) or EMPTY
-            if fill is None:
-                continue
-            if fill.what == "zero" and tags_of(current, Ones):
+            if what == "zero" and tags_of(current, Ones):
                 self.env.set(name, frozenset({GoodMask(loop, kind="list")}))
-            elif fill.what == "one" and tags_of(current, Ones):
+            elif what == "one" and tags_of(current, Ones):
                 # the `1` appended at each pad position: the fix appends 0 there instead
                 self.env.set(name, frozenset({Ones(item, padded_ids, None, pads_only=True)}))
-            elif fill.what in ("pad", "zero"):
+            elif what in ("pad", "zero"):
                 row_of = first(current, Padded)
                 padded = self.padded(
                     loop,
                     kind="list",
-                    pad=fill.pad,
+                    pad=item,
                     side="right",
                     rows=False,
                     of_labels=self.is_label_code(cst.Name(name)),

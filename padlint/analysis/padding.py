@@ -38,24 +38,34 @@ class PaddingSteps(WalkerState):
     def run_of(self, item: cst.BaseExpression, count: cst.BaseExpression, expr: cst.CSTNode) -> Fill | None:
         """A run of `item`, `count` long, written at `expr`."""
         self.evaluate(count)
-        number = P.int_value(item)
-        if number == 1:
+        what = self.run_value(item, expr)
+        if what == "one":
             over, code = self.shape_source(count)
             return Fill("one", count, ones=self.ones(expr, over, code))
-        if self.is_ignore(item):
-            self.note_label_value(expr, item)
+        if what == "ignore":
             return Fill("ignore", count)
-        if tags_of(self.evaluate(item), PadId) or P.is_eos_expression(item):
-            return Fill("pad", count, pad=item)  # the pad id, or EOS used as the pad
-        if number == 0:
-            return Fill("zero", count, pad=item)
-        if number is not None:
-            return Fill("value", count, pad=item)  # `[-1] * n`: a sentinel
+        if what is not None:
+            return Fill(what, count, pad=item)
         if isinstance(item, cst.List) and isinstance(expr, cst.BinaryOperation):
             inner = self.repeat_inner(item, count, expr)
             if inner is not None:
                 return inner
         return None
+
+    def run_value(self, item: cst.BaseExpression, expr: cst.CSTNode) -> str | None:
+        """What a run of `item` written at `expr` holds: "one", "ignore" (-100, noted as a label value),
+        "pad" (the pad id, or EOS used as the pad), "zero", "value" (a sentinel such as -1); None: else."""
+        number = P.int_value(item)
+        if number == 1:
+            return "one"
+        if self.is_ignore(item):
+            self.note_label_value(expr, item)
+            return "ignore"
+        if tags_of(self.evaluate(item), PadId) or P.is_eos_expression(item):
+            return "pad"
+        if number == 0:
+            return "zero"
+        return "value" if number is not None else None
 
     def repeat_inner(self, item: cst.List, count, expr) -> Fill | None:
         # `[[1] * L] * B`: a batch of ones.

@@ -96,6 +96,11 @@ _LAYOUT_FIELD = re.compile(
 )
 
 
+def any_word(names) -> re.Pattern:
+    """A regex for any of `names` as a whole word (names read in another module's text)."""
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+
+
 def contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Is `node` (by identity) `root` or written inside it?"""
     stack = [root]

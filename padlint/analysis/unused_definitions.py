@@ -23,6 +23,7 @@ import re
 
 import libcst as cst
 
+from padlint.analysis import patterns as P
 from padlint.analysis.dead_code import name_reads
 from padlint.look.project_text import importers_in, package_directories, text_of
 
@@ -78,14 +79,18 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
     if not importers_in(path, directories):
         return []  # nobody imports it: a script or a snippet, run by whoever is not in view
+    word = P.any_word(unused)
     for other in files:
-        if other != path and unused:
-            word = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(unused)) + r")\b")
-            # A module's own name in an import path (`from pkg.preprocess import helper`) names none of
-            # its definitions: only what the file imports or spells elsewhere counts.
-            named = set(word.findall(IMPORT_PATH.sub(" ", text_of(other) or "")))
-            if named:
-                unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
+        if other == path:
+            continue
+        # A module's own name in an import path (`from pkg.preprocess import helper`) names none of its
+        # definitions: only what the file imports or spells elsewhere counts.
+        named = set(word.findall(IMPORT_PATH.sub(" ", text_of(other) or "")))
+        if named:
+            unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
+            if not unused:
+                return []
+            word = P.any_word(unused)
     return [candidates[name] for name in sorted(unused)]
 
 

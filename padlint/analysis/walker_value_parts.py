@@ -70,6 +70,9 @@ class ValueParts:
     def run_of(self, item: cst.BaseExpression, count: cst.BaseExpression, expr: cst.CSTNode) -> Fill | None: ...
 
     @abstractmethod
+    def run_value(self, item: cst.BaseExpression, expr: cst.CSTNode) -> str | None: ...
+
+    @abstractmethod
     def fresh_buffer(self, receiver: cst.BaseExpression, recv: Value) -> bool: ...
 
     @abstractmethod

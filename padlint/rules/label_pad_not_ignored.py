@@ -141,8 +141,9 @@ def collate(batch, pad_id):
 def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
     """Do the labels padded at `at` go to a reader out of view (no loss here grades token labels) that
     may skip `value`: a loss or metric of the module, or of a module importing what holds them?"""
-    graded_here = any(loss.labels_target for loss in facts.loss_ignores)
-    return not graded_here and facts.ignored_by_readers(value, sites.top_level_name(facts, at))
+    if value is None or any(loss.labels_target for loss in facts.loss_ignores):
+        return False
+    return facts.ignored_by_readers(value, sites.top_level_name(facts, at))
 
 
 def _marks(facts: ModuleFacts, pad_node: cst.BaseExpression) -> bool:

@@ -176,11 +176,16 @@ def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]
             continue  # a test's own labels that reach no model or loss in view: checked, not trained on
         if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
             continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
-        holder = sites.top_level_name(facts, event.node)
-        if event.sink_kind not in TRAINING_SINKS and facts.ignored_by_readers(pad_value(event.padded), holder):
+        if event.sink_kind not in TRAINING_SINKS and _read_beside(facts, event):
             continue  # held for a reader out of view, and the project's own readers skip the pad value
         by_node.setdefault(event.node, []).append(event)
     return by_node
+
+
+def _read_beside(facts: ModuleFacts, event: LabelsAtSink) -> bool:
+    """Do the project's own readers of what holds these labels skip the value they are padded with?"""
+    value = pad_value(event.padded)
+    return value is not None and facts.ignored_by_readers(value, sites.top_level_name(facts, event.node))
 
 
 def padded_by_their_own_step(facts: ModuleFacts, event: LabelsAtSink) -> bool:
