@@ -349,10 +349,16 @@ class ModuleFacts:
         return bool(self._pad_eos_candidates(owner, at))
 
     def _pad_eos_candidates(self, owner: OwnerOrScript, at: cst.CSTNode | None) -> list[cst.CSTNode]:
+        from padlint.analysis.tokenizer_objects import setting_may_reach
+
         used = self.tokenizer_used(at) if at is not None else None
         if used in self.dedicated_pads and all(tok != used for _, _, tok in self.pad_eos):
             return []  # the tokenizer used here has a pad token of its own; pad = EOS is another one's
-        reaching = [(node, where) for node, where, tok in self.pad_eos if self.reaches(node, where, tok, owner, at)]
+        reaching = [
+            (node, where)
+            for node, where, tok in self.pad_eos
+            if self.reaches(node, where, tok, owner, at) and setting_may_reach(self, node, tok, at)
+        ]
         same = [node for node, where in reaching if where == owner]
         return same or [node for node, where in reaching if self.connected(where, owner)]
 
