@@ -66,7 +66,12 @@ class StoresMixin(WalkerState):
             if key is not None and held is not None:
                 self.env.put(key, frozenset(t for t in held if not isinstance(t, Padded)))
             return
-        written = labels and (ignore or P.int_value(value_node) is not None)
+        # A value the analysis cannot read, written into labels at the pad positions (`labels[pads] =
+        # self.label_pad_token_id`, a field or argument whose value is out of view): the author marks the
+        # pads with it, so it counts as masking (unknown code is never evidence of a bug). A value in
+        # view decides: 0, the pad id, a token.
+        unread = labels and not ignore and self.value_out_of_view(value_node, value)
+        written = labels and (ignore or unread or P.int_value(value_node) is not None)
         # `labels[mask == 0] = ...`, or `labels[i] = ...` inside `if labels[i] == pad_id:`
         at_pads = (
             self.indexes_padding(target)
@@ -87,6 +92,15 @@ class StoresMixin(WalkerState):
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+
+    def value_out_of_view(self, value_node: cst.BaseExpression, value: Value) -> bool:
+        """Is `value_node` a name or attribute whose value the analysis cannot read (no int, no pad id,
+        no token ids, no EOS)?"""
+        if not isinstance(value_node, (cst.Name, cst.Attribute)) or P.mentions_eos(value_node):
+            return False
+        if tags_of(value, TokenIds) or tags_of(value, Padded):
+            return False
+        return self.resolve_int(value_node) is None
 
     def pads_become_text(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> bool:
         """Is `x[x == pad_id] = v` writing, at every pad, a token the tokenizer made from text (not the
