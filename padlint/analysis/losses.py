@@ -32,6 +32,9 @@ PADDING_MASK_NAME = re.compile(
     r"seq_mask|target_mask|completion_mask|response_mask|action_mask|mask)(['\]]*)$",
     re.I,
 )
+# What a padding mask is made of: an attention mask, the pad id or the ignore index, lengths, token ids,
+# labels, or a mask of something else (words of its origin's code).
+PADDING_ORIGIN = re.compile(r"mask|pad|len|ignore|-\s*100|label|ids|token|eos|seq|target|attention|valid", re.I)
 # What names a training objective: a value, function or class so named is a loss.
 LOSS_NAME = re.compile(r"loss|criterion|objective|penalty|nll|training_step", re.I)
 
@@ -115,12 +118,22 @@ class LossesAndMeans(WalkerState):
             return EMPTY
         for mask, _other in ((product.right, product.left), (product.left, product.right)):
             value = self.evaluate(mask)
-            named = PADDING_MASK_NAME.search(place_key(_strip_calls(mask)) or "")
+            key = place_key(_strip_calls(mask))
+            named = PADDING_MASK_NAME.search(key or "") and not self.made_of_no_padding(key)
             if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
                 self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
                 recorded = next(f for f in self.facts.masked_means if f.node is call)
                 return frozenset({MeanValue(recorded)})
         return EMPTY
+
+    def made_of_no_padding(self, key: str | None) -> bool:
+        """Was the place named like a mask made here, in view, of nothing that speaks of padding or
+        positions (`keep = torch.full((B,), level) < n_active`: rows a quantizer dropout picks)? A name
+        is evidence of a padding mask only where its origin is out of view or says so."""
+        made = self.value_nodes.get(key) if key is not None else None
+        if not isinstance(made, (cst.Call, cst.Comparison, cst.BinaryOperation, cst.UnaryOperation)):
+            return False  # read from a batch, a parameter, an attribute: its origin is out of view
+        return PADDING_ORIGIN.search(self.code(made)) is None
 
     def is_loss(self, value: Value, by_name: bool = True) -> None:
         """The masked means in `value` are losses: they reach a backward pass, or (`by_name`) a
