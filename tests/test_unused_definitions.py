@@ -131,7 +131,9 @@ def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_pa
 
     assert check() == check() == "All checks passed!\n"  # the second one from the cache
     calls = (
-        USES_ONLY_THE_IMAGE_TOKEN + "\n\ndef batch(sources, tokenizer):\n    return preprocess(sources, tokenizer)\n"
+        "from speechlm.data.prep import preprocess\n"
+        + textwrap.dedent(USES_ONLY_THE_IMAGE_TOKEN)
+        + "\n\ndef batch(sources, tokenizer):\n    return preprocess(sources, tokenizer)\n"
     )
     (tmp_path / "speechlm" / "infer.py").write_text(textwrap.dedent(calls).lstrip())
     assert "PAD003" in check()
@@ -217,3 +219,52 @@ def test_the_modules_own_name_in_an_import_path_names_none_of_its_definitions(tm
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip())
     assert _codes(tmp_path / "speechlm" / "data" / "preprocess.py") == []
+
+
+# ---- another Python module names a definition only through an import ---------------------------------
+def test_a_comment_or_a_def_of_the_same_name_elsewhere_names_nothing(tmp_path: Path):
+    """`# preprocess the batch` in one module and a `def preprocess_plain` of another module's own do not
+    reach this module's definitions: a Python module reads another's code only through an import."""
+    loader = """
+        from speechlm.data.prep import encode_with_image_token
+
+
+        def preprocess_plain(rows):  # its own helper, named like the one in prep.py
+            return [encode_with_image_token(r["prompt"], r["tokenizer"]) for r in rows]
+
+
+        def load(rows):
+            # preprocess the batch before the model sees it
+            return preprocess_plain(rows)
+        """
+    prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/data/loader.py": loader})
+    assert _codes(prep) == []
+
+
+def test_the_module_imported_whole_keeps_its_definitions_judged(tmp_path: Path):
+    caller = """
+        import speechlm.data.prep as prep
+
+
+        def item(source, tokenizer):
+            return prep.preprocess([source], tokenizer)
+        """
+    prep = _project(
+        tmp_path,
+        {
+            "speechlm/data/prep.py": PREPROCESS,
+            "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN,
+            "speechlm/train.py": caller,
+        },
+    )
+    assert "PAD003" in _codes(prep)
+
+
+def test_a_name_in_a_string_of_another_module_keeps_it_judged(tmp_path: Path):
+    registry = """
+        from speechlm.data.prep import encode_with_image_token
+
+        PREPROCESSORS = {"plain": "preprocess", "image": encode_with_image_token}
+        """
+    prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/registry.py": registry})
+    assert "PAD003" in _codes(prep)

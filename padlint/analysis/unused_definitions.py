@@ -25,7 +25,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.dead_code import name_reads
-from padlint.look.project_text import importers_in, package_directories, text_of
+from padlint.look.project_text import from_imports, importers_in, package_directories, text_of
 
 MAX_FILES = 2000  # files of a project read to know that nothing names a definition
 MAX_DIRECTORIES = 400
@@ -34,6 +34,9 @@ NOTEBOOK_RUNS_OTHERS = re.compile(r"%run\b|run_line_magic\(\s*['\"]run|import_ip
 IMPORT_PATH = re.compile(
     r"\bfrom[ \t]+\.*[\w.]*[ \t]+(?=import\b)|^[ \t]*import[ \t]+[\w.]+(?=[ \t]*(?:as\b|$|,))", re.M
 )
+COMMENT = re.compile(r"(?m)^[ \t]*#.*$|[ \t]#[^'\"\n]*$")  # whole-line and trailing comments
+STAR_IMPORT = re.compile(r"(?m)^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*")
+STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MARKER_LEVELS = 6  # directories looked at for a marker, from the top of the module's packages up
@@ -80,18 +83,42 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     if not importers_in(path, directories):
         return []  # nobody imports it: a script or a snippet, run by whoever is not in view
     word = P.any_word(unused)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "__init__":
+        stem = os.path.basename(os.path.dirname(path))  # a package's definitions: `import pkg` reads them
     for other in files:
         if other == path:
             continue
-        # A module's own name in an import path (`from pkg.preprocess import helper`) names none of its
-        # definitions: only what the file imports or spells elsewhere counts.
-        named = set(word.findall(IMPORT_PATH.sub(" ", text_of(other) or "")))
+        named = _names_in(other, text_of(other) or "", word, stem)
         if named:
             unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
             if not unused:
                 return []
             word = P.any_word(unused)
     return [candidates[name] for name in sorted(unused)]
+
+
+def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
+    """The candidate names (matched by `word`) that the file `other` may mean as this module's
+    definitions. A module's own name in an import path (`from pkg.preprocess import helper`) names none
+    of them. Another Python module reaches a definition only through an import: a name it imports, an
+    attribute of this module imported whole (its name is in the file), a star import, or a string (a
+    registry, `getattr`); a comment, or a bare name the file defines or binds itself (its own `def
+    tokenize`), is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
+    if not other.endswith(".py"):
+        return set(word.findall(IMPORT_PATH.sub(" ", text)))
+    code = COMMENT.sub("", text)
+    imported = {original for _, _, original in from_imports(None, code).values()}
+    strings = STRING.findall(code)
+    whole = (
+        stem in imported
+        or re.search(rf"(?m)^[ \t]*import[ \t]+[\w.]*\b{re.escape(stem)}\b", code)
+        or any(re.search(rf"\b{re.escape(stem)}\b", string) for string in strings)  # `import_module("pkg.prep")`
+    )
+    if whole or STAR_IMPORT.search(code):
+        return set(word.findall(IMPORT_PATH.sub(" ", code)))  # this module whole, or anything, may be read
+    quoted = {name for string in strings for name in word.findall(string)}
+    return (imported & set(word.findall(code))) | quoted
 
 
 def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> set[str]:
