@@ -54,6 +54,8 @@ class CallEvaluator(WalkerState):
         if method in TOKENIZER_METHODS and (tags_of(recv, Tokenizer) or P.is_tokenizer_expression(receiver)):
             return self.tokenizer_call(call, method)
         args = self.evaluate_args(call)
+        if method == "generate":
+            return self.continued_ids(call, receiver)
         if method in P.COPY_METHODS:
             return recv | {self.make_copy(call, recv, self.code(receiver))}
         if method in shape_ops.METHODS:

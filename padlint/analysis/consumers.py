@@ -7,6 +7,7 @@ import libcst as cst
 
 from padlint.analysis import attention, one_row, output_use
 from padlint.analysis import patterns as P
+from padlint.analysis.env import EMPTY
 from padlint.analysis.facts import (
     MaskLost,
 )
@@ -44,6 +45,39 @@ class ConsumerQuestions(WalkerState):
         rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
         consumers = [row for row in rows if row is not None and row.kind == "consumer"]
         return bool(consumers) and all(row.attends == "causal" for row in consumers)
+
+    def continued_ids(self, call: cst.Call, receiver: cst.BaseExpression) -> Value:
+        """`seqs = model.generate(**enc)` of a decoder-only model (library table: the generate row's
+        "continues" style): the sequences start with the ids it was handed, padded as they were, and new
+        tokens follow. Left pads stay at the front, so a model that reads `seqs` without a mask attends to
+        them. The prompt's mask, its lengths and its gap no longer fit the longer rows: nothing to fix with.
+        An encoder-decoder returns decoder tokens only; a model of unknown kind hands nothing on."""
+        row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
+        if row is None or row.style != "continues" or not self.decoder_only(receiver):
+            return EMPTY
+        keyword, position = row.roles["ids"]
+        given = P.keyword(call, keyword) or (P.positional(call, position) if position is not None else None)
+        if given is not None:
+            ids = self.evaluate(given.value)
+        else:
+            spread = next((a for a in call.args if a.star == "**"), None)
+            if spread is None:
+                return EMPTY
+            ids = self.encoding_field(self.evaluate(spread.value), keyword, spread.value)
+        return frozenset(
+            p.moved().but(encoding=None, lost_at=None, generated_at=call)
+            for p in tags_of(ids, Padded)
+            if p.side == "left" and not p.of_labels
+        )
+
+    def decoder_only(self, receiver: cst.BaseExpression) -> bool:
+        """Is the model called a causal decoder: loaded as a class the table says attends causally, or,
+        loaded out of view, in a module whose models are all causal decoders?"""
+        loaded = self.module_info.model_classes.get(P.dotted(receiver))
+        row = T.class_row(loaded) if loaded else None
+        if row is not None and row.kind == "consumer":
+            return row.attends == "causal"
+        return loaded is None and self.causal_consumer()
 
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
         """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`

@@ -262,6 +262,12 @@ class SinkChecks(WalkerState):
                 or self.right_pads_unread(padded, sink)
             ):
                 continue
+            if padded.generated_at is not None:
+                if not carries_mask:  # `generate`'s sequences: the prompt's mask no longer fits them
+                    self.facts.mask_lost.append(
+                        MaskLost(sink, "sink", padded=padded, sink=sink, mask_accepted=accepted)
+                    )
+                continue
             if padded.crossed_at is not None and padded.lost_at is None and not carries_mask:
                 # Handed to a function of the project without their mask, and sent to a model there.
                 self.facts.mask_lost.append(MaskLost(padded.crossed_at, "call", padded=padded, sink=sink))

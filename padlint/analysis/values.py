@@ -52,6 +52,9 @@ class Padded:
     # A buffer made whole of the pad value (`torch.full(size, pad)`, `x.new_full`, `pad * torch.ones(size)`,
     # `torch.empty(size).fill_(pad)`): it pads what is concatenated to it or written into it.
     filled: bool = False
+    # The sequences `generate` returned (consumers.continued_ids): the prompt's padding, then new tokens;
+    # the prompt's mask is shorter than them.
+    generated_at: cst.CSTNode | None = None
 
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)

@@ -196,6 +196,9 @@ class CallParts:
     def causal_consumer(self) -> bool: ...
 
     @abstractmethod
+    def continued_ids(self, call: cst.Call, receiver: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool: ...
 
     @abstractmethod

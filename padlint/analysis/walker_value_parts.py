@@ -24,6 +24,9 @@ class ValueParts:
     def evaluate(self, expr: cst.BaseExpression | None) -> Value: ...
 
     @abstractmethod
+    def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value: ...
+
+    @abstractmethod
     def evaluate_args(self, call: cst.Call) -> list[Value]: ...
 
     @abstractmethod

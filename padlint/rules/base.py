@@ -45,6 +45,7 @@ class Finding:
     # Without a fix: why there is none here (the rule's MANUAL_FIX says what to change by hand).
     no_fix: str | None = None
     statement: cst.CSTNode | None = None  # for suppressions; defaults to the node's statement
+    manual_fix: str | None = None  # what to change by hand here, where the rule's MANUAL_FIX does not fit
 
 
 class Rule:
@@ -94,7 +95,7 @@ class Rule:
         """The `help:` text of a finding without a fix: why (when the rule said), then what to do by hand."""
         if finding.fix is not None:
             return None
-        parts = [p for p in (finding.no_fix, cls.MANUAL_FIX) if p]
+        parts = [p for p in (finding.no_fix, finding.manual_fix or cls.MANUAL_FIX) if p]
         return "; ".join(parts) or None
 
 

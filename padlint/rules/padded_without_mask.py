@@ -27,7 +27,14 @@ MESSAGES = {
     "columns": "the dataset keeps `input_ids` of padded features but drops their `attention_mask` column",
     "decoder": "left-padded `decoder_input_ids` reach the model without `decoder_attention_mask`: the decoder's "
     "real tokens attend to the padding before them",
+    "generated": "the sequences `generate` returned on line {line} keep the prompts' left padding and reach the "
+    "model without an attention mask: every token attends to the pads before it",
 }
+GENERATED_NO_FIX = "the prompts' mask is shorter than the sequences `generate` returned"
+GENERATED_MANUAL_FIX = (
+    "pass `torch.cat([prompt_mask, completion_mask], dim=1)` as `attention_mask=`, the completion mask 0 after "
+    "each row's first EOS"
+)
 
 
 # A keyword added to a call of a model whose signature is not in view may raise TypeError there.
@@ -98,11 +105,22 @@ def run(model, tokenizer, texts):
                 # Features without a mask, and the module rebuilds it from the pad id when it collates
                 # (LLaVA-style `preprocess` + `attention_mask=input_ids.ne(pad_id)`; PAD005's business).
                 continue
-            if event.how == "sink" and event.padded is not None and event.padded.node in facts.masks_read:
+            if (
+                event.how == "sink"
+                and event.padded is not None
+                and event.padded.generated_at is None  # the prompts' mask went to `generate`, not here
+                and event.padded.node in facts.masks_read
+            ):
                 continue  # the encoding's mask is read (and used) elsewhere: the ids went on alone to a layer
             by_node.setdefault(event.node, []).append(event)
         for events in by_node.values():
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
+            generated = event.padded.generated_at if event.padded is not None else None
+            if generated is not None:
+                line = facts.line(generated)
+                message = MESSAGES["generated"].format(line=line)
+                yield Finding(event.node, message, None, no_fix=GENERATED_NO_FIX, manual_fix=GENERATED_MANUAL_FIX)
+                continue
             encoding = event.padded.encoding if event.padded is not None else None
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
             yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))

@@ -37,11 +37,17 @@ MODEL_ROWS: tuple[Row, ...] = (
         ("generate",),
         "builds_mask",
         f"{TRANSFORMERS}, generation/utils.py GenerationMixin.generate -> _prepare_attention_mask_for_generation; "
-        f"{TRANSFORMERS_4}, generation/utils.py (requires_attention_mask: also encoder-decoders)",
+        f"{TRANSFORMERS_4}, generation/utils.py (requires_attention_mask: also encoder-decoders); "
+        f"{TRANSFORMERS}, generation/utils.py generate (an encoder-decoder's input_ids become the decoder start, "
+        "lines 2916-2920) and _sample (input_ids = torch.cat([input_ids, next_tokens[:, None]]), a finished row "
+        "continued with pad_token_id, lines 3283-3286)",
         on="method",
-        roles={"pad_id": ("pad_token_id", None)},
+        roles={"pad_id": ("pad_token_id", None), "ids": ("input_ids", 0)},
         condition="no mask passed, the generation config has a pad id, the ids hold it and it differs from EOS: "
-        "mask = ids.ne(pad); 5.x only for decoder-only models, 4.x for every model",
+        "mask = ids.ne(pad); 5.x only for decoder-only models, 4.x for every model. Its result (style "
+        "`continues`), for a decoder-only model: the sequences start with the ids it was given, padded as they "
+        "were, and new tokens follow (rows that end early are filled with the pad id)",
+        style="continues",
     ),
     Row(
         (

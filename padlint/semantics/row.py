@@ -45,7 +45,9 @@ class Row:
     defaults: dict[str, Default] = field(default_factory=dict)  # argument -> default value in that version
     condition: str = ""  # when the row applies, in words (mirrored by the analysis that reads it)
     attends: Attends = ""
-    style: str = ""  # which shape of arguments the analysis reads (for sources: "sequences", "widths", "keras")
+    # Which shape of arguments the analysis reads (for sources: "sequences", "widths", "keras"); for
+    # `generate`, "continues": its result starts with the ids it was handed (the "ids" role).
+    style: str = ""
     repads: bool = False  # a collator that pads the features it is handed again (through tokenizer.pad)
     # The row meant when the class is named without any import (a notebook fragment copying the
     # transformers examples): one row per bare name at most.
