@@ -62,3 +62,29 @@ def test_a_value_in_view_is_read_not_assumed():
         "padding_value=pad)", "padding_value=0)"
     ).replace("labels == pad", "labels == 0").replace("ids.ne(pad)", "ids.ne(0)")
     assert "PAD002" in [d.code for d in lint_source(textwrap.dedent(source), "collate.py")]
+
+
+ENCODING_MASKED_IN_PLACE = """
+from transformers import AutoModelForSeq2SeqLM
+
+model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")
+
+
+def batch_of(pairs, tokenizer):
+    source = tokenizer([p[0] for p in pairs], padding=True, return_tensors="pt")
+    target = tokenizer([p[1] for p in pairs], padding=True, return_tensors="pt")
+    {masking}
+    return source, target
+
+
+def train(pairs, tokenizer):
+    source, target = batch_of(pairs, tokenizer)
+    model(**source, labels=target["input_ids"]).loss.backward()
+"""
+
+
+def test_ids_of_an_encoding_masked_in_place_stay_masked_where_the_encoding_goes():
+    masked = ENCODING_MASKED_IN_PLACE.format(masking='target["input_ids"][target["attention_mask"] == 0] = -100')
+    assert lint_source(textwrap.dedent(masked), "seq2seq.py") == []
+    unmasked = ENCODING_MASKED_IN_PLACE.format(masking="")
+    assert [d.code for d in lint_source(textwrap.dedent(unmasked), "seq2seq.py")] == ["PAD002"]

@@ -42,7 +42,13 @@ class CallDispatch(WalkerState):
 
     # ---- calls ------------------------------------------------------------------------------
     def eval_Call(self, call: cst.Call) -> Value:
-        value = self.dispatch_call(call)
+        saved = self.home_call
+        if self.walking_home():
+            self.home_call = call
+        try:
+            value = self.dispatch_call(call)
+        finally:
+            self.home_call = saved
         self.check_call_keywords(call)
         return value
 

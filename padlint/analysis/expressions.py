@@ -199,7 +199,9 @@ class ExpressionEvaluator(WalkerState):
         for held in tags_of(base, DictOf):
             out |= held.entries.get(name, EMPTY)  # `b["mask"]` of a dict literal a helper returned
         for enc in tags_of(base, Encoding):
-            if name == "input_ids" and enc.padded:
+            if name == "input_ids" and enc in self.ids_masked_in:
+                out.add(Masked(expr))  # masked in place at the pads where it was made
+            elif name == "input_ids" and enc.padded:
                 direct = isinstance(_base_of(expr), cst.Call)
                 lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
                 out.add(

@@ -59,6 +59,9 @@ class LabelsAtSink:
     # The container returned whole whose `"labels"` entry holds them (`batch["labels"].append(...)`, then
     # `return batch`): `node` is the container, not the labels.
     held_in: str | None = None
+    # The labels reach their loss in code of another module of the project: `node` and `sink` are the
+    # call of this module that hands them there, and this is the code of the place they reach.
+    reached_in_other_module: str | None = None
 
 
 @dataclass

@@ -226,6 +226,13 @@ class SinkChecks(WalkerState):
         leaf = source_code.rsplit(".", 1)[-1].rsplit("[", 1)[-1]
         if P.LABEL_NAME.search(leaf) and not padded.from_tokenizer:
             return  # labels padded on their own (with the pad id: a fact of its own)
+        reached = None
+        if not self.facts.is_local(node) and self.home_call is not None and self.facts.is_local(padded.node):
+            # Padded here, graded in another module of the project (a wrapper's forward hands them to a
+            # model as `labels=`): nobody there sees the padding, so the call that hands them over is
+            # where the harm leaves this module.
+            reached, node, sink, kind = source_code, self.home_call, self.home_call, "call"
+            source_code = self.code(self.home_call)
         self.facts.labels_at_sink.append(
             LabelsAtSink(
                 node,
@@ -241,6 +248,7 @@ class SinkChecks(WalkerState):
                 pad_code=self.pad_code(padded),
                 in_test_code=self.in_test_code(),
                 held_in=held_in,
+                reached_in_other_module=reached,
             )
         )
 

@@ -10,6 +10,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key, single_index
 from padlint.analysis.values import (
     Copy,
+    Encoding,
     Fill,
     GoodMask,
     Masked,
@@ -92,6 +93,8 @@ class StoresMixin(WalkerState):
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
             self.mark_place_masked(target.value)
+            if isinstance(target.value, cst.Subscript) and key_of_subscript(target.value) == "input_ids":
+                self.ids_masked_in.update(tags_of(self.evaluate(target.value.value), Encoding))
 
     def value_out_of_view(self, value_node: cst.BaseExpression, value: Value) -> bool:
         """Is `value_node` a name or attribute whose value the analysis cannot read (no int, no pad id,

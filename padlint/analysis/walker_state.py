@@ -58,6 +58,9 @@ class WalkerState(ValueParts, CallParts):
         self.function_name: str | None = None  # the function being walked (None: module code)
         self.current_fn: cst.FunctionDef | None = None
         self.labels_replaced: set[Encoding] = set()  # encodings whose "labels" were overwritten
+        # Encodings whose ids were masked in place at their pads (`enc["input_ids"][enc["attention_mask"] == 0]
+        # = -100`): a later read of their ids, also where the encoding was handed, holds the mask.
+        self.ids_masked_in: set[Encoding] = set()
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.guards: list[cst.BaseExpression] = []  # tests of the `if`s whose body is being walked
         self.map_batched: bool | None = None
@@ -77,6 +80,9 @@ class WalkerState(ValueParts, CallParts):
         # Objects and the project's other modules (objects.py, wiring.py, importers.py, project.py).
         self.project = project  # project.Project, or None for a text without a file
         self.module_context = context  # the module whose code is being walked (project.ModuleContext)
+        # The call of the linted module's own code being evaluated: where a value it hands to code of
+        # another module leaves this module (a harm found there is reported at it).
+        self.home_call: cst.Call | None = None
         self.linted_context = context  # the module being linted: only its nodes become its facts
         self.contexts: dict[int, Any] = {id(self.module_env): context}  # globals env -> its module
         self.imported: dict[tuple, Value | None] = {}  # (module path, name) -> what an imported name is

@@ -77,6 +77,14 @@ def group_texts(examples, block=512):
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             fix = unsafe_where_ignore_differs(facts, fix)
             padded = event.padded
+            if event.reached_in_other_module is not None:
+                message = (
+                    f"ids padded by `{facts.brief(padded.node)}` {facts.at(padded.node)} go into this call and "
+                    f"become labels (`{shorten(event.reached_in_other_module)}`) in another module of the project, "
+                    "with no -100 at the pad positions: the loss trains on padding"
+                )
+                yield Finding(event.node, message, None, no_fix=HANDED_ON_NO_FIX)
+                continue
             message = (
                 f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "
                 f"{facts.at(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
@@ -159,6 +167,9 @@ def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | 
         return None
     edit = site.insertion([f"{place} = {shape.inline()}"])
     return FixProposal(shape.applicability, shape.title, (edit,), shape.needs_torch, shape.imports)
+
+
+HANDED_ON_NO_FIX = "the labels are made in another module, from what this call hands it"
 
 
 def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]:
