@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from padlint.analysis import map_chain
 from padlint.analysis import patterns as P
 from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
@@ -17,6 +18,7 @@ from padlint.analysis.values import (
     Arange,
     Const,
     Copy,
+    DatasetOf,
     DictOf,
     Encoding,
     Gap,
@@ -122,7 +124,9 @@ class ExpressionEvaluator(WalkerState):
         base = self.evaluate_base(expr.value, key is not None)
         name = key_of_subscript(expr)
         if name is not None:
-            return self.encoding_field(base, name, expr)
+            # `mapped["train"]`: a split of a mapped DatasetDict holds the same rows (a column indexed by
+            # one int is no row: reading a field of it would fail, so nothing else reads rows from it)
+            return self.encoding_field(base, name, expr) | frozenset(tags_of(base, DatasetOf))
         item = _tuple_item(base, expr)
         if item is not None:
             return item  # `pair[0]`, `batch[1]` of a tuple of values: that one value
@@ -133,8 +137,10 @@ class ExpressionEvaluator(WalkerState):
         if _is_run_of_items(expr):
             kept |= frozenset(tags_of(base, DictOf))  # `rows[i : i + n]` of a list of feature dicts: such dicts still
         elif _is_one_index(expr):
-            # `rows[idx]` of a list of feature dicts or encodings (a Dataset's `__getitem__`): one of them
+            # `rows[idx]` of a list of feature dicts or encodings (a Dataset's `__getitem__`): one of them;
+            # of a mapped dataset (a wrapper Dataset holding it): one example as the map stored it
             kept |= frozenset(t for t in base if isinstance(t, (DictOf, Encoding)))
+            kept |= map_chain.rows_handed(base, batched=False)
         if self.selects_by_mask(expr):
             # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
             return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))
