@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import map_chain
+from padlint.analysis import map_chain, shape_ops
 from padlint.analysis import patterns as P
-from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.losses import LOSS_NAME
 from padlint.analysis.padding import for_clauses
