@@ -7,6 +7,7 @@ import libcst as cst
 
 from padlint.analysis import dataset_uses, map_chain, one_row, script_names, shape_ops
 from padlint.analysis import patterns as P
+from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.objects import MODEL_SELF_METHODS
 from padlint.analysis.values import (
@@ -263,7 +264,7 @@ class CallEvaluator(WalkerState):
                     )
                 }
             )
-        padding = P.padding_requested(call, self.constants)
+        padding = P.padding_requested(call, self.constants, self.class_attribute_value)
         # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")
         identical = text is not None and pair is None and _repeats_one_text(text.value)
@@ -321,6 +322,14 @@ class CallEvaluator(WalkerState):
                 )
             }
         )
+
+    def class_attribute_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`self.padding` in a method of a class whose body fixes `padding` for every instance."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return None
+        if not self.class_envs:
+            return None
+        return class_constant(self.class_envs[-1][0], expr.attr.value)
 
     def padding_side(self, call: cst.Call) -> str:
         arg = P.keyword(call, "padding_side")

@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -409,8 +410,13 @@ def is_tokenizer_expression(expr: cst.BaseExpression) -> bool:
     return bool(name) and _tokenizer_name(name)
 
 
-def padding_requested(call: cst.Call, constants: dict[str, cst.BaseExpression]) -> str | None:
-    """The padding a tokenizer call asks for: "max_length", "longest", or None (no padding)."""
+def padding_requested(
+    call: cst.Call,
+    constants: dict[str, cst.BaseExpression],
+    resolve: Callable[[cst.BaseExpression], cst.BaseExpression | None] | None = None,
+) -> str | None:
+    """The padding a tokenizer call asks for: "max_length", "longest", or None (no padding). `resolve`
+    gives the value an expression holds where the caller knows it (a class attribute)."""
     arg = keyword(call, "padding")
     if arg is None:
         legacy = keyword(call, "pad_to_max_length")
@@ -418,6 +424,8 @@ def padding_requested(call: cst.Call, constants: dict[str, cst.BaseExpression]) 
             return "max_length"
         return None
     value = arg.value
+    if resolve is not None:
+        value = resolve(value) or value
     if isinstance(value, cst.Name) and value.value in constants:
         value = constants[value.value]
     if isinstance(value, cst.Name):

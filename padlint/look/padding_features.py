@@ -32,7 +32,8 @@ PAD_IMPORTED = re.compile(r"\bimport\b[^\n]*\bpad\b|\bimport\s*\([^)]*\bpad\b")
 # What follows "pad" in a padding step: `pad_sequence(`, `pad_sequences as ps`, `pad(`, `pad_to_max_length`, `padding=...`.
 PAD_WORD = re.compile(
     r"pad(?:_sequences?\s*(?P<seq>\(|\s+as\s+\w)|\s+as\s+\w|(?P<call>\s*\()|_to_max_length"
-    r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
+    r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b"
+    r"|self\.(?P<attr>[A-Za-z_]\w*)\b(?![.(\[])|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
 )
 # `while len(ids) < n:` whose body appends to `ids`: a list padded one item at a time.
 PADDING_LOOP = re.compile(
@@ -218,6 +219,9 @@ class PaddingFeatures(Reach):
             return self._pad_imported  # numpy's or torch's pad, imported bare
         if call_only:
             return False
+        attr = m.group("attr")
+        if attr is not None:  # `padding=self.padding`: a class body may fix it (class_constants.py)
+            return re.search(rf"(?m)^[ \t]+{attr}[ \t]*(?::[^=\n]*)?=(?!=)", text) is not None
         const = m.group("const")
         if const is not None:
             return const != "True" and self._is_constant(const)  # `padding=PADDING`
