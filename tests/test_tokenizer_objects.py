@@ -159,3 +159,35 @@ class CausalCollator:
 
 def test_a_pad_id_kept_on_the_object_still_comes_from_the_tokenizer_given_pad_eos():
     assert "PAD005" in codes(PAD_ID_KEPT_ON_THE_COLLATOR)
+
+
+TWO_TOKENIZERS_ONE_LOSS = """
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+
+class DistillLoss:
+    def __init__(self, student_tokenizer, teacher_tokenizer):
+        self.student_tokenizer = student_tokenizer
+        self.teacher_tokenizer = teacher_tokenizer
+
+
+def distill(student_name, teacher_name, texts, args):
+    student_tok = AutoTokenizer.from_pretrained(student_name, trust_remote_code=args.trust_remote_code)
+    teacher_tok = AutoTokenizer.from_pretrained(teacher_name, trust_remote_code=args.trust_remote_code)
+    teacher_tok.pad_token = teacher_tok.eos_token
+    loss_fn = DistillLoss(student_tokenizer=student_tok, teacher_tokenizer=teacher_tok)
+    student = AutoModelForCausalLM.from_pretrained(student_name)
+    batch = student_tok([t + student_tok.eos_token for t in texts], padding=True, return_tensors="pt")
+    labels = batch["input_ids"].clone()
+    labels[labels == student_tok.pad_token_id] = -100
+    return student(**batch, labels=labels).loss, loss_fn
+"""
+
+
+def test_an_object_built_from_two_tokenizers_or_a_shared_flag_does_not_make_them_one():
+    assert "PAD004" not in codes(TWO_TOKENIZERS_ONE_LOSS)
+    same = TWO_TOKENIZERS_ONE_LOSS.replace(
+        "teacher_tok.pad_token = teacher_tok.eos_token", "student_tok.pad_token = student_tok.eos_token"
+    )
+    assert "PAD004" in codes(same)

@@ -134,7 +134,7 @@ def _key(code: str) -> str:
 def _sources(node: cst.CSTNode) -> set[str]:
     """The objects an expression can evaluate to or hold: names and attribute chains, the elements of
     containers and of the branches of `a or b` and `a if c else b`, and the arguments of a call (a
-    helper may hand one back); not the function called nor its receiver (`AutoTokenizer.from_pretrained`,
+    helper may hand one back; a class or a factory makes a new object); not the function called nor its receiver (`AutoTokenizer.from_pretrained`,
     `tok.batch_decode(ids)` make new objects), nor an attribute of a name (`tok.eos_token` is not `tok`)
     nor an index (`toks[i]` is an element of `toks`, not `i`)."""
     found: set[str] = set()
@@ -142,7 +142,8 @@ def _sources(node: cst.CSTNode) -> set[str]:
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Call):
-            stack.extend(arg.value for arg in current.args)
+            if not _makes_a_new_object(current):
+                stack.extend(arg.value for arg in current.args)
         elif isinstance(current, cst.Subscript):
             stack.append(current.value)
         elif isinstance(current, (cst.Name, cst.Attribute)):
@@ -154,6 +155,16 @@ def _sources(node: cst.CSTNode) -> set[str]:
         else:
             stack.extend(child_nodes(current))
     return found
+
+
+def _makes_a_new_object(call: cst.Call) -> bool:
+    """A class called (`ULDLoss(student_tokenizer=..., teacher_tokenizer=...)`), or a factory of one
+    (`AutoTokenizer.from_pretrained(name, trust_remote_code=args.trust)`): the result is a new object,
+    none of its arguments."""
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+    if not isinstance(name, str) or not name:
+        return False
+    return name[0].isupper() or name == "from_pretrained"
 
 
 def _targets(node: cst.CSTNode) -> set[str]:
