@@ -177,7 +177,7 @@ class CallDispatch(WalkerState):
         if name in P.COPY_CALLS:
             arg = P.positional(call, 0)
             data = self.evaluate(arg.value) if arg else EMPTY
-            return data | {self.make_copy(call, data, self.code(arg.value))} if arg else EMPTY
+            return data | self.make_copies(call, data, self.code(arg.value)) if arg else EMPTY
         if name in P.SAME_VALUE_CALLS:
             values = self.evaluate_args(call)
             arg = P.positional(call, 0)
@@ -226,8 +226,13 @@ class CallDispatch(WalkerState):
             return frozenset({ModelHolder(call, {attr: role for role, (attr, _) in factory.roles.items()})})
         return None
 
-    def make_copy(self, node, data: Value, source_code: str) -> Copy:
-        return Copy(node, first(data, Padded), source_code, self.current_mask_code(first(data, Padded)))
+    def make_copies(self, node, data: Value, source_code: str) -> frozenset[Copy]:
+        """Labels copied from `data`: one copy for each padded value it may hold (two branches that pad
+        differently), so that what is judged does not depend on which one a set hands out first."""
+        padded = tags_of(data, Padded)
+        if not padded:
+            return frozenset({Copy(node, None, source_code, self.current_mask_code(None))})
+        return frozenset(Copy(node, p, source_code, self.current_mask_code(p)) for p in padded)
 
 
 def _fills_zero(call: cst.Call) -> bool:

@@ -58,7 +58,7 @@ class CallEvaluator(WalkerState):
         if method == "generate":
             return self.continued_ids(call, receiver)
         if method in P.COPY_METHODS:
-            return recv | {self.make_copy(call, recv, self.code(receiver))}
+            return recv | self.make_copies(call, recv, self.code(receiver))
         if method in shape_ops.METHODS:
             return self.keep_padding(call, recv, shape_ops.METHODS[method], self.axes_of(call))
         if method in P.SAME_VALUE_METHODS and (cast := self.cast_buffer(method, call, recv)) is not None:

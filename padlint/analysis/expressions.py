@@ -151,7 +151,7 @@ class ExpressionEvaluator(WalkerState):
         index = self.code(expr)[len(self.code(expr.value)) :]
         kept |= {p.derived("", index) for p in padded}
         if _is_full_slice(expr):
-            return kept | {self.make_copy(expr, base, self.code(expr.value))}
+            return kept | self.make_copies(expr, base, self.code(expr.value))
         return kept
 
     def slices_to_real_count(self, expr: cst.Subscript) -> bool:

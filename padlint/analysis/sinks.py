@@ -198,12 +198,15 @@ class SinkChecks(WalkerState):
             self.label_pads_reaching(value)
         if tags_of(value, Masked):
             return
-        copies = [c for c in tags_of(value, Copy) if c.padded is not None]
+        # In reading order of their padding steps: the events, and so the findings, come out the same on every run.
+        copies = sorted(
+            (c for c in tags_of(value, Copy) if c.padded is not None), key=lambda c: self.facts.order(c.padded.node)
+        )
         if copies:
             for copy in copies:
                 self.record_labels(copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code)
             return
-        for padded in tags_of(value, Padded):
+        for padded in sorted(tags_of(value, Padded), key=lambda p: self.facts.order(p.node)):
             self.record_labels(
                 value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded), held_in
             )

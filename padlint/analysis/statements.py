@@ -289,7 +289,7 @@ class StatementWalker(WalkerState):
                         self.label_padding(p, p.pad, "padding_value")
                 value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
-                value = value | {self.make_copy(value_node, value, self.code(value_node))}
+                value = value | self.make_copies(value_node, value, self.code(value_node))
         self.withdraw_store_events(key)
         labels_before, masks_before = len(self.facts.labels_at_sink), len(self.facts.ones_at_mask)
         if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
