@@ -193,6 +193,14 @@ class StatementWalker(WalkerState):
                 return
             self.returned(value, small)
             parts = small.value.elements if isinstance(small.value, cst.Tuple) else [small.value]
+            if any(
+                isinstance(part.value, cst.Name) and part.value.value in P.LOSS_MASK_KEYS
+                for part in parts
+                if isinstance(part, cst.Element)
+            ):
+                # `return input_ids, target_ids, loss_mask`: the loss weighs the targets by the mask handed
+                # back beside them, as with a `"loss_mask"` key of a feature dict
+                self.facts.loss_masked.add(small)
             for part in parts:
                 if isinstance(part, cst.Name) and self.env.get(f"{part.value}['labels']"):
                     # `model_inputs["labels"].append(labels)` in a batched map function: the features
