@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis.patterns import child_nodes, dotted
+from padlint.analysis.patterns import dotted, walk
 
 
 def class_constant(cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
@@ -49,9 +49,7 @@ def _annotation_base(annotation: cst.BaseExpression) -> cst.BaseExpression:
 
 def _stored_on_self(cls: cst.ClassDef, name: str) -> bool:
     """Does any method of the class store `self.<name>` (then each instance may hold its own)?"""
-    stack: list[cst.CSTNode] = [cls]
-    while stack:
-        node = stack.pop()
+    for node in walk(cls):
         targets: list[cst.BaseExpression] = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -59,5 +57,4 @@ def _stored_on_self(cls: cst.ClassDef, name: str) -> bool:
             targets = [node.target]
         if any(dotted(t) in (f"self.{name}", f"cls.{name}") for t in targets):
             return True
-        stack.extend(child_nodes(node))
     return False

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
 from typing import cast
 
 import libcst as cst
@@ -26,7 +25,7 @@ def name_reads(module: cst.CSTNode) -> Counter[str]:
     reads: Counter[str] = Counter()
     not_reads: set[int] = set()
     # `type() is`, not isinstance: libcst's ABC checks are slow on every node.
-    for node in _nodes(module):
+    for node in P.walk(module):
         kind = type(node)
         if kind is cst.Name:
             if id(node) not in not_reads:
@@ -75,12 +74,3 @@ def _is_main_block(stmt: cst.CSTNode) -> bool:
     return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides) and any(
         P.string_value(s) == "__main__" for s in sides
     )
-
-
-def _nodes(module: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node of the module, each parent before its children."""
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(P.child_nodes(node))

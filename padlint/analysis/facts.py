@@ -384,13 +384,17 @@ class ModuleFacts:
         """The tokenizer (its code) whose pad id `node` uses: a collator's `tokenizer` argument, or the
         one receiver of `.pad_token_id` / `.pad_token` written in it; None when not one."""
         if isinstance(node, cst.Call):
-            given = next((a for a in node.args if a.keyword is not None and a.keyword.value == "tokenizer"), None)
+            given = tokenizer_argument(node)
             if given is None and node.args and node.args[0].keyword is None and not node.args[0].star:
                 given = node.args[0]
             if given is not None and isinstance(given.value, (cst.Name, cst.Attribute)):
                 return dotted(given.value) or None
-        receivers = set(PAD_ID_RECEIVER.findall(self.code(node))) - {"self", "cls"}  # an id kept on an object
+        receivers = self.pad_id_receivers(node) - {"self", "cls"}  # an id kept on an object
         return receivers.pop() if len(receivers) == 1 else None
+
+    def pad_id_receivers(self, node: cst.CSTNode) -> set[str]:
+        """The receivers of `.pad_token_id` / `.pad_token` written in `node` (`tok`, `self.tokenizer`)."""
+        return set(PAD_ID_RECEIVER.findall(self.code(node)))
 
     @staticmethod
     def connected(a: OwnerOrScript, b: OwnerOrScript) -> bool:
@@ -449,6 +453,11 @@ class ModuleFacts:
 
 
 SETUP_METHODS = {"__init__", "__post_init__", "setUp", "setUpClass", "setup", "setup_method", "setup_class"}
+
+
+def tokenizer_argument(call: cst.Call) -> cst.Arg | None:
+    """The `tokenizer=` argument of a call (a collator made with it), if any."""
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == "tokenizer"), None)
 
 
 def _is_setup(owner: Owner) -> bool:

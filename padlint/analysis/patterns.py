@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -111,6 +111,15 @@ def contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
             return True
         stack.extend(child_nodes(current))
     return False
+
+
+def walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under `root` (itself included), each parent before its children."""
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child_nodes(node))
 
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -3,19 +3,23 @@
 Pad = EOS is a fact about one tokenizer object: `reward_tok.pad_token = reward_tok.eos_token` says
 nothing about `self.tokenizer` unless some code of the scope makes them the same object. Within one
 scope (a function, a class whose methods share `self.*`, or the module's script code) that takes an
-assignment, a loop or `with` target, or a call of one of the class's own methods that connects them;
-the names are linked through every name the connecting expression mentions (an over-approximation:
-a link that may not be one keeps the setting in play, which is what the analysis did before).
-Names of different scopes (a helper's parameter, a caller's argument) are never judged here.
+assignment, a loop or `with` target, or a call of one of the class's own methods that connects them,
+through what the bound value can be (`_sources`: names, container elements, a helper's arguments, but
+not what a class or factory called makes). A link that may not be one keeps the setting in play, as the
+analysis did before. Names of different scopes (a helper's parameter, a caller's argument) are never
+judged here.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from padlint.analysis.facts import PAD_ID_RECEIVER, ModuleFacts, Owner
+from padlint.analysis import patterns as P
+from padlint.analysis.facts import ModuleFacts, Owner, tokenizer_argument
+from padlint.analysis.module_info import owner_of
 from padlint.analysis.patterns import child_nodes, dotted
 
 
@@ -41,11 +45,10 @@ def setting_may_reach(facts: ModuleFacts, setting: cst.CSTNode, tok: str | None,
 def _tokenizer_named(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
     """The tokenizer `node` names as the one whose pad it uses: a call's `tokenizer=` argument, or the
     one receiver of `.pad_token_id` / `.pad_token` written in it."""
-    if isinstance(node, cst.Call):
-        given = next((a for a in node.args if a.keyword is not None and a.keyword.value == "tokenizer"), None)
-        if given is not None:
-            return dotted(given.value) or None
-    receivers = set(PAD_ID_RECEIVER.findall(facts.code(node)))
+    given = tokenizer_argument(node) if isinstance(node, cst.Call) else None
+    if given is not None:
+        return dotted(given.value) or None
+    receivers = facts.pad_id_receivers(node)
     if len(receivers) != 1 or receivers & {"self", "cls"}:
         return None  # several, or an id kept on an object (`self.pad_token_id`): not one tokenizer named
     return receivers.pop()
@@ -58,14 +61,10 @@ def _written_in(facts: ModuleFacts, node: cst.CSTNode) -> tuple[bool, Owner | No
     if index < 0:
         return False, None
     top = _last_before(facts, facts.module.body, index)
-    if isinstance(top, cst.FunctionDef):
-        return True, Owner("func", top, None)
     if not isinstance(top, cst.ClassDef):
-        return True, None
+        return True, owner_of(top, None) if top is not None else None
     member = _last_before(facts, top.body.body, index)
-    if isinstance(member, cst.FunctionDef):
-        return True, Owner("method", member, top)
-    return True, Owner("class", top, top)
+    return True, owner_of(member if isinstance(member, cst.FunctionDef) else top, top)
 
 
 def _last_before(facts: ModuleFacts, statements: Sequence[cst.CSTNode], index: int) -> cst.CSTNode | None:
@@ -84,11 +83,10 @@ def may_be_one_object(scope: cst.CSTNode, first: str, second: str) -> bool:
     a, b = _key(first), _key(second)
     if a == b:
         return True
-    bindings = list(_bindings(scope))
+    bindings, scope_variables = _scope_bindings(scope)
     # Only variables of the scope link: `transformers` or `AutoTokenizer` mentioned in two loads does
     # not make their results one object.
-    variables = {a.split(".")[0], b.split(".")[0]} | _parameters(scope)
-    variables |= {name.split(".")[0] for targets, _ in bindings for name in targets}
+    variables = scope_variables | {a.split(".")[0], b.split(".")[0]}
     links: dict[str, set[str]] = {}
     for targets, sources in bindings:
         for target in targets:
@@ -97,6 +95,15 @@ def may_be_one_object(scope: cst.CSTNode, first: str, second: str) -> bool:
                     links.setdefault(target, set()).add(source)
                     links.setdefault(source, set()).add(target)
     return _linked(links, a, b)
+
+
+@functools.lru_cache(maxsize=16)
+def _scope_bindings(scope: cst.CSTNode) -> tuple[tuple[tuple[set[str], set[str]], ...], frozenset[str]]:
+    """The scope's bindings and its variables (parameters, bound names), walked once for every use of a
+    pad id the scope judges (a few scopes per module; nodes hash by identity)."""
+    bindings = tuple(_bindings(scope))
+    variables = _parameters(scope) | {name.split(".")[0] for targets, _ in bindings for name in targets}
+    return bindings, frozenset(variables)
 
 
 def _linked(links: dict[str, set[str]], a: str, b: str) -> bool:
@@ -187,9 +194,7 @@ def _bindings(scope: cst.CSTNode) -> Iterator[tuple[set[str], set[str]]]:
         if isinstance(scope, cst.ClassDef)
         else {}
     )
-    stack: list[cst.CSTNode] = [scope]
-    while stack:
-        node = stack.pop()
+    for node in P.walk(scope):
         if isinstance(node, cst.Assign):
             yield set().union(set(), *(_targets(t.target) for t in node.targets)), _sources(node.value)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
@@ -202,7 +207,6 @@ def _bindings(scope: cst.CSTNode) -> Iterator[tuple[set[str], set[str]]]:
             yield _targets(node.asname.name), _sources(node.item)
         elif isinstance(node, cst.Call) and methods:
             yield from _method_call_bindings(node, methods)
-        stack.extend(child_nodes(node))
 
 
 def _method_call_bindings(call: cst.Call, methods: dict[str, cst.FunctionDef]) -> Iterator[tuple[set[str], set[str]]]:
@@ -228,15 +232,4 @@ def _method_call_bindings(call: cst.Call, methods: dict[str, cst.FunctionDef]) -
 
 def _parameters(scope: cst.CSTNode) -> set[str]:
     """The parameter names of every function written in `scope` (itself included)."""
-    found: set[str] = set()
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Parameters):
-            every = (*node.posonly_params, *node.params, *node.kwonly_params)
-            found.update(p.name.value for p in every)
-            for star in (node.star_arg, node.star_kwarg):
-                if isinstance(star, cst.Param):
-                    found.add(star.name.value)
-        stack.extend(child_nodes(node))
-    return found
+    return {p.name.value for node in P.walk(scope) if isinstance(node, cst.Parameters) for p in P.parameters(node)}

@@ -117,14 +117,7 @@ def one_row_of_many(facts: ModuleFacts, sink: cst.CSTNode, ids: cst.BaseExpressi
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.add(current.value)
-        stack.extend(P.child_nodes(current))
-    return found
+    return {current.value for current in P.walk(node) if isinstance(current, cst.Name)}
 
 
 def insert_item(
