@@ -4,6 +4,12 @@ a layer or function of the library table's "attention" rows (nn.MultiheadAttenti
 scaled_dot_product_attention), or attention written by hand: a softmax over scores that are a product
 of two tensors (`softmax(q @ k.transpose(-2, -1))`, `matmul`, `bmm`, `einsum`). Classes of the same
 module that the class names (its layers) are read too. Read from the code's text: no walk is needed.
+
+A model that attends only causally (a decoder written by hand) reads no pad that follows the real tokens:
+every class of it that attends builds a causal mask (`torch.tril`/`torch.triu`, `is_causal=True`,
+`generate_square_subsequent_mask`), none is told not to be causal (`is_causal=False`, `causal: bool =
+False`: an encoder or cross-attention beside the decoder), and none reads the last position (`h[:, -1]`,
+a right pad when the rows are right-padded).
 """
 
 from __future__ import annotations
@@ -21,12 +27,34 @@ ATTENTION_NAME = re.compile(rf"\b(?:nn|functional|F)\.(?:{_SHORT})\b")
 SOFTMAX = re.compile(r"\bsoftmax\s*\(")
 PRODUCT = re.compile(r"\b(?:matmul|bmm|einsum|baddbmm)\s*\(|\S\s*@\s*\S")
 WORD = re.compile(r"\b[A-Z]\w*\b")
+CAUSAL_MASK = re.compile(r"\b(?:tril|triu)\s*\(|\bis_causal\s*=\s*True\b|\bgenerate_square_subsequent_mask\b")
+NOT_CAUSAL = re.compile(r"\b\w*causal\w*\s*(?::\s*bool\s*)?=\s*False\b")
+LAST_POSITION = re.compile(r"\[\s*:\s*,\s*\[?\s*-1\s*\]?\s*[,\]]")
 
 
 def attends(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
     """Does `cls` (or a class of `module` it names, through the classes they name) attend?"""
+    return any(_attends_itself(code) for code in _codes_reached(cls, module, code_of))
+
+
+def attends_causally(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
+    """Does `cls` attend, and only causally, reading no position after a real token (module docstring)?"""
+    codes = _codes_reached(cls, module, code_of)
+    attending = [code for code in codes if _attends_itself(code)]
+    if not attending or not all(CAUSAL_MASK.search(code) for code in attending):
+        return False
+    return not any(NOT_CAUSAL.search(code) or LAST_POSITION.search(code) for code in codes)
+
+
+def _attends_itself(code: str) -> bool:
+    return bool(ATTENTION_NAME.search(code) or (SOFTMAX.search(code) and PRODUCT.search(code)))
+
+
+def _codes_reached(cls: cst.ClassDef, module: cst.Module | None, code_of) -> list[str]:
+    """The code of `cls` and of every class of `module` it names, through the classes they name."""
     classes = {s.name.value: s for s in (module.body if module is not None else ()) if isinstance(s, cst.ClassDef)}
     seen: set[str] = set()
+    codes: list[str] = []
     todo = [cls]
     while todo:
         current = todo.pop()
@@ -34,7 +62,6 @@ def attends(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
             continue
         seen.add(current.name.value)
         code = code_of(current)
-        if ATTENTION_NAME.search(code) or (SOFTMAX.search(code) and PRODUCT.search(code)):
-            return True
+        codes.append(code)
         todo += [classes[name] for name in set(WORD.findall(code)) if name in classes and name not in seen]
-    return False
+    return codes

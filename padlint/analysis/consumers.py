@@ -32,19 +32,33 @@ STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "repl
 class ConsumerQuestions(WalkerState):
     """Mixed into the scope walker."""
 
-    def right_pads_unread(self, padded: Padded, sink: cst.CSTNode) -> bool:
-        """Ids padded on the right (a side the module states) for causal decoders only, going anywhere but
+    def right_pads_unread(self, side: str, sink: cst.CSTNode) -> bool:
+        """Ids padded on the right (a side the module states, or the default side of every tokenizer class
+        it loads) for causal decoders only (loaded or written in the module), going anywhere but
         `generate`: no real token attends to a later position, so a missing mask changes nothing a real
         token reads (graded pads are the labels' business). `generate` appends after the pads: it needs it."""
-        if padded.side != "right" or not self.module_info.right_side_stated() or not self.causal_consumer():
+        if side != "right" or not self.module_info.right_side_known() or not self.causal_models_only():
             return False
         return not (isinstance(sink, cst.Call) and P.last_name(sink.func) == "generate")
 
     def causal_consumer(self) -> bool:
         """Are the models this module loads all causal decoders (library table: consumer rows)?"""
-        rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
-        consumers = [row for row in rows if row is not None and row.kind == "consumer"]
+        consumers = self.loaded_consumers()
         return bool(consumers) and all(row.attends == "causal" for row in consumers)
+
+    def causal_models_only(self) -> bool:
+        """Are the models of this module, those it loads (library table) and those it writes (its own
+        classes that attend), all causal decoders, and is there one? Rows a Dataset or a map function
+        makes go to them."""
+        consumers = self.loaded_consumers()
+        written = self.module_info.models_written(self.facts.module, self.facts.code)
+        if not consumers and not written:
+            return False
+        return all(row.attends == "causal" for row in consumers) and all(written.values())
+
+    def loaded_consumers(self) -> list[T.Row]:
+        rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
+        return [row for row in rows if row is not None and row.kind == "consumer"]
 
     def continued_ids(self, call: cst.Call, receiver: cst.BaseExpression) -> Value:
         """`seqs = model.generate(**enc)` of a decoder-only model (library table: the generate row's
@@ -208,5 +222,6 @@ class ConsumerQuestions(WalkerState):
             lost = "attention_mask" in names
         else:
             lost = "input_ids" in names and "attention_mask" not in names
-        if lost:
-            self.facts.mask_lost.append(MaskLost(call, "columns", encoding=mapped[0].encoding, sink=call))
+        encoding = mapped[0].encoding
+        if lost and not (encoding is not None and self.right_pads_unread(encoding.side, call)):
+            self.facts.mask_lost.append(MaskLost(call, "columns", encoding=encoding, sink=call))

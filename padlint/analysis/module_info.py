@@ -8,7 +8,7 @@ from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import call_sites, checkpoint_code, dead_code, lm_collators, one_row, pad_guards
+from padlint.analysis import attention, call_sites, checkpoint_code, dead_code, lm_collators, one_row, pad_guards
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -58,6 +58,9 @@ class ModuleInfo:
     # Batch keys a consumer the module makes reads to set labels to -100 where they are 0 (library table:
     # rebuilds_labels rows, e.g. peft's CPT model and `input_type_mask`): labels beside one are masked.
     rebuilt_label_masks: frozenset = frozenset()
+    # The module's own classes that attend (attention.py) -> whether each attends only causally; worked
+    # out when a consumer is first judged.
+    written_models: dict | None = None
 
     def note_padding_side(self, side: str | None) -> None:
         self.stated_sides.add(side)
@@ -83,9 +86,26 @@ class ModuleInfo:
         )
         return bool(found) and all(found)
 
-    def right_side_stated(self) -> bool:
-        """Does the module state right padding, and no other side, for its tokenizers?"""
-        return self.stated_sides == {"right"}
+    def right_side_known(self) -> bool:
+        """Do the module's tokenizers pad on the right: it states right padding and no other side, or it
+        states none and loads every tokenizer as a class that pads on the right by default (library table)?"""
+        if self.stated_sides:
+            return self.stated_sides == {"right"}
+        loaded = [
+            name for name in self.model_classes.values() if P.TOKENIZER_FACTORIES.search(f"{name}.from_pretrained")
+        ]
+        return bool(loaded) and all(T.tokenizer_default_side(name) == "right" for name in loaded)
+
+    def models_written(self, module: cst.Module | None, code_of) -> dict:
+        """The module's classes that attend -> whether each attends only causally (attention.py)."""
+        if self.written_models is None:
+            classes = [s for s in (module.body if module is not None else ()) if isinstance(s, cst.ClassDef)]
+            self.written_models = {
+                cls.name.value: attention.attends_causally(cls, module, code_of)
+                for cls in classes
+                if attention.attends(cls, module, code_of)
+            }
+        return self.written_models
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
         """The parameters of `fn` (a function of `module`) every call in view hands at most one item."""

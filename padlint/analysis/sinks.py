@@ -99,7 +99,7 @@ class SinkChecks(WalkerState):
         if not handed and self.in_test_code():
             return
         for ones in tags_of(value, Ones):
-            if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_consumer():
+            if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_models_only():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
@@ -270,7 +270,7 @@ class SinkChecks(WalkerState):
                 or padded.target_ids
                 or padded.of_labels
                 or _prompt_encoder_input(padded.node, self.module_info)
-                or self.right_pads_unread(padded, sink)
+                or self.right_pads_unread(padded.side, sink)
             ):
                 continue
             if padded.generated_at is not None:

@@ -3,7 +3,7 @@ features (and labels) again."""
 
 from __future__ import annotations
 
-from padlint.semantics.row import KERAS, NUMPY, TORCH, TRANSFORMERS, TRL, Row
+from padlint.semantics.row import KERAS, NUMPY, TORCH, TRANSFORMERS, TRANSFORMERS_4, TRL, Row
 
 PADDING_ROWS: tuple[Row, ...] = (
     # ---- sources: calls that pad ----------------------------------------------------------------
@@ -63,6 +63,56 @@ PADDING_ROWS: tuple[Row, ...] = (
         "of one sequence, like encode_plus: its text is one text or one pre-tokenized text (4.46.3 encode -> "
         "encode_plus), a batch only when it is a list of texts (5.24.0 tokenization_utils_tokenizers.py "
         "_encode_plus: is_batched), so 'longest' pads nothing unless the text is known to be a list of texts",
+    ),
+    # The side a tokenizer class pads on when nothing states one: its class attribute `padding_side`
+    # (PreTrainedTokenizerBase: "right"; `__init__` takes `padding_side` from the checkpoint's
+    # tokenizer_config.json first, so this is the side of a checkpoint that names none). None: the two
+    # checked versions differ. An Auto class has no side of its own: the checkpoint's class decides.
+    Row(
+        tuple(
+            f"transformers.{family}{kind}"
+            for family in ("GPT2", "Bert", "Roberta", "DistilBert", "T5", "Bart", "MBart", "MBart50", "Qwen2")
+            for kind in ("Tokenizer", "TokenizerFast")
+        )
+        + ("transformers.GPTNeoXTokenizerFast", "transformers.PreTrainedTokenizerFast"),
+        "tokenizer",
+        f"{TRANSFORMERS}, tokenization_utils_base.py PreTrainedTokenizerBase (padding_side: str = 'right', and "
+        "in __init__ padding_side = kwargs.pop('padding_side', padding_side)); none of these classes sets its own; "
+        f"{TRANSFORMERS_4}, the same (tokenization_utils_base.py lines 1583, 1604)",
+        on="class",
+        defaults={"padding_side": "right"},
+    ),
+    Row(
+        (
+            "transformers.LlamaTokenizerFast",
+            "transformers.GemmaTokenizerFast",
+            "transformers.CodeLlamaTokenizerFast",
+            "transformers.CohereTokenizerFast",
+            "transformers.XLNetTokenizer",
+            "transformers.XLNetTokenizerFast",
+        ),
+        "tokenizer",
+        f"{TRANSFORMERS}, models/llama/tokenization_llama.py LlamaTokenizer (padding_side = 'left'), and the same "
+        "in gemma, code_llama, cohere and xlnet tokenization_*.py (the Fast names are aliases); "
+        f"{TRANSFORMERS_4}, models/llama/tokenization_llama_fast.py (padding_side = 'left'), and the same in the "
+        "gemma, code_llama, cohere and xlnet *_fast.py and xlnet/tokenization_xlnet.py",
+        on="class",
+        defaults={"padding_side": "left"},
+    ),
+    Row(
+        (
+            "transformers.LlamaTokenizer",
+            "transformers.GemmaTokenizer",
+            "transformers.CodeLlamaTokenizer",
+            "transformers.CohereTokenizer",
+        ),
+        "tokenizer",
+        f"{TRANSFORMERS}, models/llama/tokenization_llama.py (padding_side = 'left'), the same in gemma, code_llama "
+        f"and cohere; {TRANSFORMERS_4}, models/llama/tokenization_llama.py and the others' slow tokenizers set "
+        "none (base: 'right')",
+        on="class",
+        defaults={"padding_side": None},
+        condition="the side depends on the transformers version installed",
     ),
     # Collators that pad the features they are handed again, through tokenizer.pad: a feature without
     # `attention_mask` gets `[1] * len(ids)` before padding (PreTrainedTokenizerBase._pad).

@@ -115,6 +115,14 @@ def holds_rows(qualified: str | None) -> Row | None:
     return row if row is not None and row.kind == "wiring" and row.style == "holds" else None
 
 
+def tokenizer_default_side(qualified: str) -> str | None:
+    """The side a tokenizer of this class pads on when nothing states one (tokenizer class rows); None
+    when it is not known (an Auto class, a class of no row, one whose side changed between versions)."""
+    row = row_for(qualified, "class")
+    side = row.defaults.get("padding_side") if row is not None and row.kind == "tokenizer" else None
+    return side if isinstance(side, str) else None
+
+
 def rejects_mask(qualified: str | None) -> bool:
     """Does a model of this class refuse an attention mask with zeros (rejects_mask rows)?"""
     row = row_for(qualified, "class") if qualified else None
