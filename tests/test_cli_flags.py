@@ -201,3 +201,20 @@ def test_repeated_list_flags_add_up(tmp_path):
     both = runner.invoke(main, [*args, "--select", "PAD001", "--select", "PAD002"])
     assert "PAD002" not in one.output and "PAD001" in one.output
     assert "PAD001" in both.output and "PAD002" in both.output
+
+
+def test_diffs_come_in_path_order_whichever_worker_finishes_first(tmp_path):
+    # The first file in path order is the slowest to analyse: with two workers the others finish first.
+    slow = "\n\n".join(BUGGY.replace("def ", f"def v{i}_", 1) for i in range(60))
+    (tmp_path / "a_slow.py").write_text(slow)
+    for name in "bcdefg":
+        (tmp_path / f"{name}_quick.py").write_text(BUGGY)
+    done = subprocess.run(
+        [sys.executable, "-m", "padlint", "check", "--no-cache", "--diff", "--jobs", "2", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    shown = [line[4:] for line in done.stdout.splitlines() if line.startswith("--- ")]
+    assert len(shown) == 7, done.stdout + done.stderr
+    assert shown == sorted(shown)

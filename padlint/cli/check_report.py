@@ -69,7 +69,8 @@ def report_run(
             return done
     if mode == "diff":
         if level != "silent":
-            click.echo("".join(run.diffs), nl=False)
+            # in path order (each diff starts `--- path`), whichever order the workers finished in
+            click.echo("".join(sorted(run.diffs)), nl=False)
         count = len(run.fixed)
         hidden = 0 if settings.unsafe_fixes else sum(_has_unsafe_fix(d) for d in run.diagnostics)
         hint = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
