@@ -31,13 +31,9 @@ def batch_consumers(
     """The calls that receive the batches `maker` (a collate function, or a lambda handed as one) makes,
     when every one is in view; None when some use goes where the analysis cannot follow it."""
     parents = _parents(module)
-    if isinstance(maker, cst.Lambda):
-        handed: list[cst.CSTNode] = [maker]
-    else:
-        if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
-            return None  # a method: handed as `self.collate`, whose uses are attributes
-        defined = _definition_names(module)  # another def of that name (a method) is no use of this one
-        handed = [n for n in _names(module, {maker.name.value}) if id(n) not in defined]
+    handed = _handed(module, maker, parents)
+    if handed is None:
+        return None
     uses = _Uses(module, parents, imports)
     for node in handed:
         loader = uses.collate_of(node)
@@ -46,8 +42,40 @@ def batch_consumers(
     return tuple(uses.consumers) if uses.consumers else None
 
 
+def item_read_only_by(
+    module: cst.Module, maker: cst.FunctionDef | cst.Lambda, imports: P.Imports, key: str, readers: frozenset[str]
+) -> bool:
+    """Is every batch `maker` (a collate function) makes read in view, its `key` item only ever handed
+    straight to a call of `readers` (`tokenizer.batch_decode(batch["labels"])`: text for a metric)? Any
+    other read of that item, or of the batch whole (`model(**batch)`, handed to a function), may grade
+    it."""
+    parents = _parents(module)
+    handed = _handed(module, maker, parents)
+    if not handed:
+        return False
+    uses = _Uses(module, parents, imports, item=(key, readers))
+    for node in handed:
+        loader = uses.collate_of(node)
+        if loader is None or not uses.follow_loader(loader):
+            return False
+    return True
+
+
+def _handed(module: cst.Module, maker: cst.FunctionDef | cst.Lambda, parents: dict) -> list[cst.CSTNode] | None:
+    """Where `maker` is named (handed on); None for a method (handed as `self.collate`: attributes)."""
+    if isinstance(maker, cst.Lambda):
+        return [maker]
+    if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
+        return None
+    defined = _definition_names(module)  # another def of that name (a method) is no use of this one
+    return [n for n in _names(module, {maker.name.value}) if id(n) not in defined]
+
+
 class _Uses:
-    def __init__(self, module: cst.Module, parents: dict, imports: P.Imports) -> None:
+    def __init__(
+        self, module: cst.Module, parents: dict, imports: P.Imports, item: tuple[str, frozenset[str]] | None = None
+    ) -> None:
+        self.item = item  # (key, reader methods): only that item's reads are judged (item_read_only_by)
         self.module = module
         self.parents = parents
         self.imports = imports
@@ -124,7 +152,7 @@ class _Uses:
             target = target.elements[1].value
         if not isinstance(target, cst.Name):
             return False
-        return self.batch_read(target.value, [loop.body])
+        return self.read(target.value, [loop.body])
 
     def batch_bound(self, call: cst.Call) -> bool:
         """`batch = next(iter(loader))`: the batch is read by the statements after it in its block."""
@@ -138,7 +166,48 @@ class _Uses:
         if not isinstance(target, cst.Name) or not isinstance(body, (list, tuple)):
             return False
         at = next((i for i, stmt in enumerate(body) if stmt is line), None)
-        return at is not None and self.batch_read(target.value, list(body[at + 1 :]))
+        return at is not None and self.read(target.value, list(body[at + 1 :]))
+
+    def read(self, name: str, region: list) -> bool:
+        return self.item_read(name, region) if self.item is not None else self.batch_read(name, region)
+
+    def item_read(self, name: str, region: list) -> bool:
+        """Is every mention of the batch `name` in `region` a read of its size, of another item, or of
+        the item judged straight into a reader's call?"""
+        assert self.item is not None
+        key, readers = self.item
+        for node in S.name_nodes(region, {name}):
+            parent = self.parents.get(node)
+            if self.bound_at(node) or self.is_size_read(node):
+                continue
+            if not isinstance(parent, cst.Subscript) or parent.value is not node or len(parent.slice) != 1:
+                return False  # the batch whole goes somewhere
+            index = parent.slice[0].slice
+            read = P.string_value(index.value) if isinstance(index, cst.Index) else None
+            if read is None:
+                return False
+            if read != key:
+                continue
+            carried = self.carried(parent)  # `batch["labels"].cpu()`: the same values
+            alias = self.alias_bound(carried)
+            if alias is not None:  # `answers = batch["labels"]`: every read of the name is judged
+                if not all(self.read_by(n, readers) for n in S.name_nodes(region, {alias}) if not self.bound_at(n)):
+                    return False
+            elif not self.read_by(parent, readers):
+                return False
+        return True
+
+    def read_by(self, node: cst.CSTNode, readers: frozenset[str]) -> bool:
+        """Is `node` (moved or indexed on the way) an argument of a call of `readers`, or read for its size?"""
+        if self.is_size_read(node):
+            return True
+        arg = self.parents.get(self.carried(node))
+        call = self.parents.get(arg)
+        return isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and P.last_name(call.func) in readers
+
+    def bound_at(self, node: cst.CSTNode) -> bool:
+        parent = self.parents.get(node)
+        return isinstance(parent, cst.AssignTarget) and parent.target is node
 
     def batch_read(self, name: str, region: list) -> bool:
         """Is every mention of the batch `name` in `region` a read by a call that receives it as its

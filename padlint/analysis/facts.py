@@ -254,8 +254,10 @@ class ModuleFacts:
     # Returns of collate functions handing back bare ids (the Return, or the lambda) -> the calls that
     # receive their batches, where every one is in view (analysis/batch_uses.py)
     batch_consumers: dict[cst.CSTNode, tuple[cst.Call, ...] | None] = field(default_factory=dict)
-    # Model calls whose consumer makes the mask itself from the pad id, or refuses one (library table)
+    # Model calls whose consumer makes the mask itself from the pad id, or refuses one (library table),
+    # or whose output nothing reads
     mask_not_needed_at: set[cst.CSTNode] = field(default_factory=set)
+    dropped_results: set[cst.CSTNode] = field(default_factory=set)  # calls made as statements on their own
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.

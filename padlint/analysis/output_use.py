@@ -1,4 +1,5 @@
-"""What the caller does with a model's output: whether the loss a `labels=` argument feeds is ever read.
+"""What the caller does with a model's output: whether the loss a `labels=` argument feeds is ever read,
+whether the output is read at all.
 
 `out = model(input_ids=ids, labels=targets)` followed only by `out.logits` (a scorer that computes its
 own loss from the logits, a distillation step reading the teacher's logits) grades nothing with the
@@ -6,6 +7,8 @@ model's loss: the labels there only shape the decoder's inputs, and how they are
 """
 
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
@@ -24,6 +27,16 @@ NOT_LOSS_FIELDS = frozenset(
         "decoder_hidden_states",
     }
 )
+
+
+# A hook that reads a module's outputs while the caller drops them (feature extraction by hooks).
+OUTPUT_HOOK = re.compile(r"\bregister_(?:module_)?forward_hook\s*\(")
+
+
+def outputs_hooked(code: str) -> bool:
+    """Does the module register a forward hook, which reads a module's outputs even where the caller
+    drops them (`model(ids)` run for the features a hook keeps)?"""
+    return bool(OUTPUT_HOOK.search(code))
 
 
 def loss_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:

@@ -8,7 +8,7 @@ import re
 
 import libcst as cst
 
-from padlint.analysis import batch_uses
+from padlint.analysis import batch_uses, output_use
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.facts import (
@@ -26,6 +26,7 @@ from padlint.analysis.values import (
     Copy,
     Encoding,
     GoodMask,
+    Instance,
     Masked,
     NoneValue,
     Ones,
@@ -98,9 +99,15 @@ class SinkChecks(WalkerState):
         return is the test's input for its checks, not what a model is run on (docs/usage.md)."""
         if not handed and self.in_test_code():
             return
+        # Masks made on other paths to the same place (`if args.no_mask: ones, else: ids != pad`): where
+        # the code also makes the right mask for the same ids, the ones are an option it chose, not an
+        # omission (an ablation, a batch known to hold no pads).
+        alternatives = {m.padded for m in tags_of(value, (GoodMask, PadIdMask))}
         for ones in tags_of(value, Ones):
             if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_models_only():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
+            if ones.over is not None and (ones.over in alternatives or None in alternatives):
+                continue
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
         if not tags_of(value, (Ones, PadIdMask, GoodMask)):
@@ -346,6 +353,15 @@ class SinkChecks(WalkerState):
         info = self.module_info
         return name in DATA_PROTOCOL or name in info.map_batched or name in info.collate_functions
 
+    def collated_labels_only_decoded(self, key: str) -> bool:
+        """Is the function walked a collate function whose every batch this module reads, with the
+        `key` item only decoded to text (library table: decodes rows), as an evaluation loop does?"""
+        fn = self.current_fn
+        if fn is None or fn.name.value not in self.module_info.collate_functions or self.facts.module is None:
+            return False
+        readers = T.names("decodes", on="method")
+        return batch_uses.item_read_only_by(self.facts.module, fn, self.facts.imports, key, readers)
+
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
         if (P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks) & entries.keys():
@@ -358,6 +374,8 @@ class SinkChecks(WalkerState):
             if P.MASK_KEY.match(key) and not refused:
                 self.mask_sink(value, value_node, labels_masked)
             elif key in ("labels", "label_ids"):
+                if self.collated_labels_only_decoded(key):
+                    self.facts.labels_unread.add(node)  # every batch's labels are decoded to text, never graded
                 self.label_sink(value, value_node, node, kind)
         if "input_ids" in entries and not refused:
             value, ids_node = entries["input_ids"]
@@ -377,12 +395,30 @@ class SinkChecks(WalkerState):
                         )
                         self.facts.record(self.facts.unmasked_list_padding, found)
 
+    def project_model_called(self, call: cst.Call) -> bool:
+        """Is the callee an instance of a class of the project in view?"""
+        found = self.callees.get(call)
+        return found is not None and bool(tags_of(found[0], Instance))
+
+    def outputs_hooked(self) -> bool:
+        """Does the module register a forward hook (output_use.py)?"""
+        text = self.facts.source_text
+        if text is None:
+            text = self.facts.module.code if self.facts.module is not None else ""
+        return output_use.outputs_hooked(text)
+
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
         is_dict = isinstance(call.func, cst.Name) and call.func.value == "dict"
         if is_dict:
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
             self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
+            return
+        if call in self.facts.dropped_results and not self.outputs_hooked() and not self.project_model_called(call):
+            # `model(ids)` on its own (a warm-up, a timing loop): nothing reads what the model makes of
+            # the batch, so neither its mask nor its labels harm anything. A model class of the project
+            # may keep what it computes (on `self`, in a list): its output is more than its return.
+            self.facts.mask_not_needed_at.add(call)
             return
         if self.rejects_mask(call):
             # The model refuses a mask with zeros (library table: rejects_mask): ids go without one, or

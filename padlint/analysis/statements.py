@@ -179,6 +179,8 @@ class StatementWalker(WalkerState):
         elif isinstance(small, cst.AugAssign):
             self.aug_assign(small)
         elif isinstance(small, cst.Expr):
+            if isinstance(small.value, cst.Call):
+                self.facts.dropped_results.add(small.value)  # a call on its own: its result is dropped
             self.evaluate(small.value)
         elif isinstance(small, cst.Return) and small.value is not None:
             value = self.evaluate(small.value) | self.returned_fields(small.value)

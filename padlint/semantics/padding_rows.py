@@ -64,6 +64,13 @@ PADDING_ROWS: tuple[Row, ...] = (
         "encode_plus), a batch only when it is a list of texts (5.24.0 tokenization_utils_tokenizers.py "
         "_encode_plus: is_batched), so 'longest' pads nothing unless the text is known to be a list of texts",
     ),
+    Row(
+        ("decode", "batch_decode"),
+        "decodes",
+        f"{TRANSFORMERS}, tokenization_utils_base.py PreTrainedTokenizerBase.decode/batch_decode (token ids to "
+        "text; skip_special_tokens drops pads)",
+        on="method",
+    ),
     # The side a tokenizer class pads on when nothing states one: its class attribute `padding_side`
     # (PreTrainedTokenizerBase: "right"; `__init__` takes `padding_side` from the checkpoint's
     # tokenizer_config.json first, so this is the side of a checkpoint that names none). None: the two

@@ -28,6 +28,7 @@ Kind = Literal[
     "rejects_mask",  # a model that refuses an attention mask holding zeros (it attends to every position)
     "checkpoint_code",  # a loader whose class is the checkpoint's own code when `roles["remote"]` is true
     "attention",  # a layer or function that mixes every position with every other (unless masked)
+    "decodes",  # turns token ids into text (a metric's input): grades nothing
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
