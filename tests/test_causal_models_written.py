@@ -164,3 +164,57 @@ def test_a_side_stated_left_keeps_the_finding():
         'tokenizer.add_special_tokens({"pad_token": "<|pad|>"})\n    tokenizer.padding_side = "left"',
     )
     assert pad003_lines(left) != []
+
+
+# ---- the outputs at the pads must go unread too -------------------------------------------------------
+def test_a_decoder_that_pools_over_the_sequence_reads_the_pads_outputs():
+    # A causal mask keeps real tokens from the later pads, but a mean over the sequence takes the pad
+    # positions' own outputs in.
+    pooled = STORY_DECODER.replace("return self.head(hidden)", "return self.head(hidden.mean(dim=1))")
+    assert pad003_lines(pooled) != []
+
+
+SAMPLER = """
+    import torch
+    from torch import nn
+    from transformers import GPT2TokenizerFast
+
+    tokenizer = GPT2TokenizerFast.from_pretrained("gpt2")
+    tokenizer.pad_token = "<|pad|>"
+
+
+    class Decoder(nn.Module):
+        def __init__(self, vocab, width=32):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, width)
+            self.mix = nn.MultiheadAttention(width, 4, batch_first=True)
+            self.head = nn.Linear(width, vocab)
+
+        def forward(self, ids):
+            x = self.embed(ids)
+            later = torch.triu(torch.ones(ids.size(1), ids.size(1), dtype=torch.bool), diagonal=1)
+            return self.head(self.mix(x, x, x, attn_mask=later)[0])
+
+
+    model = Decoder(len(tokenizer))
+
+
+    def next_tokens(prompts):
+        ids = tokenizer(prompts, padding=True, return_tensors="pt")["input_ids"]
+        logits = model(ids)
+        return logits[:, -1, :].argmax(-1)
+"""
+
+
+def test_the_next_token_read_at_the_last_position_is_read_at_a_pad():
+    assert pad003_lines(SAMPLER) != []
+
+
+def test_the_same_decoder_scoring_every_real_position_needs_no_mask():
+    scoring = SAMPLER.replace(
+        "        return logits[:, -1, :].argmax(-1)",
+        "        targets = ids[:, 1:].masked_fill(ids[:, 1:] == tokenizer.pad_token_id, -100)\n"
+        "        return nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), targets)",
+    )
+    assert "cross_entropy" in scoring
+    assert pad003_lines(scoring) == []

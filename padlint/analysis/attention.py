@@ -8,8 +8,9 @@ module that the class names (its layers) are read too. Read from the code's text
 A model that attends only causally (a decoder written by hand) reads no pad that follows the real tokens:
 every class of it that attends builds a causal mask (`torch.tril`/`torch.triu`, `is_causal=True`,
 `generate_square_subsequent_mask`), none is told not to be causal (`is_causal=False`, `causal: bool =
-False`: an encoder or cross-attention beside the decoder), and none reads the last position (`h[:, -1]`,
-a right pad when the rows are right-padded).
+False`: an encoder or cross-attention beside the decoder), and none reads the outputs at the pads: the
+last position (`h[:, -1]`, a right pad when the rows are right-padded) or every position (a pooling over
+the sequence axis, `hidden.mean(dim=1)`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ WORD = re.compile(r"\b[A-Z]\w*\b")
 CAUSAL_MASK = re.compile(r"\b(?:tril|triu)\s*\(|\bis_causal\s*=\s*True\b|\bgenerate_square_subsequent_mask\b")
 NOT_CAUSAL = re.compile(r"\b\w*causal\w*\s*(?::\s*bool\s*)?=\s*False\b")
 LAST_POSITION = re.compile(r"\[\s*:\s*,\s*\[?\s*-1\s*\]?\s*[,\]]")
+# A reduction over the sequence axis of a (batch, sequence, ...) tensor (`hidden.mean(dim=1)`,
+# `torch.max(h, dim=1)`): it reads every position's output, the pads' too.
+SEQUENCE_POOL = re.compile(r"(?:\.|\btorch\.)(?:mean|sum|max|amax|min|logsumexp)\([^()]*?(?:dim\s*=\s*)?(?:1|-2)\s*[,)]")
 
 
 def attends(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
@@ -43,7 +47,13 @@ def attends_causally(cls: cst.ClassDef, module: cst.Module | None, code_of) -> b
     attending = [code for code in codes if _attends_itself(code)]
     if not attending or not all(CAUSAL_MASK.search(code) for code in attending):
         return False
-    return not any(NOT_CAUSAL.search(code) or LAST_POSITION.search(code) for code in codes)
+    return not any(NOT_CAUSAL.search(code) or reads_every_position(code) for code in codes)
+
+
+def reads_every_position(code: str) -> bool:
+    """Does `code` read a sequence's output where a right pad sits: its last position (`h[:, -1]`) or
+    a reduction over the sequence axis (`hidden.mean(dim=1)`)?"""
+    return bool(LAST_POSITION.search(code) or SEQUENCE_POOL.search(code))
 
 
 def _attends_itself(code: str) -> bool:
