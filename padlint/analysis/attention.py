@@ -33,7 +33,9 @@ NOT_CAUSAL = re.compile(r"\b\w*causal\w*\s*(?::\s*bool\s*)?=\s*False\b")
 LAST_POSITION = re.compile(r"\[\s*:\s*,\s*\[?\s*-1\s*\]?\s*[,\]]")
 # A reduction over the sequence axis of a (batch, sequence, ...) tensor (`hidden.mean(dim=1)`,
 # `torch.max(h, dim=1)`): it reads every position's output, the pads' too.
-SEQUENCE_POOL = re.compile(r"(?:\.|\btorch\.)(?:mean|sum|max|amax|min|logsumexp)\([^()]*?(?:dim\s*=\s*)?(?:1|-2)\s*[,)]")
+SEQUENCE_POOL = re.compile(
+    r"(?:\.|\btorch\.)(?:mean|sum|max|amax|min|logsumexp)\([^()]*?(?:dim\s*=\s*)?(?:1|-2)\s*[,)]"
+)
 
 
 def attends(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
