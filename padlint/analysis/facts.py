@@ -258,6 +258,7 @@ class ModuleFacts:
     # or whose output nothing reads
     mask_not_needed_at: set[cst.CSTNode] = field(default_factory=set)
     dropped_results: set[cst.CSTNode] = field(default_factory=set)  # calls made as statements on their own
+    outputs_hooked: bool | None = None  # the module registers a forward hook (worked out when first asked)
     filename: str = "-"
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.

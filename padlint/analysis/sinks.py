@@ -402,10 +402,12 @@ class SinkChecks(WalkerState):
 
     def outputs_hooked(self) -> bool:
         """Does the module register a forward hook (output_use.py)?"""
-        text = self.facts.source_text
-        if text is None:
-            text = self.facts.module.code if self.facts.module is not None else ""
-        return output_use.outputs_hooked(text)
+        if self.facts.outputs_hooked is None:  # once per module: rendering a module's code is costly
+            text = self.facts.source_text
+            if text is None:
+                text = self.facts.module.code if self.facts.module is not None else ""
+            self.facts.outputs_hooked = output_use.outputs_hooked(text)
+        return self.facts.outputs_hooked
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
