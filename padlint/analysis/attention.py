@@ -43,11 +43,14 @@ def attends(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
     return any(_attends_itself(code) for code in _codes_reached(cls, module, code_of))
 
 
-def attends_causally(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool:
-    """Does `cls` attend, and only causally, reading no position after a real token (module docstring)?"""
+def attends_causally(cls: cst.ClassDef, module: cst.Module | None, code_of) -> bool | None:
+    """Does `cls` attend only causally, reading no position after a real token (module docstring)?
+    None when nothing in it attends."""
     codes = _codes_reached(cls, module, code_of)
     attending = [code for code in codes if _attends_itself(code)]
-    if not attending or not all(CAUSAL_MASK.search(code) for code in attending):
+    if not attending:
+        return None
+    if not all(CAUSAL_MASK.search(code) for code in attending):
         return False
     return not any(NOT_CAUSAL.search(code) or reads_every_position(code) for code in codes)
 

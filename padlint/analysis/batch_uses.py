@@ -30,16 +30,8 @@ def batch_consumers(
 ) -> tuple[cst.Call, ...] | None:
     """The calls that receive the batches `maker` (a collate function, or a lambda handed as one) makes,
     when every one is in view; None when some use goes where the analysis cannot follow it."""
-    parents = _parents(module)
-    handed = _handed(module, maker, parents)
-    if handed is None:
-        return None
-    uses = _Uses(module, parents, imports)
-    for node in handed:
-        loader = uses.collate_of(node)
-        if loader is None or not uses.follow_loader(loader):
-            return None
-    return tuple(uses.consumers) if uses.consumers else None
+    uses = _followed(module, maker, imports)
+    return tuple(uses.consumers) if uses is not None and uses.consumers else None
 
 
 def item_read_only_by(
@@ -49,26 +41,31 @@ def item_read_only_by(
     straight to a call of `readers` (`tokenizer.batch_decode(batch["labels"])`: text for a metric)? Any
     other read of that item, or of the batch whole (`model(**batch)`, handed to a function), may grade
     it."""
+    return _followed(module, maker, imports, item=(key, readers)) is not None
+
+
+def _followed(
+    module: cst.Module,
+    maker: cst.FunctionDef | cst.Lambda,
+    imports: P.Imports,
+    item: tuple[str, frozenset[str]] | None = None,
+) -> _Uses | None:
+    """The uses of the batches `maker` makes, every one followed into DataLoaders read in view; None when
+    it is handed nowhere, or somewhere the analysis cannot follow."""
     parents = _parents(module)
-    handed = _handed(module, maker, parents)
-    if not handed:
-        return False
-    uses = _Uses(module, parents, imports, item=(key, readers))
+    if isinstance(maker, cst.Lambda):
+        handed: list[cst.CSTNode] = [maker]
+    else:
+        if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
+            return None  # a method: handed as `self.collate`, whose uses are attributes
+        defined = _definition_names(module)  # another def of that name (a method) is no use of this one
+        handed = [n for n in _names(module, {maker.name.value}) if id(n) not in defined]
+    uses = _Uses(module, parents, imports, item)
     for node in handed:
         loader = uses.collate_of(node)
         if loader is None or not uses.follow_loader(loader):
-            return False
-    return True
-
-
-def _handed(module: cst.Module, maker: cst.FunctionDef | cst.Lambda, parents: dict) -> list[cst.CSTNode] | None:
-    """Where `maker` is named (handed on); None for a method (handed as `self.collate`: attributes)."""
-    if isinstance(maker, cst.Lambda):
-        return [maker]
-    if isinstance(parents.get(maker), cst.IndentedBlock) and isinstance(parents.get(parents[maker]), cst.ClassDef):
-        return None
-    defined = _definition_names(module)  # another def of that name (a method) is no use of this one
-    return [n for n in _names(module, {maker.name.value}) if id(n) not in defined]
+            return None
+    return uses if handed else None
 
 
 class _Uses:

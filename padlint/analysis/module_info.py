@@ -100,11 +100,8 @@ class ModuleInfo:
         """The module's classes that attend -> whether each attends only causally (attention.py)."""
         if self.written_models is None:
             classes = [s for s in (module.body if module is not None else ()) if isinstance(s, cst.ClassDef)]
-            self.written_models = {
-                cls.name.value: attention.attends_causally(cls, module, code_of)
-                for cls in classes
-                if attention.attends(cls, module, code_of)
-            }
+            kinds = {cls.name.value: attention.attends_causally(cls, module, code_of) for cls in classes}
+            self.written_models = {name: causal for name, causal in kinds.items() if causal is not None}
         return self.written_models
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:

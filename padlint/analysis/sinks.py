@@ -416,7 +416,7 @@ class SinkChecks(WalkerState):
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
             self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
             return
-        if call in self.facts.dropped_results and not self.outputs_hooked() and not self.project_model_called(call):
+        if call in self.facts.dropped_results and not self.project_model_called(call) and not self.outputs_hooked():
             # `model(ids)` on its own (a warm-up, a timing loop): nothing reads what the model makes of
             # the batch, so neither its mask nor its labels harm anything. A model class of the project
             # may keep what it computes (on `self`, in a list): its output is more than its return.
