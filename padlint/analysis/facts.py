@@ -186,6 +186,10 @@ class LabelPadValue:
     node: cst.CSTNode
     value: int | str | None  # an int, "pad" for a pad id, None when it cannot be read
     code: str
+    # A collator's label padding: written only where the rows it receives differ in length.
+    by_collator: bool = False
+    # Padding every row to one width (`padding="max_length"`): rows padded so reach a collator unragged.
+    fixed_width: bool = False
 
 
 @dataclass

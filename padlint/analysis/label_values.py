@@ -20,12 +20,22 @@ class LabelValues(WalkerState):
     """Mixed into the scope walker: the values labels are padded or masked with."""
 
     # ---- values labels are padded with ------------------------------------------------------------
-    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
+    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None, by_collator: bool = False) -> None:
         """Labels are padded or masked with `value` (compared with what the losses ignore)."""
         if value is None:
             self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
             return
-        self.facts.label_values.append(LabelPadValue(node, self.resolve_int(value), self.code(value)))
+        self.facts.label_values.append(
+            LabelPadValue(node, self.resolve_int(value), self.code(value), by_collator=by_collator)
+        )
+
+    def note_tokenizer_label_padding(self, value: Value) -> None:
+        """Labels that reach a labels place as a tokenizer padded them hold the pad id at the pads."""
+        for padded in tags_of(value, Padded):
+            if padded.from_tokenizer and isinstance(padded.node, cst.Call):
+                padding = P.padding_requested(padded.node, self.constants, self.class_attribute_value)
+                fixed = padding == "max_length"
+                self.facts.label_values.append(LabelPadValue(padded.node, "pad", "pad", fixed_width=fixed))
 
     def resolve_int(self, expr: cst.BaseExpression) -> int | str | None:
         """An int literal or constant (also imported from a module of the project); "pad" for a pad id."""
@@ -99,12 +109,12 @@ class LabelValues(WalkerState):
             keyword = row.roles["label_pad"][0]
             arg = P.keyword(call, keyword)
             if arg is not None:
-                self.note_label_value(call, arg.value)
+                self.note_label_value(call, arg.value, by_collator=True)
                 if not self.is_ignore(arg.value) and self.is_token_value(arg.value):
                     self.facts.record(self.facts.labels_padded_with_token, LabelsPaddedWithToken(call, "collator", arg))
             else:
                 pad = row.defaults[keyword]
-                self.facts.label_values.append(LabelPadValue(call, pad, str(pad)))
+                self.facts.label_values.append(LabelPadValue(call, pad, str(pad), by_collator=True))
 
     def is_token_value(self, expr: cst.BaseExpression) -> bool:
         """Is this label pad value known to be a token id (the pad id, 0, -1...), not -100 or a value

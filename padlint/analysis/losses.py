@@ -120,7 +120,11 @@ class LossesAndMeans(WalkerState):
             value = self.evaluate(mask)
             key = place_key(_strip_calls(mask))
             named = PADDING_MASK_NAME.search(key or "") and not self.made_of_no_padding(key)
-            if named or tags_of(value, GoodMask) or tags_of(value, Ones) or tags_of(value, PadIdMask):
+            # Ones are a padding mask when shaped like padded ids or zeroed at the pads since
+            # (`mask[i, n:] = 0`); `np.ones(len(batch))` alone is one weight per example, with no
+            # position axis for pads to sit on.
+            shaped = any(t.over is not None or t in self.facts.corrected_ones for t in tags_of(value, Ones))
+            if named or shaped or tags_of(value, GoodMask) or tags_of(value, PadIdMask):
                 self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
                 recorded = next(f for f in self.facts.masked_means if f.node is call)
                 return frozenset({MeanValue(recorded)})

@@ -205,6 +205,7 @@ class SinkChecks(WalkerState):
             self.label_pads_reaching(value)
         if tags_of(value, Masked):
             return
+        self.note_tokenizer_label_padding(value | frozenset(c.padded for c in tags_of(value, Copy) if c.padded))
         # In reading order of their padding steps: the events, and so the findings, come out the same on every run.
         copies = sorted(
             (c for c in tags_of(value, Copy) if c.padded is not None), key=lambda c: self.facts.order(c.padded.node)

@@ -145,7 +145,15 @@ class ValueParts:
 
     # ---- label_values.py
     @abstractmethod
-    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> None: ...
+    def note_label_value(
+        self, node: cst.CSTNode, value: cst.BaseExpression | None, by_collator: bool = False
+    ) -> None: ...
+
+    @abstractmethod
+    def note_tokenizer_label_padding(self, value: Value) -> None: ...
+
+    @abstractmethod
+    def class_attribute_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None: ...
 
     @abstractmethod
     def resolve_int(self, expr: cst.BaseExpression) -> int | str | None: ...

@@ -81,19 +81,27 @@ def loss_fn(logits, labels):
                 values.setdefault(value, code)
         if not values:
             return
+        written = {label.value for label in facts.label_values}
         seen = set()
         for loss in facts.loss_ignores:
             call, arg, ignored = loss.call, loss.arg, loss.value
             if ignored is None or ignored in values or call in seen or loss.labels_target is False:
                 continue  # (labels_target False: it grades class indices or scores, not token labels)
+            if ignored in written and _collator_never_pads(facts, ignored):
+                continue
             seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
             used = ", ".join(sorted(str(v) for v in values))
-            message = (
-                f"the loss ignores {shown} but this module pads or masks labels with {used}: "
-                "padding is graded, or real tokens are skipped"
-            )
-            yield Finding(call, message, self.fix(facts, call, arg, values))
+            if all(isinstance(v, int) and v < 0 for v in values):
+                # Cross-entropy and NLL take a negative target they do not ignore as out of range.
+                harm = "a negative target the loss does not ignore is out of its class range, and it raises"
+            else:
+                harm = "padding is graded, or real tokens are skipped"
+            message = f"the loss ignores {shown} but this module pads or masks labels with {used}: {harm}"
+            # The loss ignores padding the labels really hold (the pad id): changing what it ignores
+            # would grade those pads. No single value serves both; the user has to pick one.
+            fix = None if ignored in written else self.fix(facts, call, arg, values)
+            yield Finding(call, message, fix)
 
     def fix(
         self, facts: ModuleFacts, call: cst.Call, arg: cst.Arg | None, values: dict[int | str, str]
@@ -117,6 +125,15 @@ def loss_fn(logits, labels):
             return FixProposal(applicability, title, ((arg.value, code),))
         edit = add_keyword(facts, call, "ignore_index", code)
         return FixProposal(applicability, title, (edit,)) if edit else None
+
+
+def _collator_never_pads(facts: ModuleFacts, ignored: int | str) -> bool:
+    """The loss ignores what the module pads its labels with, every row padded to one width
+    (`padding="max_length"`); the other values are a collator's label padding, which it writes only
+    where the rows it receives differ in length: never, for rows padded so."""
+    matching = [label for label in facts.label_values if label.value == ignored]
+    others = [label for label in facts.label_values if label.value != ignored]
+    return all(label.fixed_width for label in matching) and all(label.by_collator for label in others)
 
 
 def _writable_anywhere(facts: ModuleFacts, code: str) -> bool:

@@ -1,0 +1,180 @@
+"""A loss judged against the padding the labels really carry (issue 12: "safe means right for every
+value the code can see"). Two wrong fixes seen on unseen code:
+
+- PAD007 offered "make the loss ignore -100" to a loss that ignores the pad id, because a seq2seq
+  collator pads labels with -100 by default. The labels it grades were padded with the pad id by the
+  tokenizer, to one width, so that collator never pads them; after the fix every pad was graded.
+- PAD011 offered "divide by the mask's sum" for a scalar loss times one weight per example
+  (`np.ones(len(batch))`, down-weighted for some rows): there is no position axis, so no pad is in
+  the mean, and the fix cancelled the weights.
+
+Fixtures are our own."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from padlint.engine import lint_source
+
+torch = pytest.importorskip("torch")
+
+
+def found(source: str, code: str):
+    return [d for d in lint_source(textwrap.dedent(source), "train.py") if d.code == code]
+
+
+# ---- PAD007: the loss ignores the pad id the tokenizer padded the labels with -----------------------
+FIXED_WIDTH_TARGETS = """
+    import torch.nn as nn
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer
+
+
+    def encode_pairs(batch, tokenizer):
+        source = tokenizer(batch["src"], max_length=256, padding="max_length", truncation=True)
+        target = tokenizer(batch["tgt"], max_length=256, padding="max_length", truncation=True)
+        return {
+            "input_ids": source["input_ids"],
+            "attention_mask": source["attention_mask"],
+            "labels": target["input_ids"],
+        }
+
+
+    class PadIgnoringTrainer(Seq2SeqTrainer):
+        def compute_loss(self, model, inputs, return_outputs=False):
+            out = model(**inputs)
+            grade = nn.CrossEntropyLoss(ignore_index=self.tokenizer.pad_token_id)
+            labels = inputs["labels"]
+            loss = grade(out.logits.view(-1, out.logits.size(-1)), labels.view(-1))
+            return (loss, out) if return_outputs else loss
+
+
+    def build(model, tokenizer, rows):
+        data = rows.map(lambda b: encode_pairs(b, tokenizer), batched=True)
+        collator = DataCollatorForSeq2Seq(tokenizer, model=model)
+        return PadIgnoringTrainer(model=model, train_dataset=data, data_collator=collator)
+"""
+
+
+def test_a_loss_ignoring_the_pad_id_of_fixed_width_labels_is_not_reported():
+    assert found(FIXED_WIDTH_TARGETS, "PAD007") == []
+
+
+def test_labels_padded_per_map_batch_reach_the_collator_ragged_and_are_reported_without_a_fix():
+    # `padding=True` pads each map batch to its own longest row: the collator pads the rows of a
+    # training batch drawn from two map batches with its -100, which this loss does not ignore.
+    ragged = FIXED_WIDTH_TARGETS.replace(
+        'target = tokenizer(batch["tgt"], max_length=256, padding="max_length", truncation=True)',
+        'target = tokenizer(batch["tgt"], max_length=256, padding=True, truncation=True)',
+    )
+    assert ragged != FIXED_WIDTH_TARGETS
+    (finding,) = found(ragged, "PAD007")
+    assert finding.fix is None  # ignoring -100 instead would grade every pad id the tokenizer wrote
+    assert "out of" in finding.message  # a negative target is out of the class range: it raises
+
+
+def test_a_collator_told_to_pad_labels_with_minus_100_on_fixed_width_labels_is_not_reported():
+    told = FIXED_WIDTH_TARGETS.replace(
+        "DataCollatorForSeq2Seq(tokenizer, model=model)",
+        "DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100)",
+    )
+    assert told != FIXED_WIDTH_TARGETS
+    assert found(told, "PAD007") == []
+
+
+def test_labels_padded_by_hand_with_minus_100_beside_are_still_reported():
+    # Not a collator's fallback: the module itself writes -100 into labels this loss grades.
+    by_hand = textwrap.dedent(FIXED_WIDTH_TARGETS) + textwrap.dedent(
+        """
+        import torch
+
+
+        def collate(rows):
+            width = max(len(r["labels"]) for r in rows)
+            labels = torch.full((len(rows), width), -100)
+            for i, r in enumerate(rows):
+                labels[i, : len(r["labels"])] = torch.tensor(r["labels"])
+            return {"labels": labels}
+        """
+    )
+    (finding,) = found(by_hand, "PAD007")
+    assert finding.fix is None
+
+
+def test_the_fix_is_offered_where_the_labels_hold_only_minus_100():
+    # The earlier shape stays: labels padded with -100 alone, a loss that ignores -1.
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def collate(rows):
+            width = max(len(r) for r in rows)
+            labels = torch.full((len(rows), width), -100)
+            for i, r in enumerate(rows):
+                labels[i, : len(r)] = torch.tensor(r)
+            return labels
+
+
+        def loss_fn(logits, labels):
+            return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-1)
+    """
+    (finding,) = found(source, "PAD007")
+    assert finding.fix is not None
+
+
+def test_what_the_ragged_finding_says_happens_does_happen():
+    # The message's claim, run: a -100 target the loss does not ignore raises.
+    logits = torch.randn(3, 7)
+    with pytest.raises((IndexError, RuntimeError)):
+        torch.nn.functional.cross_entropy(logits, torch.tensor([1, 2, -100]), ignore_index=0)
+
+
+# ---- PAD011: one weight per example is no padding mask ------------------------------------------------
+PER_EXAMPLE_WEIGHTS = """
+    import numpy as np
+    import torch
+
+
+    def suspicion_weights(vectors, threshold):
+        weights = np.ones(len(vectors))
+        weights[np.linalg.norm(vectors, axis=1) > threshold] = 0.2
+        return weights
+
+
+    def train_step(model, optimizer, batch, threshold=3.0):
+        out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"])
+        task_loss = out.loss
+        vectors = out.logits[:, 0].detach().numpy()
+        weights = torch.tensor(suspicion_weights(vectors, threshold))
+        loss = (task_loss * weights).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_loss_times_one_weight_per_example_is_not_a_mean_over_pads():
+    assert found(PER_EXAMPLE_WEIGHTS, "PAD011") == []
+
+
+def test_ones_zeroed_past_each_length_are_a_padding_mask_and_still_reported():
+    zeroed = PER_EXAMPLE_WEIGHTS.replace(
+        "        loss = (task_loss * weights).mean()",
+        "        per_token = out.logits.logsumexp(-1)\n"
+        "        keep = torch.ones(per_token.shape)\n"
+        '        for i, n in enumerate(batch["lengths"]):\n'
+        "            keep[i, n:] = 0\n"
+        "        loss = (per_token * keep).mean()",
+    )
+    assert zeroed != PER_EXAMPLE_WEIGHTS
+    assert len(found(zeroed, "PAD011")) == 1
+
+
+def test_a_mask_read_from_the_batch_is_still_reported():
+    read = PER_EXAMPLE_WEIGHTS.replace(
+        "        loss = (task_loss * weights).mean()",
+        '        per_token = out.logits.logsumexp(-1)\n        loss = (per_token * batch["attention_mask"]).mean()',
+    )
+    assert read != PER_EXAMPLE_WEIGHTS
+    assert len(found(read, "PAD011")) == 1
