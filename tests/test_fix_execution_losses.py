@@ -249,3 +249,45 @@ def test_ignore_index_fix_ignores_exactly_the_padding(name, tmp_path):
     except (IndexError, RuntimeError):
         return
     assert not torch.allclose(original, expected, atol=1e-6), "the original already computes the right loss"
+
+
+# ---- PAD011 through the loss's own ignore value -----------------------------------------------------------
+PER_POSITION_LOSS = """
+import torch.nn as nn
+
+
+class TargetLoss(nn.Module):
+    def __init__(self, pad_id):
+        super().__init__()
+        self.per_target = nn.CrossEntropyLoss(reduction="none", ignore_index=pad_id)
+
+    def forward(self, logits, targets):
+        losses = self.per_target(logits.view(-1, logits.size(-1)), targets.view(-1))
+        return losses.mean()
+"""
+
+
+def test_mean_over_ignored_positions_fix_averages_over_the_graded_ones(tmp_path):
+    """`losses.mean()` of `reduction="none"` losses counts the ignored positions; the fix divides by
+    the positions the loss grades, read from the loss module's own `ignore_index`."""
+    torch = pytest.importorskip("torch")
+    source = _source(PER_POSITION_LOSS)
+    fixed = _fixed(source, "PAD011")
+    pad = 0
+    before = _load(source, tmp_path, "per_position_orig").TargetLoss(pad)
+    after = _load(fixed, tmp_path, "per_position_fixed").TargetLoss(pad)
+
+    torch.manual_seed(0)
+    width = max(len(r) for r in ROWS)
+    targets = torch.tensor([[t + 1 for t in r] + [pad] * (width - len(r)) for r in ROWS])  # 0 is the pad only
+    logits = torch.randn(*targets.shape, VOCAB)
+    expected = torch.nn.functional.cross_entropy(logits.view(-1, VOCAB), targets.view(-1), ignore_index=pad)
+    assert torch.allclose(after(logits, targets), expected), fixed
+    assert before(logits, targets).item() < expected.item()  # the original divides by the pads too
+
+    noisy = logits.clone()
+    noisy[targets == pad] = 50.0  # the logits at the pads change nothing now
+    assert torch.allclose(after(noisy, targets), expected)
+
+    empty = after(logits, torch.full_like(targets, pad))  # a batch of pads only: 0, not NaN
+    assert not torch.isnan(empty) and empty.item() == 0.0

@@ -128,6 +128,10 @@ class CallDispatch(WalkerState):
             self.evaluate_args(call)
             self.collator_call(call, name)
             return EMPTY
+        if name in ("torch.mean", "numpy.mean") and len(call.args) == 1:
+            over = self.mean_over_ignored(call, call.args[0].value, self.evaluate_args(call)[0])
+            if over:
+                return over
         if name in ("torch.mean", "numpy.mean") and call.args:
             mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
             if mean:

@@ -101,6 +101,10 @@ class CallEvaluator(WalkerState):
         if method in ("mean", "sum", "nanmean", "nansum"):
             self.reduced_whole(recv)
         if method == "mean":
+            if not call.args:
+                averaged = self.mean_over_ignored(call, receiver, recv)
+                if averaged:
+                    return averaged
             return self.masked_mean(call, receiver, dims=bool(call.args))
         if method == "sum" and not call.args and self.is_mask(receiver, recv):
             return frozenset({RealCount(call)})

@@ -160,6 +160,20 @@ class MaskedMean(Fact):
 
 
 @dataclass
+class MeanOverIgnored(Fact):
+    """`losses.mean()` over a per-position loss (`reduction="none"`) whose ignored positions are there:
+    the loss was told what to ignore, or the labels it grades hold the ignore value at their pads.
+    Those positions hold 0 and count in the mean (node: the mean call)."""
+
+    receiver: cst.BaseExpression  # what `.mean()` is taken of
+    loss_call: cst.Call  # the loss that returned one loss per position
+    target_code: str | None  # the target's code, where it still means the same at the mean
+    ignored_code: str | None  # the ignored value's code, where it still means the same at the mean
+    only_the_loss: bool  # the mean is taken of the per-position losses themselves, nothing added
+    loss: bool = False  # it is a loss: reaches a backward pass, or a function, class or place named as one
+
+
+@dataclass
 class AliasWrittenInPlace(Fact):
     """Labels bound to the ids themselves (`labels = input_ids`) were written in place, and the ids
     were read again after the write (node: the ids expression the labels were bound to)."""
@@ -284,6 +298,7 @@ class ModuleFacts:
     labels_padded_with_token: list[LabelsPaddedWithToken] = field(default_factory=list)
     pad_id_fallbacks: list[PadIdFallback] = field(default_factory=list)
     masked_means: list[MaskedMean] = field(default_factory=list)
+    means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)
     unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with

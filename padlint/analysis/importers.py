@@ -28,6 +28,7 @@ MODULE_WIDE = (
     "labels_padded_with_token",
     "pad_id_fallbacks",
     "masked_means",
+    "means_over_ignored",
     "aliases_written_in_place",
     "unmasked_list_padding",
     "label_values",

@@ -10,7 +10,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
-from padlint.analysis.facts import LossIgnoreIndex, MaskedMean
+from padlint.analysis.facts import LossIgnoreIndex, MaskedMean, MeanOverIgnored
 from padlint.analysis.values import (
     Copy,
     GoodMask,
@@ -35,6 +35,8 @@ PADDING_MASK_NAME = re.compile(
 # What a padding mask is made of: an attention mask, the pad id or the ignore index, lengths, token ids,
 # labels, or a mask of something else (words of its origin's code).
 PADDING_ORIGIN = re.compile(r"mask|pad|len|ignore|-\s*100|label|ids|token|eos|seq|target|attention|valid", re.I)
+# Methods that change a tensor's shape, type or device and nothing of its values.
+SHAPE_ONLY_METHODS = {"view", "reshape", "flatten", "float", "double", "to", "contiguous", "squeeze", "unsqueeze"}
 # What names a training objective: a value, function or class so named is a loss.
 LOSS_NAME = re.compile(r"loss|criterion|objective|penalty|nll|training_step", re.I)
 
@@ -54,8 +56,13 @@ class LossesAndMeans(WalkerState):
         per_position = self.per_position(call, qualified or "")
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
             fact.labels_target = self.is_token_labels(target.value)
-            return self.labels_graded(call, target.value, value, per_position)
-        return frozenset({LossInstance(fact, per_position)})
+            ignore: tuple[str | None, tuple]
+            if arg is not None:
+                ignore = (self.code(arg.value), self.versions_of(arg.value))
+            else:
+                ignore = (str(value), ()) if isinstance(value, int) else (None, ())
+            return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore)
+        return frozenset({LossInstance(fact, per_position, T.kept_attribute(qualified or "", "ignore_index"))})
 
     def loss_module_called(self, call: cst.Call, callee: Value) -> Value:
         """`self.criterion(logits, y_true)`: what the loss module grades, judged as the function form."""
@@ -66,18 +73,31 @@ class LossesAndMeans(WalkerState):
         graded: Value = EMPTY
         for instance in tags_of(callee, LossInstance):
             instance.fact.labels_target = bool(instance.fact.labels_target) or labels
-            graded |= self.labels_graded(call, target.value, instance.fact.value, instance.per_position)
+            # What the instance ignores, read where it is called: the attribute it keeps it in.
+            kept = instance.kept_ignore
+            ignore = (f"{self.code(call.func)}.{kept}", self.versions_of(call.func)) if kept else (None, ())
+            told = instance.fact.arg is not None
+            graded |= self.labels_graded(call, target.value, instance.fact.value, instance.per_position, told, ignore)
         return graded
 
-    def labels_graded(self, call: cst.Call, target: cst.BaseExpression, ignored, per_position: bool) -> Value:
+    def labels_graded(
+        self,
+        call: cst.Call,
+        target: cst.BaseExpression,
+        ignored,
+        per_position: bool,
+        told: bool,
+        ignore: tuple[str | None, tuple],
+    ) -> Value:
         """The labels reach a loss that ignores `ignored`. A loss that ignores the pad id itself needs no
         -100 (094); one per position (`reduction="none"`) grades the pads only where it is reduced whole."""
         labels = self.evaluate(target)
         self.label_pads_reaching(labels)
+        if per_position:
+            loss = PerPositionLoss(labels, target, call, ignored, told, self.versions_of(target), *ignore)
+            return frozenset({loss})
         if ignored != P.IGNORE_VALUE:
             return EMPTY
-        if per_position:
-            return frozenset({PerPositionLoss(labels, target, call)})
         self.label_sink(labels, target, call, "loss")
         return EMPTY
 
@@ -102,7 +122,58 @@ class LossesAndMeans(WalkerState):
     def reduced_whole(self, value: Value) -> None:
         """`losses.mean()`, `losses.sum()`, `torch.mean(losses)`: every position counts, the pads too."""
         for loss in tags_of(value, PerPositionLoss):
-            self.label_sink(loss.labels, loss.target, loss.call, "loss")
+            if loss.ignored == P.IGNORE_VALUE:
+                self.label_sink(loss.labels, loss.target, loss.call, "loss")
+
+    def mean_over_ignored(self, call: cst.Call, receiver: cst.BaseExpression, value: Value) -> Value:
+        """`losses.mean()` of one loss per position where some positions are ignored: they hold 0 and
+        count in the mean. Ignored positions are in evidence where the loss was told what to ignore or
+        the labels it grades hold the ignored value at their pads (masked with -100, or padded with the
+        pad id the loss ignores); labels from out of view with the default ignore value are not."""
+        losses = tags_of(value, PerPositionLoss)
+        if len(losses) != 1:
+            return EMPTY
+        (loss,) = losses
+        if loss.ignored is None or not (loss.told or self.ignored_at_pads(loss)):
+            return EMPTY
+        target_code = self.code(loss.target) if self.still_valid(loss.versions) else None
+        ignored_code = loss.ignore_code if self.still_valid(loss.ignore_versions) else None
+        only = self.is_the_loss(receiver, loss.call)
+        fact = MeanOverIgnored(call, receiver, loss.call, target_code, ignored_code, only)
+        self.facts.record(self.facts.means_over_ignored, fact)
+        recorded = next(f for f in self.facts.means_over_ignored if f.node is call)
+        return frozenset({MeanValue(recorded)})
+
+    def is_the_loss(self, expr: cst.BaseExpression, loss_call: cst.Call) -> bool:
+        """Is `expr` the loss call's result itself, through names bound to it and reshapes of it
+        (`losses.view(B, -1)`), with nothing added or multiplied in?"""
+        for _ in range(8):
+            if expr is loss_call:
+                return True
+            if isinstance(expr, cst.Name):
+                bound = self.value_nodes.get(expr.value)
+                if not isinstance(bound, cst.BaseExpression) or bound is expr:
+                    return False
+                expr = bound
+            elif (
+                isinstance(expr, cst.Call)
+                and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in SHAPE_ONLY_METHODS
+            ):
+                expr = expr.func.value
+            else:
+                return False
+        return False
+
+    def ignored_at_pads(self, loss: PerPositionLoss) -> bool:
+        """Do the labels this loss grades hold the value it ignores at their pads?"""
+        if loss.ignored == P.IGNORE_VALUE:
+            return bool(tags_of(loss.labels, Masked))
+        if loss.ignored == "pad":
+            return any(
+                p.from_tokenizer or p.pad is not None and self.is_pad_id(p.pad) for p in tags_of(loss.labels, Padded)
+            )
+        return False
 
     def is_token_labels(self, target: cst.BaseExpression) -> bool:
         """Is a loss target known as token labels: labels padded or masked here, a copy of ids, or a

@@ -269,6 +269,7 @@ class LossInstance:
 
     fact: Any  # facts.LossIgnoreIndex
     per_position: bool = False  # made with `reduction="none"`: its calls return a PerPositionLoss
+    kept_ignore: str | None = None  # the attribute in which the instance keeps what it ignores (the table)
 
 
 @dataclass(eq=False)
@@ -279,6 +280,11 @@ class PerPositionLoss:
     labels: Any  # the labels' value at the loss call
     target: cst.BaseExpression  # the target argument
     call: cst.Call
+    ignored: Any = -100  # the value the loss ignores (-100, "pad", another int; None: unread)
+    told: bool = False  # the loss was given an `ignore_index=`
+    versions: tuple = ()  # the bindings the target's code reads at the loss call (expressions.versions_of)
+    ignore_code: str | None = None  # code for the ignored value at the loss call (`self.loss_fn.ignore_index`)
+    ignore_versions: tuple = ()  # the bindings that code reads there
 
 
 @dataclass(eq=False)

@@ -201,6 +201,9 @@ class ValueParts:
     def reduced_whole(self, value: Value) -> None: ...
 
     @abstractmethod
+    def mean_over_ignored(self, call: cst.Call, receiver: cst.BaseExpression, value: Value) -> Value: ...
+
+    @abstractmethod
     def written_into_loss(self, place: cst.BaseExpression) -> None: ...
 
     @abstractmethod

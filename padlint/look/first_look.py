@@ -62,6 +62,8 @@ IDENTIFIER_BEFORE = re.compile(r"\w*$")
 IDENTIFIER_AFTER = re.compile(r"\w*")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
+PER_POSITION_AFTER = re.compile(r"""\s*=(?!=)\s*(['"])none\1""")
+REDUCE_FALSE_AFTER = re.compile(r"\s*=(?!=)\s*False\b")
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
 ORIGINAL_BEFORE = re.compile(r"([\w.]+)\s*$")  # ... and what precedes it
 ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>+\-*/%&|^@:])=(?!=)")
@@ -272,6 +274,13 @@ class Look(PaddingFeatures):
             if args is None or (args and "*" in args[0]):
                 found.append(pos)
         return found
+
+    def _find_per_position_loss(self) -> list[int]:
+        """`reduction="none"` (or the older `reduce=False`): a loss that returns one loss per position."""
+        text = self.text
+        found = [p for p in self._literal("reduction") if PER_POSITION_AFTER.match(text, p + len("reduction"))]
+        found += [p for p in self._literal("reduce") if REDUCE_FALSE_AFTER.match(text, p + len("reduce"))]
+        return sorted(found)
 
     def _find_label_value_site(self) -> list[int]:
         """Where labels may be given a value (PAD007) or masked by the pad id (PAD004): -100, an

@@ -7,12 +7,27 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.facts import MaskedMean, ModuleFacts
+from padlint.analysis.facts import MaskedMean, MeanOverIgnored, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
-PURE_METHODS = {"float", "bool", "long", "int", "half", "to", "type", "unsqueeze", "detach", "contiguous"}
+PURE_METHODS = {
+    "float",
+    "bool",
+    "long",
+    "int",
+    "half",
+    "to",
+    "type",
+    "unsqueeze",
+    "detach",
+    "contiguous",
+    "view",
+    "reshape",
+    "flatten",
+    "size",
+}
 
 
 class MaskedMeanOverPadding(Rule):
@@ -40,11 +55,12 @@ def token_loss(per_token, attention_mask):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return look.has("mean_product")  # `(x * mask).mean()`, `torch.mean(x * mask)`
+        # `(x * mask).mean()`, `torch.mean(x * mask)`; or a mean beside a loss made per position
+        return look.has("mean_product") or (look.has("per_position_loss") and look.has("mean"))
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("mean_product")
+        return look.reach("mean_product") | look.reach("per_position_loss")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.masked_means:
@@ -56,6 +72,35 @@ def token_loss(per_token, attention_mask):
                 "the loss shrinks with the amount of padding"
             )
             yield Finding(event.node, message, self.fix(facts, event))
+        for over in facts.means_over_ignored:
+            if not over.loss:
+                continue
+            message = (
+                f"`.mean()` of the per-position losses of `{facts.brief(over.loss_call)}` counts the positions "
+                "it ignores (each a 0): the loss shrinks with the amount of padding"
+            )
+            by_hand = "divide the losses' sum by the number of positions the loss does not ignore"
+            yield Finding(over.node, message, self.fix_over_ignored(facts, over), manual_fix=by_hand)
+
+    def fix_over_ignored(self, facts: ModuleFacts, over: MeanOverIgnored) -> FixProposal | None:
+        """Divide the sum by the positions the loss does not ignore, counted on its own target."""
+        if over.target_code is None or over.ignored_code is None or not _pure(over.receiver):
+            return None
+        target = cst.parse_expression(over.target_code)
+        if not _pure(target):
+            return None
+        total = facts.code(over.receiver)
+        if not isinstance(over.receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+            total = f"({total})"
+        # (a per-position loss is a torch tensor, whose comparisons have `.clamp` without an import)
+        counted = f"({over.target_code} != {over.ignored_code}).sum().clamp(min=1)"
+        # The per-position losses alone: each ignored position is a 0, the rest are what the loss's
+        # own mean would average. Something added to them may be nonzero where the target is ignored.
+        safety = Applicability.SAFE if over.only_the_loss else Applicability.UNSAFE
+        title = "Divide by the number of positions the loss does not ignore"
+        if safety is Applicability.UNSAFE:
+            title += " (what is added to the losses may count at ignored positions)"
+        return FixProposal(safety, title, ((over.node, f"({total}.sum() / {counted})"),))
 
     def fix(self, facts: ModuleFacts, event: MaskedMean) -> FixProposal | None:
         product, mask = event.product, event.mask

@@ -20,9 +20,10 @@ MODEL_ROWS: tuple[Row, ...] = (
         "loss",
         f"{TORCH}, torch/nn/modules/loss.py CrossEntropyLoss/NLLLoss.__init__, torch/nn/functional.py "
         "cross_entropy/nll_loss (ignore_index: int = -100, reduction: str = 'mean'; 'none' returns one loss per "
-        "position)",
+        "position; the modules keep `self.ignore_index = ignore_index`)",
         roles={"target": ("target", 1), "ignore_index": ("ignore_index", None), "reduction": ("reduction", None)},
         defaults={"ignore_index": -100, "reduction": "mean"},
+        keeps={"ignore_index": "ignore_index"},
     ),
     Row(
         ("labels",),

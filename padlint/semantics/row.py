@@ -58,6 +58,8 @@ class Row:
     builds_in: tuple[str, ...] = ()
     # A "holds" wiring object: the attributes and methods through which the rows it holds leave it.
     exposes: tuple[str, ...] = ()
+    # Arguments an instance keeps as attributes: role -> the attribute (`loss.ignore_index`).
+    keeps: dict[str, str] = field(default_factory=dict)
     # A "rows" wiring method after which a later `map` reads the rows in another form (a format set,
     # columns removed or renamed): "returns" a new dataset, or changes its receiver "in place".
     reformats: Literal["", "returns", "in place"] = ""

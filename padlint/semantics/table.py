@@ -143,6 +143,12 @@ def checkpoint_code_switches() -> frozenset[str]:
     return frozenset(row.roles["remote"][0] for row in ROWS if row.kind == "checkpoint_code")
 
 
+def kept_attribute(name: str, role: str) -> str | None:
+    """The attribute in which an instance of the class `name` keeps the argument of `role`, if it does."""
+    row = row_for(name, "function")
+    return row.keeps.get(role) if row is not None else None
+
+
 def default(name: str, argument: str, on: On = "function") -> Default:
     """The default of `argument` for the callable `name` in the checked version (None if unknown)."""
     row = row_for(name, on)
