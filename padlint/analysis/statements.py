@@ -354,10 +354,29 @@ class StatementWalker(WalkerState):
         single = self.is_single_text(value_node, value) if not isinstance(value_node, cst.Name) else None
         self.str_names.discard(name)
         self.list_names.discard(name)
+        self.str_seq_names.discard(name)
         if single is True:
             self.str_names.add(name)
         elif single is False:
             self.list_names.add(name)
+        if self.texts_one_by_one(value_node):
+            self.str_seq_names.add(name)
+
+    def texts_one_by_one(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` a sequence whose every item is one text: a list or tuple of string literals, the
+        lines of a text or a file (`text.splitlines()`, `f.readlines()`), the parts of one text
+        (`text.split(sep)`; a tensor's `.split` gives tensors, so the receiver must be known as text)?"""
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            items = [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
+            strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+            return bool(items) and len(items) == len(expr.elements) and all(isinstance(i, strings) for i in items)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            method = expr.func.attr.value
+            if method in ("splitlines", "readlines"):
+                return True
+            if method in ("split", "rsplit"):
+                return self.is_single_text(expr.func.value) is True
+        return False
 
 
 def _orelse_body(orelse) -> list:

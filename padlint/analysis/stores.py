@@ -246,10 +246,12 @@ class StoresMixin(WalkerState):
                 walked_key = place_key(walked)
                 if isinstance(item, cst.Name) and walked_key:
                     self.loop_aliases[item.value] = walked_key
+                self.note_item_kind(item, walked)
                 return
             if name == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(sources):
                 for element, source, arg in zip(target.elements, sources, iterable.args):
                     self.assign(element.value, source, iterable)
+                    self.note_item_kind(element.value, arg.value)
                     arg_key = place_key(arg.value)
                     if isinstance(element.value, cst.Name) and arg_key:
                         self.loop_aliases[element.value.value] = arg_key
@@ -262,11 +264,21 @@ class StoresMixin(WalkerState):
                 self.assign(element.value, EMPTY, iterable)
             return
         self.assign(target, value, iterable)
+        self.note_item_kind(target, iterable)
         iterable_key = place_key(iterable)
         if isinstance(target, cst.Name) and iterable_key:
             self.loop_aliases[target.value] = iterable_key
-            if place_key(iterable) in self.str_seq_names:
-                self.str_names.add(target.value)  # `for text in strings` with `strings: Sequence[str]`
+
+    def note_item_kind(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """A loop's name holds one item of the iterable, not the iterable: what the assignment noted of
+        the iterable's kind (a list of texts) is not the item's. An item of texts is one text, read as
+        a comprehension over the same iterable reads it (`for text in strings`)."""
+        if not isinstance(target, cst.Name):
+            return
+        for names in (self.str_names, self.list_names, self.str_seq_names):
+            names.discard(target.value)
+        if self.holds_texts(iterable):
+            self.str_names.add(target.value)
 
 
 def _counted_from_end(lower: cst.BaseExpression) -> cst.BaseExpression | None:
