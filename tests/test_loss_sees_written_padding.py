@@ -178,3 +178,56 @@ def test_a_mask_read_from_the_batch_is_still_reported():
     )
     assert read != PER_EXAMPLE_WEIGHTS
     assert len(found(read, "PAD011")) == 1
+
+
+# ---- what a value is made of says what it is, whatever its name ---------------------------------------------
+CONTRASTIVE = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def collate_labels(rows):
+        width = max(len(r) for r in rows)
+        labels = torch.full((len(rows), width), -1)
+        for i, r in enumerate(rows):
+            labels[i, : len(r)] = torch.tensor(r)
+        return {"labels": labels}
+
+
+    def in_batch_loss(query, response, scale=20.0):
+        labels = torch.arange(query.shape[0], device=query.device)
+        return F.cross_entropy(query @ response.T * scale, labels)
+"""
+
+
+def test_in_batch_indices_named_labels_are_class_targets_not_token_labels():
+    # `arange(B)` are the matching rows' indices: the -100 default of the loss concerns no padding.
+    assert found(CONTRASTIVE, "PAD007") == []
+
+
+def test_token_labels_padded_with_minus_one_beside_are_still_compared():
+    graded = CONTRASTIVE.replace(
+        "        labels = torch.arange(query.shape[0], device=query.device)\n"
+        "        return F.cross_entropy(query @ response.T * scale, labels)",
+        '        labels = collate_labels(response)["labels"]\n'
+        "        return F.cross_entropy(query.flatten(0, 1), labels.flatten())",
+    )
+    assert graded != CONTRASTIVE
+    assert len(found(graded, "PAD007")) == 1
+
+
+SEQUENCE_SCALED = """
+    def sequence_loss(per_sequence_loss, completion_mask):
+        # one loss per sequence (B, 1), scaled by the sequence's length
+        return (per_sequence_loss * completion_mask.sum(1, keepdim=True)).mean()
+"""
+
+
+def test_a_loss_scaled_by_the_mask_s_row_counts_is_no_masked_mean():
+    assert found(SEQUENCE_SCALED, "PAD011") == []
+
+
+def test_a_loss_times_the_mask_itself_is_still_reported():
+    masked = SEQUENCE_SCALED.replace("completion_mask.sum(1, keepdim=True)", "completion_mask")
+    assert masked != SEQUENCE_SCALED
+    assert len(found(masked, "PAD011")) == 1

@@ -182,12 +182,25 @@ class LossesAndMeans(WalkerState):
         value = self.evaluate(target)
         if any(isinstance(t, (Padded, Masked, Copy)) for t in value):
             return True
+        if self.made_as_positions(target) or self.made_as_positions(_strip_calls(target)):
+            return False  # `labels = torch.arange(B)`: in-batch class indices, named labels or not
         return self.is_label_code(_strip_calls(target)) or _per_position(target)
+
+    def made_as_positions(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` (or what a name holds, made in view) indices built from a size alone?"""
+        if isinstance(expr, cst.Name):
+            bound = self.value_nodes.get(expr.value)
+            expr = bound if isinstance(bound, cst.BaseExpression) else expr
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        return self.imports.qualify(expr.func) in T.names("positions")
 
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
         if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
             return EMPTY
         for mask, _other in ((product.right, product.left), (product.left, product.right)):
+            if _counts_of(mask):
+                continue  # `mask.sum(1, keepdim=True)`: how many real tokens a row holds, not a mask
             value = self.evaluate(mask)
             key = place_key(_strip_calls(mask))
             named = PADDING_MASK_NAME.search(key or "") and not self.made_of_no_padding(key)
@@ -245,6 +258,16 @@ def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
             node = node.value
         else:
             return node
+
+
+def _counts_of(expr: cst.BaseExpression) -> bool:
+    """A reduction or running count over a value (`m.sum(-1)`, `m.cumsum(1)`, `m.count_nonzero()`):
+    numbers of positions, never a 0/1 mask over them."""
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value in ("sum", "mean", "cumsum", "count_nonzero", "prod", "nansum")
+    )
 
 
 def _per_position(target: cst.BaseExpression) -> bool:

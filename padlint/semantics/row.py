@@ -16,6 +16,7 @@ Kind = Literal[
     "copies",  # the result is a copy of its first argument
     "removes",  # the result holds only the positions a mask selects: padding is gone
     "fills",  # builds a constant tensor or array (all ones, a fill value)
+    "positions",  # builds the indices 0..n-1 of a size (in-batch class targets, position ids): no token ids
     "masks_labels",  # sets label positions to the ignore value (how: `by`)
     "pads_labels",  # pads the labels it is given with a label pad value
     "builds_mask",  # makes the attention mask itself when none is passed (when: `condition`)

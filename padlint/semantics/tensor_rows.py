@@ -171,6 +171,13 @@ TENSOR_ROWS: tuple[Row, ...] = (
         defaults={"fill": 0},
         style="zeros",
     ),
+    # Indices made from a size alone: targets so made (contrastive in-batch labels `arange(B)`) are class
+    # indices, whatever they are named.
+    Row(
+        ("torch.arange", "numpy.arange"),
+        "positions",
+        f"{TORCH}, torch/_torch_docs.py arange (start=0, end, step=1); {NUMPY} arange",
+    ),
     Row(
         ("torch.full", "numpy.full"),
         "fills",
