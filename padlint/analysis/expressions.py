@@ -284,7 +284,13 @@ class ExpressionEvaluator(WalkerState):
         made = self.pad_mask_choice(expr, expr.test, test, expr.body, expr.orelse)  # `0 if t == pad_id else 1`
         if made is not None:
             return made
-        return self.evaluate(expr.body) | self.evaluate(expr.orelse)
+        value = self.evaluate(expr.body) | self.evaluate(expr.orelse)
+        ignore = P.IGNORE_VALUE
+        if isinstance(ignore, int) and any(self.is_ignore(branch) for branch in (expr.body, expr.orelse)):
+            # `IGNORE_INDEX if ignore_pads else pad_id`: the ignore value on one path, whatever it is
+            # named, is part of what the expression holds.
+            value |= {Const(ignore)}
+        return value
 
     def eval_UnaryOperation(self, expr: cst.UnaryOperation) -> Value:
         value = self.evaluate(expr.expression)

@@ -46,6 +46,8 @@ class LabelValues(WalkerState):
         handed = {t.value for t in value if isinstance(t, Const)}
         if handed == {P.IGNORE_VALUE} and all(isinstance(t, Const) for t in value):
             return P.IGNORE_VALUE  # `pad_value` handed -100 by its caller holds the ignore index, not a pad id
+        if P.IGNORE_VALUE in handed:
+            return None  # the ignore value on one path and another value on another: the user's switch
         if tags_of(value, PadId) or P.is_pad_id_expression(expr):
             return "pad"
         if len(handed) == 1 and all(isinstance(t, Const) for t in value):
@@ -126,7 +128,10 @@ class LabelValues(WalkerState):
         number = self.resolve_int(expr)
         if number is not None:
             return number != P.IGNORE_VALUE
-        return bool(tags_of(self.evaluate(expr), PadId))
+        value = self.evaluate(expr)
+        if any(isinstance(t, Const) and t.value == P.IGNORE_VALUE for t in value):
+            return False  # -100 on some path: the user's choice
+        return bool(tags_of(value, PadId))
 
     # ---- labels masked where they equal the pad id ------------------------------------------------
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None:
