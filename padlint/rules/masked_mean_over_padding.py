@@ -56,11 +56,11 @@ def token_loss(per_token, attention_mask):
     @classmethod
     def may_fire(cls, look) -> bool:
         # `(x * mask).mean()`, `torch.mean(x * mask)`; or a mean beside a loss made per position
-        return look.has("mean_product") or (look.has("per_position_loss") and look.has("mean"))
+        return look.has("mean_product") or look.linked("per_position_loss", "mean")
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("mean_product") | look.reach("per_position_loss")
+        return look.reach("mean_product") | look.reach("per_position_loss", "mean")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.masked_means:
