@@ -113,12 +113,11 @@ def _findings(module: cst.Module, filename: str, select, line_length: int | None
     if not rules:
         return positions, [], None
     try:
-        facts = analyse(module, positions, Imports(module), filename)
+        facts = analyse(module, positions, Imports(module), filename, source)
     except RecursionError:
         raise SourceError("too deeply nested to analyse") from None
     if line_length:
         facts.line_length = line_length
-    facts.source_text = source
     return positions, [(rule, finding) for rule in rules for finding in rule.check(facts)], facts
 
 

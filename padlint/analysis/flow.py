@@ -212,10 +212,13 @@ def _is_str_sequence(annotation) -> bool:
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "str"
 
 
-def analyse(module: cst.Module, positions: Positions, imports: P.Imports, filename: str = "-") -> ModuleFacts:
+def analyse(
+    module: cst.Module, positions: Positions, imports: P.Imports, filename: str = "-", source: str | None = None
+) -> ModuleFacts:
+    """The facts of one module; `source`: its text, where the caller has it (rendering it again is costly)."""
     from padlint.analysis.project import ModuleContext, Project
 
-    facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename)
+    facts = ModuleFacts(module=module, positions=positions, imports=imports, filename=filename, source_text=source)
     info = gather_module_info(module, facts)
     info.imports, info.filename, info.diffusion = imports, filename, imports.diffusion()
     project = Project(filename) if filename not in ("-", "<stdin>", "") else None
