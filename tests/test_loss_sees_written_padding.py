@@ -231,3 +231,37 @@ def test_a_loss_times_the_mask_itself_is_still_reported():
     masked = SEQUENCE_SCALED.replace("completion_mask.sum(1, keepdim=True)", "completion_mask")
     assert masked != SEQUENCE_SCALED
     assert len(found(masked, "PAD011")) == 1
+
+
+# ---- PAD012: a place named as labels holds labels, whatever its suffix ----------------------------------------
+LABELS_KEY = """
+    import torch
+    import torch.nn as nn
+
+
+    class SpeechLM(nn.Module):
+        def prepare(self, prompt_ids, target_ids):
+            input_ids = torch.tensor(prompt_ids + target_ids, dtype=torch.int64)
+            labels = torch.tensor([-1] * len(prompt_ids) + target_ids, dtype=torch.int64)
+            mask = torch.tensor([1] * len(input_ids))
+            return {"input_ids": input_ids[None,], "attention_mask": mask[None,], "labels_ids": labels}
+
+        def forward(self, prompt_ids, target_ids):
+            batch = self.prepare(prompt_ids, target_ids)
+            labels_ids = batch["labels_ids"]
+            labels_ids[labels_ids == -1] = -100
+            embeds = self.embed(batch["input_ids"])
+            out = self.llm(inputs_embeds=embeds, attention_mask=batch.get("attention_mask"), labels=labels_ids)
+            return out.loss, batch
+"""
+
+
+def test_labels_kept_under_a_labels_key_are_not_the_input_ids():
+    # The write changes the batch's labels too, which are what it means to change: no ids are touched.
+    assert found(LABELS_KEY, "PAD012") == []
+
+
+def test_labels_taken_from_the_input_ids_key_are_still_reported():
+    aliased = LABELS_KEY.replace('labels_ids = batch["labels_ids"]', 'labels_ids = batch["input_ids"]')
+    assert aliased != LABELS_KEY
+    assert len(found(aliased, "PAD012")) == 1

@@ -14,6 +14,9 @@ from padlint.analysis.values import Encoding, Padded, first, tags_of
 from padlint.analysis.walker_state import WalkerState
 
 IDS_NAME = re.compile(r"(^|_)(input_)?ids$|tokens$|token_ids$", re.I)
+# A place named as labels holds labels, whatever its suffix (`batch["labels_ids"]`): not the input ids.
+# (Targets are left: `target_ids` are also a decoder's inputs, shifted.)
+LABELS_PLACE = re.compile(r"label", re.I)
 
 
 class LabelAliases(WalkerState):
@@ -29,7 +32,7 @@ class LabelAliases(WalkerState):
         if (
             source is not None
             # ids by name, or by value: a row or batch a padding step made (`label_row = row`)
-            and (IDS_NAME.search(leaf) or bool(held))
+            and ((IDS_NAME.search(leaf) and not LABELS_PLACE.search(leaf)) or bool(held))
             and P.LABEL_NAME.search(key)
             and not rebinding
             and not any(p.target_ids or p.of_labels for p in held)
