@@ -9,6 +9,7 @@ model's loss: the labels there only shape the decoder's inputs, and how they are
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -40,32 +41,87 @@ def outputs_hooked(code: str) -> bool:
 
 
 def loss_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
-    """Is `call`'s result stored in one name of `scope` whose every read takes a field other than the
-    loss? Anything else (returned, handed on, indexed, `.loss`, unpacked, stored twice) may read it."""
+    """Is `call`'s result stored in one name of `scope` whose every read that can see this store takes
+    a field other than the loss? Anything else (returned, handed on, indexed, `.loss`, unpacked) may
+    read it. The name may be stored before too (`outputs = model.generate(...)` earlier in the loop):
+    reads after this store see it, and in a loop so do the reads before it that no store made on every
+    pass of the loop stands between; a store after this one gives up (its branches are not followed)."""
     held = _holder_name(scope, call)
     if held is None or held[1]:
         return False  # stored on an attribute: read wherever the object goes
     holder = held[0]
-    reads = 0
-    field_reads: set[int] = set()  # ids of the Name nodes read as `holder.<field that is not the loss>`
-    stores = 0
-    stack: list[cst.CSTNode] = [scope]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Attribute):
-            base = node.value
-            if isinstance(base, cst.Name) and base.value == holder and node.attr.value in NOT_LOSS_FIELDS:
-                field_reads.add(id(base))
-        elif isinstance(node, cst.AssignTarget):
-            if isinstance(node.target, cst.Name) and node.target.value == holder:
-                stores += 1
-                continue  # the store itself is not a read
-        elif isinstance(node, cst.Name) and node.value == holder:
-            reads += 1
-            if id(node) not in field_reads:
-                return False
-        stack.extend(reversed(P.child_nodes(node)))
-    return stores == 1 and reads > 0
+    seen = _Uses(holder)
+    seen.walk(scope, ())
+    mine = next((s for s in seen.stores if s.node is call), None)
+    if mine is None or any(s.order > mine.order for s in seen.stores):
+        return False
+    counted = 0
+    for read in seen.reads:
+        if read.order < mine.order and not _seen_again(read, mine, seen.stores):
+            continue
+        if not read.field:
+            return False
+        counted += 1
+    return counted > 0
+
+
+@dataclass
+class _Use:
+    node: cst.CSTNode
+    order: int
+    loops: tuple  # (loop, conditional within it) of every enclosing loop, outermost first
+    field: bool = False  # a read of a field other than the loss
+
+
+class _Uses:
+    """Stores and reads of one name in a scope, in reading order, with the loops around each."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.count = name, 0
+        self.stores: list[_Use] = []
+        self.reads: list[_Use] = []
+
+    def walk(self, node: cst.CSTNode, loops: tuple) -> None:
+        self.count += 1
+        if isinstance(node, cst.Assign):
+            for child in (node.value, *node.targets):
+                self.walk(child, loops)  # the value is read before the store is made
+            if any(isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets):
+                self.stores.append(_Use(node.value, self.count, loops))
+            return
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            return  # the store itself is not a read
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self.reads.append(_Use(node.value, self.count, loops, node.attr.value in NOT_LOSS_FIELDS))
+            return
+        if isinstance(node, cst.Name) and node.value == self.name:
+            self.reads.append(_Use(node, self.count, loops))
+            return
+        if isinstance(node, (cst.For, cst.While)):
+            # Its body may run no time (conditional for the loops outside) and runs on every pass.
+            inner = tuple((loop, True) for loop, _ in loops) + ((node, False),)
+            for child in P.child_nodes(node):
+                self.walk(child, inner if child is node.body else loops)
+            return
+        if isinstance(node, (cst.If, cst.Try, cst.Match, cst.IfExp, cst.BooleanOperation, cst.CompFor)):
+            loops = tuple((loop, True) for loop, _ in loops)
+        for child in P.child_nodes(node):
+            self.walk(child, loops)
+
+
+def _seen_again(read: _Use, mine: _Use, stores: list[_Use]) -> bool:
+    """Can `read`, before the store `mine` in reading order, see its value on a later pass of a loop
+    around both? Not when another store comes before it on every pass of a loop that holds them both
+    (`outputs = model.generate(...)` at the top of the loop's body)."""
+    if not any(loop is outer for loop, _ in mine.loops for outer, _ in read.loops):
+        return False  # no loop leads from the store back to the read
+    read_loops = [loop for loop, _ in read.loops]
+    return not any(
+        other is not mine
+        and other.order < read.order
+        and any(not conditional and any(loop is r for r in read_loops) for loop, conditional in other.loops)
+        for other in stores
+    )
 
 
 def value_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
