@@ -35,9 +35,10 @@ PAD_WORD = re.compile(
     r"|ding\s*=\s*(?:\(\s*)*(?:True\b|[\"'](?:max_length|longest)|[\w.]*(?:MAX_LENGTH|LONGEST)\b"
     r"|self\.(?P<attr>[A-Za-z_]\w*)\b(?![.(\[])|(?P<const>[A-Za-z_]\w*)\b(?![.(\[])))"
 )
-# `while len(ids) < n:` whose body appends to `ids`: a list padded one item at a time.
+# `while len(ids) < n:` whose body appends to `ids`: a list padded one item at a time. A skipped body line
+# is one blank or tab and the rest (`[ \t]+[^\n]*` would try every split of each indent: seconds of backtracking a file).
 PADDING_LOOP = re.compile(
-    r"while[ \t]+len\s*\(\s*(\w+)\s*\)\s*<=?[^\n]*:\s*\n(?:[ \t]+[^\n]*\n){0,6}?[ \t]+\1\.append\(([^)\n]*)\)"
+    r"while[ \t]+len\s*\(\s*(\w+)\s*\)\s*<=?[^\n]*:\s*\n(?:[ \t][^\n]*\n){0,6}?[ \t]+\1\.append\(([^)\n]*)\)"
 )
 # `[item for _ in range(n)]`: a run of one value written as a comprehension.
 RUN_COMPREHENSION = re.compile(r"\[\s*(-?[\w.]+)\s+for\s+(\w+)\s+in\s+range\s*\(")
