@@ -46,18 +46,26 @@ IGNORE = -100
 TEXTS = ["the cat sat", "a much longer sentence about padding tokens and masks", "hello"]
 # kind "sft": each text is a prompt (its first word) and an answer (the rest, then EOS)
 PROMPT_WORDS = 1
+MODEL_INPUTS = ("input_ids", "attention_mask", "labels")
 
 
 class ListDataset(list):
-    """Rows of features with `datasets.Dataset.map`'s calling convention. Only the mapped function's
-    columns are kept, as the Trainer drops the columns a model does not take."""
+    """Rows of features with `datasets.Dataset.map`'s calling convention: what the function returns is
+    written over the columns it was handed, less those `remove_columns` names (datasets 5.2.0,
+    Dataset._map_single: `{**inputs_to_merge, **processed_inputs}`)."""
 
-    def map(self, function, batched=False, fn_kwargs=None, **_):
+    def map(self, function, batched=False, fn_kwargs=None, remove_columns=(), **_):
         kwargs = fn_kwargs or {}
+        removed = [remove_columns] if isinstance(remove_columns, str) else list(remove_columns)
+
+        def kept(row):
+            return {k: v for k, v in row.items() if k not in removed}
+
         if not batched:
-            return ListDataset(dict(function(row, **kwargs)) for row in self)
+            return ListDataset({**kept(dict(row)), **dict(function(dict(row), **kwargs))} for row in self)
         columns = function({key: [row[key] for row in self] for key in self[0]}, **kwargs)
-        return ListDataset(dict(zip(columns, values)) for values in zip(*columns.values()))
+        made = [dict(zip(columns, values)) for values in zip(*columns.values())]
+        return ListDataset({**kept(row), **new} for row, new in zip(self, made))
 
 
 def _case(rule, codes, entry, kind, checks=("mask", "labels"), lib="torch", side="right", safe_fix=True, setup=None):
@@ -133,6 +141,8 @@ CASES = {
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
     # a second map copies the ids the first map padded (kind "mapped": the rows of the last map are checked)
     "p2_chained_map_labels_copy.py": _case("PAD002", ["PAD002"], "prepare", "mapped", lib="lists"),
+    # a later map adds a column: the columns the first map padded reach the collator as stored
+    "p2_map_adds_column_collate.py": _case("PAD002", ["PAD002"], "prepare", "loader"),
     "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
     # a zero buffer filled row by row (the padding holds 0 whatever the tokenizer's pad id)
     "p2_zero_buffer_rows_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),
@@ -547,13 +557,16 @@ def run_entry(module, case, tokenizer):
     elif kind == "mapped":  # entry(dataset of texts, tokenizer) -> the dataset its maps made; its rows stacked
         dataset = entry(ListDataset({"text": t} for t in TEXTS), tokenizer)
         out = {k: [row[k] for row in dataset] for k in ("input_ids", "attention_mask", "labels") if k in dataset[0]}
+    elif kind == "loader":  # entry(dataset of texts, tokenizer) -> the first batch of a loader over its maps
+        out = entry(ListDataset({"text": t} for t in TEXTS), tokenizer)
     elif kind == "model":  # entry(texts, tokenizer, model): returns what the model received
         out = entry(list(TEXTS), tokenizer, recording_model)
     elif kind == "sft":  # entry(dataset, tokenizer) -> (mapped dataset, collator); the collator gets its rows
         pairs = [t.split(maxsplit=PROMPT_WORDS) for t in TEXTS]
         examples = [{"prompt": " ".join(p[:PROMPT_WORDS]), "answer": " ".join(p[PROMPT_WORDS:])} for p in pairs]
         dataset, collator = entry(ListDataset(examples), tokenizer)
-        out = collator(list(dataset))
+        # the Trainer hands the collator only the columns the model takes (remove_unused_columns)
+        out = collator([{k: v for k, v in row.items() if k in MODEL_INPUTS} for row in dataset])
     else:
         raise AssertionError(f"unknown kind {kind}")
     return real, out, [out]

@@ -400,12 +400,16 @@ class CallEvaluator(WalkerState):
             return EMPTY
         # The rows mapped over are what an earlier map of this dataset returned (a padded column
         # stays padded in the next map's `examples["input_ids"]`).
-        rows = map_chain.rows_handed(recv | self.split_mapped(call), P.map_batched(call))
+        datasets = recv | self.split_mapped(call)
+        batched = P.map_batched(call)
+        rows = map_chain.rows_handed(datasets, batched)
         returned = self.summary_of_callable(fn.value, call, rows)
         self.note_rows_unconsumed(call, fn.value)
         encodings = [e for e in tags_of(returned, Encoding) if e.padded and e.mask_kept]
-        # The rows a collate function or a loop reads from the mapped dataset (wiring.py).
-        mapped = frozenset({DatasetOf(returned, P.map_batched(call))}) if returned else EMPTY
+        # The rows a collate function or a loop reads from the mapped dataset (wiring.py): the columns
+        # returned over the ones kept from before.
+        stored = returned | map_chain.kept_columns(datasets, returned, batched, map_chain.removed_columns(call))
+        mapped = frozenset({DatasetOf(stored, batched)}) if returned else EMPTY
         return frozenset(MappedDataset(e) for e in encodings) | mapped
 
     def split_mapped(self, call: cst.Call) -> Value:

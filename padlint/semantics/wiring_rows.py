@@ -71,7 +71,8 @@ WIRING_ROWS: tuple[Row, ...] = (
         "(or DatasetDict) of the same rows; no model is called. Dataset._map_single: the function is handed the rows "
         "through input_formatter = get_formatter(shard._format_type, ...) (python lists in the default format), one "
         "example or, with batched=True, a dict of columns of batch_size rows; what it returns is written by ArrowWriter "
-        "as the new columns (a returned tensor is stored as lists)",
+        "as the new columns (a returned tensor is stored as lists) over the columns it was handed, less those "
+        "remove_columns names (_map_single: `return {**inputs_to_merge, **processed_inputs}`)",
         on="method",
         style="rows",
     ),
