@@ -216,6 +216,8 @@ class LossIgnoreIndex:
     # Are the targets it grades token labels? None: not seen (a loss module whose calls are out of view);
     # False: every target seen is something else (class indices `y_true`, a score).
     labels_target: bool | None = None
+    # A loss module stored in a name or attribute that nothing in the module reads again: it grades nothing.
+    unused: bool = False
 
 
 FactT = TypeVar("FactT", bound=Fact)

@@ -11,6 +11,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import LossIgnoreIndex, MaskedMean, MeanOverIgnored
+from padlint.analysis.output_use import value_never_read
 from padlint.analysis.values import (
     Copy,
     GoodMask,
@@ -62,6 +63,9 @@ class LossesAndMeans(WalkerState):
             else:
                 ignore = (str(value), ()) if isinstance(value, int) else (None, ())
             return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore)
+        # `criterion = nn.CrossEntropyLoss()` left behind while the model's own loss trains (issue 12:
+        # a loss never called grades nothing).
+        fact.unused = self.facts.is_local(call) and value_never_read(self.facts.module, call)
         return frozenset({LossInstance(fact, per_position, T.kept_attribute(qualified or "", "ignore_index"))})
 
     def loss_module_called(self, call: cst.Call, callee: Value) -> Value:

@@ -85,7 +85,7 @@ def loss_fn(logits, labels):
         seen = set()
         for loss in facts.loss_ignores:
             call, arg, ignored = loss.call, loss.arg, loss.value
-            if ignored is None or ignored in values or call in seen or loss.labels_target is False:
+            if ignored is None or ignored in values or call in seen or loss.labels_target is False or loss.unused:
                 continue  # (labels_target False: it grades class indices or scores, not token labels)
             if ignored in written and _collator_never_pads(facts, ignored):
                 continue
