@@ -30,6 +30,7 @@ class Site:
     call: cst.Call
     caller: cst.FunctionDef | None
     home: bool
+    module: cst.Module | None = None  # the module the call is in (its script code, where `caller` is None)
 
 
 def call_sites(module: cst.Module, reads: Counter[str], filename: str) -> dict[str, list[Site]]:
@@ -39,7 +40,7 @@ def call_sites(module: cst.Module, reads: Counter[str], filename: str) -> dict[s
     functions = {stmt.name.value for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
     sites: dict[str, list[Site]] = {name: [] for name in functions}
     for call, caller, top in _calls_by_name(module, functions):
-        sites[call.func.value].append(Site(call, caller, caller is top and caller is not None))  # type: ignore[attr-defined]
+        sites[call.func.value].append(Site(call, caller, caller is top and caller is not None, module))  # type: ignore[attr-defined]
     fixed = {name for name in functions if reads[name] == len(sites[name])}
     if fixed and filename not in ("-", "<stdin>", ""):
         _add_importer_sites(os.path.abspath(filename), fixed, sites)
@@ -76,7 +77,7 @@ def _add_importer_sites(path: str, fixed: set[str], sites: dict[str, list[Site]]
         for call, caller, _top in _calls_by_name(module, set(local_names)):
             local = call.func.value  # type: ignore[attr-defined]
             found[local] += 1
-            sites[local_names[local]].append(Site(call, caller, False))
+            sites[local_names[local]].append(Site(call, caller, False, module))
         for local, name in local_names.items():
             if reads[local] != found[local]:
                 fixed.discard(name)  # handed on as a value: called from anywhere

@@ -56,7 +56,8 @@ def _hands_one_row(
         return True
     caller = site.caller
     if caller is None:
-        return False
+        # a call in script code: what the statements before it made the argument
+        return site.module is not None and _keeps_one_row(arg.value, one_row_names_at(site.module, site.call))
     name = arg.value.value if isinstance(arg.value, cst.Name) else None
     if site.home and name in known.get(caller.name.value, set()) and never_stored(caller, name or "", stored):
         return True
@@ -90,6 +91,8 @@ def at_most_one_row(fn: cst.FunctionDef, expr: cst.BaseExpression, one_row: set[
     if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
         comp = expr.for_in
         return comp.inner_for_in is None and not comp.ifs and _iterates_one_row(comp.iter, one_row)
+    if isinstance(expr, cst.Subscript):  # `batch["question"]`: a column of a batch of one row
+        return _keeps_one_row(expr, one_row_names_at(fn, expr, one_row))
     if not isinstance(expr, cst.Name):
         return False
     if expr.value in one_row and never_stored(fn, expr.value):
@@ -100,9 +103,7 @@ def at_most_one_row(fn: cst.FunctionDef, expr: cst.BaseExpression, one_row: set[
 def script_one_row(module: cst.Module, expr: cst.BaseExpression) -> bool:
     """Does `expr`, read in the module's script code, hold at most one item: `[text]`, or a name the
     statements before it made a one-element list (`texts = [\n "one",\n # "two",\n]`)?"""
-    if is_one_element_list(expr):
-        return True
-    return isinstance(expr, cst.Name) and expr.value in one_row_names_at(module, expr)
+    return _keeps_one_row(expr, one_row_names_at(module, expr))
 
 
 def one_row_names_at(
@@ -113,6 +114,7 @@ def one_row_names_at(
     `copy.deepcopy(xs)`) by the statements before it; `parameters` hold one item on entry. A store in
     a branch or a loop only keeps a name one-row: the path that skips it leaves the name as it was."""
     one = set(parameters)
+    units: set[str] = set()  # names that hold the int 1 (`batch_size = 1`): `xs[i : i + batch_size]` is one row
     body = fn.body if isinstance(fn, cst.FunctionDef) else cst.IndentedBlock(body=list(fn.body))
     for small, top_level in _statements_before(body, at, True):
         if isinstance(small, cst.Assert):
@@ -121,19 +123,46 @@ def one_row_names_at(
                 one.add(name)
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            keeps = _keeps_one_row(small.value, one)
+            keeps = _keeps_one_row(small.value, one, units)
+            unit = P.int_value(small.value) == 1
             for target in targets:
                 if isinstance(target, cst.Name) and keeps and (top_level or target.value in one):
                     one.add(target.value)
                 elif isinstance(target, cst.Name):
                     one.discard(target.value)
+                if isinstance(target, cst.Name) and unit and top_level:
+                    units.add(target.value)
+                elif isinstance(target, cst.Name):
+                    units.discard(target.value)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             one.discard(small.target.value)
+            units.discard(small.target.value)
         elif isinstance(small, cst.Expr) and (grown := _grown_name(small.value)) is not None:
             one.discard(grown)  # `texts.append(t)`: more than one item now
-        elif isinstance(small, cst.For):
-            one.difference_update(n.value for n in _names_in(small.target))
+        elif isinstance(small, (cst.For, cst.While)):
+            stored = {n.value for n in _names_in(small.target)} if isinstance(small, cst.For) else set()
+            if P.contains(small, at):
+                # a loop around `at`: what its body stores anywhere, a pass before may have left there
+                stored |= _names_stored(small.body)
+            one.difference_update(stored)
+            units.difference_update(stored)
+    one.update(f"{UNIT_MARK}{name}" for name in units)
     return one
+
+
+UNIT_MARK = "="  # one_row_names_at's mark of a name holding the int 1 (no identifier starts with it)
+
+
+def _names_stored(node: cst.CSTNode) -> set[str]:
+    """The plain names `node` assigns or grows (`x = ...`, `x += ...`, `x.append(...)`), nested defs aside."""
+    names: set[str] = set()
+    for inner, _ in _nodes_with_loops_of(node):
+        if isinstance(inner, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in inner.targets] if isinstance(inner, cst.Assign) else [inner.target]
+            names.update(t.value for t in targets if isinstance(t, cst.Name))
+        elif isinstance(inner, cst.Call) and (grown := _grown_name(inner)) is not None:
+            names.add(grown)
+    return names
 
 
 def _grown_name(expr: cst.BaseExpression) -> str | None:
@@ -146,7 +175,9 @@ def _grown_name(expr: cst.BaseExpression) -> str | None:
 
 def _statements_before(block: cst.BaseSuite, at: cst.CSTNode, top_level: bool) -> Iterator[tuple[cst.CSTNode, bool]]:
     """The small statements (and `for` headers) of `block` in order, each with whether it runs
-    unconditionally, up to the statement holding `at` (not included). Nested defs are left out."""
+    unconditionally before `at`, up to the statement holding `at` (not included). Nested defs are left
+    out. In the body of a loop, an `if` branch or a `with` that holds `at`, the statements before it run
+    before it on its path (not so in a `try` body, whose handlers hold `at`: the body may have stopped)."""
     for stmt in block.body if isinstance(block, cst.IndentedBlock) else [block]:
         holds = P.contains(stmt, at)
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -159,10 +190,11 @@ def _statements_before(block: cst.BaseSuite, at: cst.CSTNode, top_level: bool) -
             if holds:
                 return
             continue
-        if isinstance(stmt, cst.For):
+        if isinstance(stmt, cst.For) or (holds and isinstance(stmt, cst.While)):
             yield stmt, top_level
+        on_path = holds and isinstance(stmt, (cst.For, cst.While, cst.If, cst.With))
         for inner in _blocks_of(stmt):
-            yield from _statements_before(inner, at, False)
+            yield from _statements_before(inner, at, top_level and on_path and P.contains(inner, at))
         if holds:
             return
 
@@ -200,12 +232,19 @@ def _checked_single(test: cst.BaseExpression) -> str | None:
 SAME_ITEMS = {"deepcopy", "copy", "list", "tuple"}
 
 
-def _keeps_one_row(value: cst.BaseExpression, one: set[str]) -> bool:
-    """Does `value` hold at most one item when the names in `one` do?"""
+def _keeps_one_row(value: cst.BaseExpression, one: set[str], units: set[str] | None = None) -> bool:
+    """Does `value` hold at most one item when the names in `one` do (`units`: names holding the int 1)?"""
     if is_one_element_list(value):
         return True
     if isinstance(value, cst.Name):
         return value.value in one
+    if isinstance(value, cst.Subscript) and len(value.slice) == 1:
+        index = value.slice[0].slice
+        if isinstance(index, cst.Slice):
+            return _width_one(index, one if units is None else one | {f"{UNIT_MARK}{u}" for u in units})
+        # `batch["text"]` of a batch of one row (a dataset's slice, a dict of columns): a column of one
+        keyed = isinstance(index, cst.Index) and P.string_value(index.value) is not None
+        return keyed and _keeps_one_row(value.value, one, units)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         comp = value.for_in
         return comp.inner_for_in is None and not comp.ifs and _iterates_one_row(comp.iter, one)
@@ -222,10 +261,37 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
             yield from _names_in(element.value)
 
 
+def _width_one(bounds: cst.Slice, one: set[str]) -> bool:
+    """`xs[i : i + 1]`, `xs[i : i + batch_size]` with `batch_size = 1`: a slice of at most one item."""
+    upper, lower = bounds.upper, bounds.lower
+    if bounds.step is not None or not isinstance(upper, cst.BinaryOperation) or lower is None:
+        return False
+    if not isinstance(upper.operator, cst.Add):
+        return False
+    for start, width in ((upper.left, upper.right), (upper.right, upper.left)):
+        same_start = start.deep_equals(lower)
+        unit = P.int_value(width) == 1 or (isinstance(width, cst.Name) and f"{UNIT_MARK}{width.value}" in one)
+        if same_start and unit:
+            return True
+    return False
+
+
 def _iterates_one_row(iterable: cst.BaseExpression, one_row: set[str]) -> bool:
     if isinstance(iterable, cst.Call) and P.last_name(iterable.func) in SAME_LENGTH_ITERATORS and iterable.args:
         return any(_iterates_one_row(a.value, one_row) for a in iterable.args if a.keyword is None)
+    if _range_of_len(iterable) is not None:
+        return _keeps_one_row(_range_of_len(iterable), one_row)  # type: ignore[arg-type]
     return (isinstance(iterable, cst.Name) and iterable.value in one_row) or is_one_element_list(iterable)
+
+
+def _range_of_len(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`range(len(xs))` -> `xs`: as many passes as `xs` has items."""
+    if not (isinstance(iterable, cst.Call) and P.last_name(iterable.func) == "range" and len(iterable.args) == 1):
+        return None
+    inner = iterable.args[0].value
+    if isinstance(inner, cst.Call) and P.last_name(inner.func) == "len" and len(inner.args) == 1:
+        return inner.args[0].value
+    return None
 
 
 def _grown_once(fn: cst.FunctionDef, name: str, one_row: set[str]) -> bool:
@@ -287,7 +353,13 @@ def _stored_names(fn: cst.FunctionDef) -> frozenset[str]:
 def _nodes_with_loops(fn: cst.FunctionDef) -> Iterator[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]]:
     """Every node of `fn`'s body (nested defs left out), with the iterables of the `for` loops around it;
     a `while` loop counts as an unknown iterable."""
-    stack: list[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]] = [(fn.body, ())]
+    return _nodes_with_loops_of(fn.body, fn)
+
+
+def _nodes_with_loops_of(
+    start: cst.CSTNode, fn: cst.CSTNode | None = None
+) -> Iterator[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]]:
+    stack: list[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]] = [(start, ())]
     while stack:
         node, loops = stack.pop()
         yield node, loops
