@@ -153,15 +153,18 @@ def one_row_names_at(
 UNIT_MARK = "="  # one_row_names_at's mark of a name holding the int 1 (no identifier starts with it)
 
 
-def _names_stored(node: cst.CSTNode) -> set[str]:
-    """The plain names `node` assigns or grows (`x = ...`, `x += ...`, `x.append(...)`), nested defs aside."""
+def _names_stored(node: cst.CSTNode, fn: cst.CSTNode | None = None, grown: bool = True) -> set[str]:
+    """The plain names `node` assigns (`x = ...`, `x += ...`, `for x in`) or, with `grown`, grows
+    (`x.append(...)`), nested defs other than `fn` aside."""
     names: set[str] = set()
-    for inner, _ in _nodes_with_loops_of(node):
+    for inner, _ in _nodes_with_loops_of(node, fn):
         if isinstance(inner, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = [t.target for t in inner.targets] if isinstance(inner, cst.Assign) else [inner.target]
             names.update(t.value for t in targets if isinstance(t, cst.Name))
-        elif isinstance(inner, cst.Call) and (grown := _grown_name(inner)) is not None:
-            names.add(grown)
+        elif isinstance(inner, cst.For):
+            names.update(n.value for n in _names_in(inner.target))
+        elif grown and isinstance(inner, cst.Call) and (name := _grown_name(inner)) is not None:
+            names.add(name)
     return names
 
 
@@ -342,12 +345,7 @@ def stored_values(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
 
 
 def _stored_names(fn: cst.FunctionDef) -> frozenset[str]:
-    names: set[str] = set()
-    for node, _ in _nodes_with_loops(fn):
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            names.update(t.value for t in targets if isinstance(t, cst.Name))
-    return frozenset(names)
+    return frozenset(_names_stored(fn.body, fn, grown=False))
 
 
 def _nodes_with_loops(fn: cst.FunctionDef) -> Iterator[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]]:
