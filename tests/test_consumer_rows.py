@@ -293,3 +293,29 @@ def test_labels_some_reader_uses_are_reported(before: str, after: str):
     changed = DISTILL.replace(before, after)
     assert changed != DISTILL
     assert "PAD002" in codes(changed)
+
+
+# ---- a value-head wrapper whose generate is the wrapped encoder-decoder's (trl 0.x) --------------------
+VALUE_HEAD = """
+    from transformers import AutoTokenizer
+    from trl import {wrapper}
+
+    tokenizer = AutoTokenizer.from_pretrained("org/code-t5")
+    policy = {wrapper}.from_pretrained("org/code-t5")
+
+
+    def refactor(methods):
+        ids = tokenizer(methods, padding="max_length", max_length=512, truncation=True, return_tensors="pt").input_ids
+        out = policy.generate(ids, max_new_tokens=128)
+        return tokenizer.batch_decode(out, skip_special_tokens=True)
+"""
+
+
+def test_generate_of_a_seq2seq_value_head_wrapper_is_the_encoder_decoders():
+    # the wrapped encoder-decoder's generate masks its config's dedicated pad id (the consumer row)
+    assert T.class_row("trl.AutoModelForSeq2SeqLMWithValueHead").attends == "encoder_decoder"
+    assert codes(VALUE_HEAD.format(wrapper="AutoModelForSeq2SeqLMWithValueHead")) == []
+
+
+def test_generate_of_a_causal_value_head_wrapper_is_still_reported():
+    assert codes(VALUE_HEAD.format(wrapper="AutoModelForCausalLMWithValueHead")) == ["PAD003"]

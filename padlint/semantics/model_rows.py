@@ -88,6 +88,21 @@ MODEL_ROWS: tuple[Row, ...] = (
         "transformers 4.x (not in 5.x; the version is not in view)",
     ),
     Row(
+        (
+            "trl.AutoModelForSeq2SeqLMWithValueHead",
+            "trl.models.AutoModelForSeq2SeqLMWithValueHead",
+            "trl.models.modeling_value_head.AutoModelForSeq2SeqLMWithValueHead",
+        ),
+        "consumer",
+        "trl 0.11.4, trl/models/modeling_value_head.py AutoModelForSeq2SeqLMWithValueHead "
+        "(transformers_parent_class = AutoModelForSeq2SeqLM, line 291; generate returns "
+        "self.pretrained_model.generate(*args, **kwargs), lines 441-445): the wrapped encoder-decoder's generate "
+        "(the class is gone from trl 1.x)",
+        on="class",
+        attends="encoder_decoder",
+        condition="wraps an encoder-decoder; `generate` is the wrapped model's, as in the row above",
+    ),
+    Row(
         ("transformers.FSMTForConditionalGeneration", "transformers.FSMTModel"),
         "consumer",
         f"{TRANSFORMERS}, models/fsmt/modeling_fsmt.py FSMTModel.forward -> _prepare_fsmt_decoder_inputs "
