@@ -141,6 +141,8 @@ CASES = {
     "p2_dict_call_list_encoding.py": _case("PAD002", ["PAD002"], "build_inputs", "texts"),
     # a second map copies the ids the first map padded (kind "mapped": the rows of the last map are checked)
     "p2_chained_map_labels_copy.py": _case("PAD002", ["PAD002"], "prepare", "mapped", lib="lists"),
+    # a generator's padded batches reach the model's labels (kind "model": what the model received)
+    "p2_generator_batches_labels.py": _case("PAD002", ["PAD002"], "train_step", "model"),
     # a later map adds a column: the columns the first map padded reach the collator as stored
     "p2_map_adds_column_collate.py": _case("PAD002", ["PAD002"], "prepare", "loader"),
     "p2_rows_masks_lists_clone.py": _case("PAD002", ["PAD002"], "collate", "features"),

@@ -231,6 +231,16 @@ class ExpressionEvaluator(WalkerState):
                 self.facts.masks_read.add(enc.node)
         return frozenset(out)
 
+    def eval_Yield(self, expr: cst.Yield) -> Value:
+        """`yield item` (`yield from items`): a generator hands its items out as a function returns its
+        value, so what iterating a call of it gives (a Dataset's `__iter__` feeding a DataLoader) is
+        what it yields. The value `yield` itself evaluates to is what `send` hands in: unknown."""
+        inner = expr.value.item if isinstance(expr.value, cst.From) else expr.value
+        if inner is not None:
+            self.return_nodes.append(inner)
+            self.returns.append(self.evaluate(inner) | self.returned_fields(inner))
+        return EMPTY
+
     # ---- literals and operators ----------------------------------------------------------
     def eval_Integer(self, expr: cst.Integer) -> Value:
         return EMPTY

@@ -165,7 +165,8 @@ class ObjectCalls(WalkerState):
             if walked is not None:
                 env.vars.update({k: v for k, v in walked.vars.items() if k.startswith("self.")})
         value = frozenset({inst}) | self.library_base_value(ref, values, call)
-        item = self.find_method(inst, "__getitem__")
+        # A map-style dataset's items are what `__getitem__` returns; an iterable one's what `__iter__` yields.
+        item = self.find_method(inst, "__getitem__") or self.find_method(inst, "__iter__")
         if item is not None:
             from padlint.analysis.values import DatasetOf
 

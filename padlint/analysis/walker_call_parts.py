@@ -40,6 +40,9 @@ class CallParts:
     @abstractmethod
     def execute_block(self, body: Any, module_level: bool = False) -> None: ...
 
+    @abstractmethod
+    def returned_fields(self, expr: cst.BaseExpression) -> Value: ...
+
     # ---- calls.py
     @abstractmethod
     def label_sink(
