@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 import torch
 from torch.utils.data import Dataset
 
@@ -67,3 +68,33 @@ def test_the_mask_is_zero_at_every_pad_so_the_weighted_loss_never_reads_one():
     for i in range(len(rows)):
         _, targets, mask = rows[i]
         assert torch.all(mask[targets == 0] == 0)
+
+
+PAIRS = """
+import torch
+
+
+def tokenize_pairs(prompts, answers, tokenizer):
+    pad = tokenizer.pad_token_id
+    prompt_ids = tokenizer(prompts)["input_ids"]
+    answer_ids = tokenizer(answers)["input_ids"]
+    width = max(len(p) + len(a) for p, a in zip(prompt_ids, answer_ids))
+    rows, masks = [], []
+    for p, a in zip(prompt_ids, answer_ids):
+        row = p + a + [pad] * (width - len(p) - len(a))
+        masks.append([len(p) <= i < len(p) + len(a) for i in range(1, width)])
+        rows.append(row)
+    full = torch.tensor(rows)
+    return {{"input_ids": full[:, :-1], "labels": full[:, 1:], {mask_entry}}}
+"""
+
+
+@pytest.mark.parametrize("key", ["response_mask", "completion_mask", "action_mask"])
+def test_labels_beside_a_response_mask_of_rl_libraries_need_no_minus_100(key):
+    source = textwrap.dedent(PAIRS.format(mask_entry=f'"{key}": torch.tensor(masks)'))
+    assert [d.code for d in lint_source(source, "pairs.py")] == []
+
+
+def test_labels_beside_an_attention_mask_only_are_reported():
+    source = textwrap.dedent(PAIRS.format(mask_entry='"attention_mask": (full[:, :-1] != pad).long()'))
+    assert [d.code for d in lint_source(source, "pairs.py")] == ["PAD002"]

@@ -61,7 +61,13 @@ MODEL_CALLEE = re.compile(
 DIFFUSION_IMPORT = re.compile(
     r"^diffusers(\.|$)|UNet\w*Model$|^(DDPM|DDIM|PNDM|EulerDiscrete)Scheduler$|^AutoencoderKL$"
 )
-LOSS_MASK_KEYS = frozenset({"loss_mask", "label_mask", "labels_mask"})  # a mask the loss multiplies in
+# A mask the loss multiplies in, by the names the training libraries give it: Megatron and nanotron's
+# `loss_mask`; verl's `response_mask` (trainer/ppo/core_algos.py compute_policy_loss); trl 1.16.0's
+# `completion_mask` (trainer/grpo_trainer.py lines 3023-3027 and 3159: (per_token_loss * mask).sum());
+# OpenRLHF's `action_mask`.
+LOSS_MASK_KEYS = frozenset(
+    {"loss_mask", "label_mask", "labels_mask", "response_mask", "completion_mask", "action_mask"}
+)
 CLIP_CONTEXT = 77  # tokens: CLIP's text context, which Stable Diffusion and open_clip prompts are padded to
 # A frozen CLIP or T5 prompt encoder by its name: CLIP or T5 in it (`FrozenCLIPEmbedder`, `t5_encoder`),
 # diffusers' `text_encoder`, CLIP's `text_model`, LDM's `cond_stage_model`, a `prompt_encoder`. A bare
