@@ -19,6 +19,7 @@ from padlint.analysis.values import (
     Instance,
     MappedDataset,
     Masked,
+    MeanValue,
     Model,
     Ones,
     OneText,
@@ -105,7 +106,7 @@ class CallEvaluator(WalkerState):
                 averaged = self.mean_over_ignored(call, receiver, recv)
                 if averaged:
                     return averaged
-            return self.masked_mean(call, receiver, dims=bool(call.args))
+            return self.masked_mean(call, receiver, dims=bool(call.args)) or _means_in(recv)
         if method == "sum" and not call.args and self.is_mask(receiver, recv):
             return frozenset({RealCount(call)})
         if method in ("backward", "manual_backward"):
@@ -137,7 +138,9 @@ class CallEvaluator(WalkerState):
             return frozenset({OneText(call)})  # one conversation rendered to text (is_single_text's reading)
         if method in ("rename_column", "filter", "shuffle", "select", "with_transform"):
             return recv
-        return EMPTY
+        # `F.logsigmoid(beta * margin)`, `logps.exp()`: what is computed from a masked mean still depends
+        # on it, and is a loss where the result is one.
+        return _means_in(recv, *args)
 
     def is_mask(self, expr: cst.BaseExpression, value: Value) -> bool:
         """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
@@ -459,3 +462,8 @@ def _is_token_text(expr: cst.BaseExpression) -> bool:
 
 def _mask_as(tag, kind: str):
     return GoodMask(tag.node, tag.padded, kind) if isinstance(tag, GoodMask) else tag
+
+
+def _means_in(*values: Value) -> Value:
+    """The masked means (MeanValue) the values hold: what a reduction or a function of them depends on."""
+    return frozenset(t for value in values for t in value if isinstance(t, MeanValue))

@@ -23,6 +23,7 @@ from padlint.analysis.values import (
     Gap,
     GoodMask,
     Masked,
+    MaskedProduct,
     MeanValue,
     Model,
     ModelHolder,
@@ -131,7 +132,9 @@ class ExpressionEvaluator(WalkerState):
             return item  # `pair[0]`, `batch[1]` of a tuple of values: that one value
         # A row, a column slice or a shape entry of a value keeps what the value is.
         kept: Value = frozenset(
-            t for t in base if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds))
+            t
+            for t in base
+            if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds, MeanValue))
         )
         if _is_run_of_items(expr):
             kept |= frozenset(tags_of(base, DictOf))  # `rows[i : i + n]` of a list of feature dicts: such dicts still
@@ -360,12 +363,16 @@ class ExpressionEvaluator(WalkerState):
             if fill is not None:
                 return frozenset({fill, fill.ones} if fill.ones else {fill})
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
+        product: Value = EMPTY
         if isinstance(op, cst.Multiply):
             block = self.pad_block(expr, left, right)
             if block is not None:
                 return frozenset({block})
+            mask = self.padding_mask_of(expr, left, right)
+            if mask is not None:  # `x * mask`: its mean, wherever taken, counts the pads (losses.py)
+                product = frozenset({MaskedProduct(expr, mask)})
         means = frozenset(t for t in left | right if isinstance(t, MeanValue))  # `mean * t ** 2`, `ce + kl`
-        return self.arithmetic(expr, op, left, right) | means
+        return self.arithmetic(expr, op, left, right) | means | product
 
     def arithmetic(self, expr: cst.BinaryOperation, op, left: Value, right: Value) -> Value:
         if isinstance(op, cst.Subtract) and P.int_value(expr.left) == 1:

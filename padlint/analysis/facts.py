@@ -157,6 +157,9 @@ class MaskedMean(Fact):
     mask: cst.BaseExpression
     dims: bool  # the mean is over given dimensions
     loss: bool = False  # it is a loss: reaches a backward pass, or a function, class or place named as one
+    # The mean's receiver is the product itself (`(x * m).mean()`), not a name or parameter holding it:
+    # only then can the mean be rewritten where it stands.
+    in_place: bool = True
 
 
 @dataclass

@@ -17,6 +17,7 @@ from padlint.analysis.values import (
     GoodMask,
     LossInstance,
     Masked,
+    MaskedProduct,
     MeanValue,
     Ones,
     Padded,
@@ -200,12 +201,31 @@ class LossesAndMeans(WalkerState):
         return self.imports.qualify(expr.func) in T.names("positions")
 
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
-        if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
-            return EMPTY
-        for mask, _other in ((product.right, product.left), (product.left, product.right)):
+        """`(x * mask).mean()`, or `.mean()` of a value that holds such a product (`scores = x * mask`
+        first, or a parameter a caller handed it): the mean of a product with a padding mask."""
+        in_place = isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)
+        if in_place:
+            assert isinstance(product, cst.BinaryOperation)
+            mask = self.padding_mask_of(product)
+            made = [(product, mask)] if mask is not None else []
+        else:
+            made = [(t.product, t.mask) for t in tags_of(self.evaluate(product), MaskedProduct)]
+        if len(made) != 1:
+            return EMPTY  # no product with a padding mask, or several: which one is averaged is unknown
+        ((multiplied, mask),) = made
+        self.facts.record(self.facts.masked_means, MaskedMean(call, multiplied, mask, dims, in_place=in_place))
+        recorded = next(f for f in self.facts.masked_means if f.node is call)
+        return frozenset({MeanValue(recorded)})
+
+    def padding_mask_of(
+        self, product: cst.BinaryOperation, left: Value | None = None, right: Value | None = None
+    ) -> cst.BaseExpression | None:
+        """The factor of `x * mask` that is a padding mask (named so, shaped like padded ids, or a mask
+        made of the padding); `left` and `right`: the factors' values where already known."""
+        for mask, known in ((product.right, right), (product.left, left)):
             if _counts_of(mask):
                 continue  # `mask.sum(1, keepdim=True)`: how many real tokens a row holds, not a mask
-            value = self.evaluate(mask)
+            value = self.evaluate(mask) if known is None else known
             key = place_key(_strip_calls(mask))
             named = PADDING_MASK_NAME.search(key or "") and not self.made_of_no_padding(key)
             # Ones are a padding mask when shaped like padded ids or zeroed at the pads since
@@ -213,10 +233,8 @@ class LossesAndMeans(WalkerState):
             # position axis for pads to sit on.
             shaped = any(t.over is not None or t in self.facts.corrected_ones for t in tags_of(value, Ones))
             if named or shaped or tags_of(value, GoodMask) or tags_of(value, PadIdMask):
-                self.facts.record(self.facts.masked_means, MaskedMean(call, product, mask, dims))
-                recorded = next(f for f in self.facts.masked_means if f.node is call)
-                return frozenset({MeanValue(recorded)})
-        return EMPTY
+                return mask
+        return None
 
     def made_of_no_padding(self, key: str | None) -> bool:
         """Was the place named like a mask made here, in view, of nothing that speaks of padding or

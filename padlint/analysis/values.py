@@ -295,6 +295,15 @@ class MeanValue:
 
 
 @dataclass(eq=False)
+class MaskedProduct:
+    """The value of `x * mask` with a padding mask: a later `.mean()` of it, wherever the product was
+    stored or handed, averages over the pads too (facts.MaskedMean)."""
+
+    product: cst.BinaryOperation
+    mask: cst.BaseExpression
+
+
+@dataclass(eq=False)
 class PadIdMask:
     """A mask computed as `ids != pad_id`: right only while the pad id never occurs as a real token."""
 

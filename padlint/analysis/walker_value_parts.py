@@ -210,6 +210,11 @@ class ValueParts:
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value: ...
 
     @abstractmethod
+    def padding_mask_of(
+        self, product: cst.BinaryOperation, left: Value | None = None, right: Value | None = None
+    ) -> cst.BaseExpression | None: ...
+
+    @abstractmethod
     def is_loss(self, value: Value, by_name: bool = True) -> None: ...
 
     @abstractmethod

@@ -67,10 +67,12 @@ def token_loss(per_token, attention_mask):
             if not event.loss:
                 continue  # a mean that is not a loss (a metric, a value a test compares): not judged
             mask = event.mask
-            message = (
-                f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: "
-                "the loss shrinks with the amount of padding"
-            )
+            if event.dims:
+                # a mean per row: each row divided by its padded length, not its real one
+                harm = "each row's value shrinks with its own padding, so rows weigh differently"
+            else:
+                harm = "the loss shrinks with the amount of padding"
+            message = f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: {harm}"
             yield Finding(event.node, message, self.fix(facts, event))
         for over in facts.means_over_ignored:
             if not over.loss:
@@ -104,7 +106,7 @@ def token_loss(per_token, attention_mask):
 
     def fix(self, facts: ModuleFacts, event: MaskedMean) -> FixProposal | None:
         product, mask = event.product, event.mask
-        if event.dims or not _pure(mask):
+        if event.dims or not event.in_place or not _pure(mask):
             return None
         total = facts.code(product)
         if not product.lpar:
