@@ -195,6 +195,10 @@ class LocalCalls(WalkerState):
             first = {params[0].name.value: rows} if params and rows else None
             return self.walk_lambda(expr, batched, first)
         resolved = self.resolve_local(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+        if resolved is None and isinstance(expr, cst.Name):
+            # `ds.map(tokenize)` with `tokenize` imported from a module of the project
+            for ref in tags_of(self.project_value(expr.value) or EMPTY, FunctionRef):
+                resolved = (ref.node, ref.env, False)
         if resolved is None:
             return EMPTY
         fn, parent, bound = resolved
