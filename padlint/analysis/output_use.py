@@ -9,7 +9,9 @@ model's loss: the labels there only shape the decoder's inputs, and how they are
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -127,32 +129,81 @@ def _seen_again(read: _Use, mine: _Use, stores: list[_Use]) -> bool:
 def value_never_read(scope: cst.CSTNode, call: cst.Call) -> bool:
     """Is `call`'s result stored in one name that nothing in `scope` mentions again (`collator =
     DataCollator(...)` left behind while the trainer builds its own)? Any other mention of the name,
-    even as an attribute or keyword, or a `global`/`nonlocal` of it, may read it."""
-    holder = _holder_name(scope, call)
+    even as an attribute or keyword, or a `global`/`nonlocal` of it, may read it. (One walk of the
+    scope, shared by every call asked about: _Mentions.)"""
+    mentions = _mentions_in(scope)
+    holder = mentions.holders.get(id(call))
     if holder is None:
         return False
     name, attribute = holder
-    mentions = 0
+    if attribute:
+        count = mentions.names[name] + mentions.attributes[name] - mentions.inside_attribute_stores[name]
+    else:
+        count = mentions.names[name] - mentions.name_stores[name]
+    return count == 0
+
+
+@dataclass
+class _Mentions:
+    """How often each name is mentioned in a scope, and the stores among the mentions."""
+
+    names: Counter[str] = field(default_factory=Counter)  # Name nodes by value
+    attributes: Counter[str] = field(default_factory=Counter)  # Attribute nodes by attribute name
+    name_stores: Counter[str] = field(default_factory=Counter)  # `x = ...` targets, by name
+    # `a.x = ...` targets: the mentions of `x` inside each (the attribute and its name), by attribute name
+    inside_attribute_stores: Counter[str] = field(default_factory=Counter)
+    # id(value of a one-target assignment) -> (the name or attribute stored into, whether an attribute)
+    holders: dict[int, tuple[str, bool] | None] = field(default_factory=dict)
+
+
+_MENTIONS: dict[int, tuple[cst.CSTNode, _Mentions]] = {}
+
+
+def _mentions_in(scope: cst.CSTNode) -> _Mentions:
+    held = _MENTIONS.get(id(scope))
+    if held is not None and held[0] is scope:
+        return held[1]
+    if len(_MENTIONS) > 8:
+        _MENTIONS.clear()  # one module is analysed at a time; keep none of the earlier ones
+    mentions = _Mentions()
     stack: list[cst.CSTNode] = [scope]
     while stack:
         node = stack.pop()
-        if (
-            isinstance(node, cst.AssignTarget)
-            and node.target is not None
-            and _names_holder(node.target, name, attribute)
-        ):
-            continue  # a store is not a read
-        if _names_holder(node, name, attribute) or isinstance(node, cst.Name) and node.value == name:
-            mentions += 1
+        kind = type(node)  # `type() is`: libcst's ABC checks are slow on every node
+        if kind is cst.Name:
+            mentions.names[node.value] += 1  # type: ignore[attr-defined]
+        elif kind is cst.Attribute:
+            mentions.attributes[node.attr.value] += 1  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            targets = node.targets  # type: ignore[attr-defined]
+            holder: tuple[str, bool] | None = None
+            if len(targets) == 1 and type(targets[0].target) is cst.Name:
+                holder = (targets[0].target.value, False)
+            elif len(targets) == 1 and type(targets[0].target) is cst.Attribute:
+                holder = (targets[0].target.attr.value, True)
+            mentions.holders.setdefault(id(node.value), holder)  # type: ignore[attr-defined]
+        elif kind is cst.AssignTarget:
+            target = node.target  # type: ignore[attr-defined]
+            if type(target) is cst.Name:
+                mentions.name_stores[target.value] += 1
+            elif type(target) is cst.Attribute:
+                mentions.inside_attribute_stores[target.attr.value] += _count_of(target, target.attr.value)
         stack.extend(P.child_nodes(node))
-    return mentions == 0
+    _MENTIONS[id(scope)] = (scope, mentions)
+    return mentions
 
 
-def _names_holder(node: cst.CSTNode, name: str, attribute: bool) -> bool:
-    """`name` itself, or (for a value stored on an attribute) any attribute of that name."""
-    if attribute:
-        return isinstance(node, cst.Attribute) and node.attr.value == name
-    return isinstance(node, cst.Name) and node.value == name
+def _count_of(target: cst.Attribute, name: str) -> int:
+    """Mentions of `name` inside a store target: Name nodes of it and attributes so named."""
+    count, stack = 0, [cast(cst.CSTNode, target)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            count += 1
+        elif isinstance(node, cst.Attribute) and node.attr.value == name:
+            count += 1
+        stack.extend(P.child_nodes(node))
+    return count
 
 
 def _holder_name(scope: cst.CSTNode, call: cst.Call) -> tuple[str, bool] | None:
