@@ -32,6 +32,7 @@ from padlint.analysis.values import (
     Ones,
     Padded,
     PadIdMask,
+    ShapeOf,
     Value,
     tags_of,
 )
@@ -64,7 +65,11 @@ class SinkChecks(WalkerState):
         while env is not None:
             for key, value in env.vars.items():
                 for mask in tags_of(value, GoodMask):
-                    if "mask" in key.lower() or mask.padded is padded and padded is not None:
+                    linked = mask.padded is padded and padded is not None
+                    # A mask built here from lengths (`arange(k) < counts`) is the mask of the rows those
+                    # lengths count: of these ids only where it is linked to their padding.
+                    of_other_rows = isinstance(mask.node, cst.Comparison) and not self.spans_rows(mask.node, padded)
+                    if linked or ("mask" in key.lower() and not of_other_rows):
                         candidates.append(key)
             env = env.parent
         if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding, padded):
@@ -86,6 +91,21 @@ class SinkChecks(WalkerState):
             self.imports.local_name_for("torch"),
             self.imports.local_name_for("numpy"),
         )
+
+    def spans_rows(self, comparison: cst.Comparison, padded: Padded | None) -> bool:
+        """Does a mask built from lengths (`arange(width)[None] < lengths[:, None]`) span the width of the
+        rows `padded` pads: an `arange` over their size (`ids.size(1)`, `ids.shape[-1]`) or over the
+        width they were padded to? Then it is their mask, and a mask over some other width is not."""
+        if padded is None:
+            return False
+        for node in P.walk(comparison):
+            if isinstance(node, cst.Call) and P.last_name(node.func) == "arange" and node.args:
+                extent = node.args[-1].value if len(node.args) <= 2 else node.args[1].value
+                if padded.target is not None and self.code(extent) == padded.target:
+                    return True
+                if any(shape.padded is padded for shape in tags_of(self.evaluate(extent), ShapeOf)):
+                    return True
+        return False
 
     def bound_here(self, code: str | None, padded: Padded) -> bool:
         """Is the encoding `code` names readable here: padded in this function (not in a caller or a
