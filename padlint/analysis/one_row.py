@@ -113,8 +113,9 @@ def one_row_names_at(
     checked (`assert len(xs) == 1`) or made from one (`texts = [render(x) for x in xs]`,
     `copy.deepcopy(xs)`) by the statements before it; `parameters` hold one item on entry. A store in
     a branch or a loop only keeps a name one-row: the path that skips it leaves the name as it was."""
+    # Also `=name` (UNIT_MARK) for a name that holds the int 1 (`batch_size = 1`): `xs[i : i + batch_size]`
+    # is one row.
     one = set(parameters)
-    units: set[str] = set()  # names that hold the int 1 (`batch_size = 1`): `xs[i : i + batch_size]` is one row
     body = fn.body if isinstance(fn, cst.FunctionDef) else cst.IndentedBlock(body=list(fn.body))
     for small, top_level in _statements_before(body, at, True):
         if isinstance(small, cst.Assert):
@@ -123,7 +124,7 @@ def one_row_names_at(
                 one.add(name)
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            keeps = _keeps_one_row(small.value, one, units)
+            keeps = _keeps_one_row(small.value, one)
             unit = P.int_value(small.value) == 1
             for target in targets:
                 if isinstance(target, cst.Name) and keeps and (top_level or target.value in one):
@@ -131,12 +132,11 @@ def one_row_names_at(
                 elif isinstance(target, cst.Name):
                     one.discard(target.value)
                 if isinstance(target, cst.Name) and unit and top_level:
-                    units.add(target.value)
+                    one.add(UNIT_MARK + target.value)
                 elif isinstance(target, cst.Name):
-                    units.discard(target.value)
+                    one.discard(UNIT_MARK + target.value)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
-            one.discard(small.target.value)
-            units.discard(small.target.value)
+            _forget(one, {small.target.value})
         elif isinstance(small, cst.Expr) and (grown := _grown_name(small.value)) is not None:
             one.discard(grown)  # `texts.append(t)`: more than one item now
         elif isinstance(small, (cst.For, cst.While)):
@@ -144,13 +144,17 @@ def one_row_names_at(
             if P.contains(small, at):
                 # a loop around `at`: what its body stores anywhere, a pass before may have left there
                 stored |= _names_stored(small.body)
-            one.difference_update(stored)
-            units.difference_update(stored)
-    one.update(f"{UNIT_MARK}{name}" for name in units)
+            _forget(one, stored)
     return one
 
 
 UNIT_MARK = "="  # one_row_names_at's mark of a name holding the int 1 (no identifier starts with it)
+
+
+def _forget(one: set[str], names: set[str]) -> None:
+    """Stored again: the names hold neither one row nor the int 1 any more."""
+    one.difference_update(names)
+    one.difference_update(UNIT_MARK + name for name in names)
 
 
 def _names_stored(node: cst.CSTNode, fn: cst.CSTNode | None = None, grown: bool = True) -> set[str]:
@@ -235,8 +239,8 @@ def _checked_single(test: cst.BaseExpression) -> str | None:
 SAME_ITEMS = {"deepcopy", "copy", "list", "tuple"}
 
 
-def _keeps_one_row(value: cst.BaseExpression, one: set[str], units: set[str] | None = None) -> bool:
-    """Does `value` hold at most one item when the names in `one` do (`units`: names holding the int 1)?"""
+def _keeps_one_row(value: cst.BaseExpression, one: set[str]) -> bool:
+    """Does `value` hold at most one item when the names in `one` do (`=name`: holds the int 1)?"""
     if is_one_element_list(value):
         return True
     if isinstance(value, cst.Name):
@@ -244,10 +248,10 @@ def _keeps_one_row(value: cst.BaseExpression, one: set[str], units: set[str] | N
     if isinstance(value, cst.Subscript) and len(value.slice) == 1:
         index = value.slice[0].slice
         if isinstance(index, cst.Slice):
-            return _width_one(index, one if units is None else one | {f"{UNIT_MARK}{u}" for u in units})
+            return _width_one(index, one)
         # `batch["text"]` of a batch of one row (a dataset's slice, a dict of columns): a column of one
         keyed = isinstance(index, cst.Index) and P.string_value(index.value) is not None
-        return keyed and _keeps_one_row(value.value, one, units)
+        return keyed and _keeps_one_row(value.value, one)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         comp = value.for_in
         return comp.inner_for_in is None and not comp.ifs and _iterates_one_row(comp.iter, one)
@@ -273,7 +277,7 @@ def _width_one(bounds: cst.Slice, one: set[str]) -> bool:
         return False
     for start, width in ((upper.left, upper.right), (upper.right, upper.left)):
         same_start = start.deep_equals(lower)
-        unit = P.int_value(width) == 1 or (isinstance(width, cst.Name) and f"{UNIT_MARK}{width.value}" in one)
+        unit = P.int_value(width) == 1 or (isinstance(width, cst.Name) and UNIT_MARK + width.value in one)
         if same_start and unit:
             return True
     return False
@@ -282,8 +286,8 @@ def _width_one(bounds: cst.Slice, one: set[str]) -> bool:
 def _iterates_one_row(iterable: cst.BaseExpression, one_row: set[str]) -> bool:
     if isinstance(iterable, cst.Call) and P.last_name(iterable.func) in SAME_LENGTH_ITERATORS and iterable.args:
         return any(_iterates_one_row(a.value, one_row) for a in iterable.args if a.keyword is None)
-    if _range_of_len(iterable) is not None:
-        return _keeps_one_row(_range_of_len(iterable), one_row)  # type: ignore[arg-type]
+    if (counted := _range_of_len(iterable)) is not None:
+        return _keeps_one_row(counted, one_row)
     return (isinstance(iterable, cst.Name) and iterable.value in one_row) or is_one_element_list(iterable)
 
 
