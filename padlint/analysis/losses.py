@@ -203,12 +203,11 @@ class LossesAndMeans(WalkerState):
     def masked_mean(self, call: cst.Call, product: cst.BaseExpression, dims: bool) -> Value:
         """`(x * mask).mean()`, or `.mean()` of a value that holds such a product (`scores = x * mask`
         first, or a parameter a caller handed it): the mean of a product with a padding mask."""
-        in_place = isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)
-        if in_place:
-            assert isinstance(product, cst.BinaryOperation)
-            mask = self.padding_mask_of(product)
+        if isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply):
+            in_place, mask = True, self.padding_mask_of(product)
             made = [(product, mask)] if mask is not None else []
         else:
+            in_place = False
             made = [(t.product, t.mask) for t in tags_of(self.evaluate(product), MaskedProduct)]
         if len(made) != 1:
             return EMPTY  # no product with a padding mask, or several: which one is averaged is unknown

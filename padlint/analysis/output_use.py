@@ -156,15 +156,14 @@ class _Mentions:
     holders: dict[int, tuple[str, bool] | None] = field(default_factory=dict)
 
 
-_MENTIONS: dict[int, tuple[cst.CSTNode, _Mentions]] = {}
+# The scope last counted and its mentions: its callers ask about the module being analysed, one at a
+# time, so one entry serves them and no earlier module's tree is kept alive.
+_LAST: list[tuple[cst.CSTNode, _Mentions]] = []
 
 
 def _mentions_in(scope: cst.CSTNode) -> _Mentions:
-    held = _MENTIONS.get(id(scope))
-    if held is not None and held[0] is scope:
-        return held[1]
-    if len(_MENTIONS) > 8:
-        _MENTIONS.clear()  # one module is analysed at a time; keep none of the earlier ones
+    if _LAST and _LAST[0][0] is scope:
+        return _LAST[0][1]
     mentions = _Mentions()
     stack: list[cst.CSTNode] = [scope]
     while stack:
@@ -189,7 +188,7 @@ def _mentions_in(scope: cst.CSTNode) -> _Mentions:
             elif type(target) is cst.Attribute:
                 mentions.inside_attribute_stores[target.attr.value] += _count_of(target, target.attr.value)
         stack.extend(P.child_nodes(node))
-    _MENTIONS[id(scope)] = (scope, mentions)
+    _LAST[:] = [(scope, mentions)]
     return mentions
 
 
