@@ -8,6 +8,10 @@ now gives its own copy, judged in reading order.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import textwrap
 
 from padlint.engine import lint_source
@@ -81,3 +85,58 @@ def test_labels_of_ids_padded_two_ways_are_judged_the_same_on_every_run():
     runs = {tuple((d.code, d.location.row) for d in lint_source(source, "pairs.py")) for _ in range(12)}
     assert len(runs) == 1
     assert "PAD002" in [code for code, _ in runs.pop()]
+
+
+# Ids padded once and reached on two paths (a tensor, and the same rows made a tensor again where they
+# might be a list): two copies of one padding step, each with the mask spelled for its own kind. The
+# PAD002 fix named whichever a set handed out first, so its text changed with the interpreter's hash seed.
+TWO_SPELLINGS = """
+import torch
+import torch.nn.functional as F
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("org/teacher")
+student = AutoModelForCausalLM.from_pretrained("org/student")
+
+try:
+    texts = [line.strip() for line in open("corpus.txt")]
+    encoded = tokenizer(texts, truncation=True, max_length=256, padding="max_length", return_tensors="pt")
+    rows = {"input_ids": encoded["input_ids"]}
+except OSError:
+    rows = tokenizer(["def f(): pass"] * 16, truncation=True, max_length=256, padding="max_length", return_tensors="pt")
+
+ids_all = rows["input_ids"]
+if not isinstance(ids_all, torch.Tensor):
+    ids_all = torch.tensor(ids_all)
+
+optimizer = torch.optim.AdamW(student.parameters())
+for start in range(0, len(ids_all), 8):
+    ids = ids_all[start : start + 8]
+    half = ids.shape[1] // 2
+    logits = student(ids).logits
+    labels = ids.clone()
+    labels[:, :half] = -100
+    loss = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-100)
+    loss.backward()
+    optimizer.step()
+"""
+
+LABEL_FIX = """
+import json, sys
+from padlint.engine import lint_source
+found = [d for d in lint_source(sys.stdin.read(), "distill.py") if d.code == "PAD002"]
+print(json.dumps([[e.content for e in d.fix.edits] if d.fix else None for d in found]))
+"""
+
+
+def test_the_label_fix_is_the_same_under_every_hash_seed():
+    seen = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        run = subprocess.run(
+            [sys.executable, "-c", LABEL_FIX], input=TWO_SPELLINGS, env=env, capture_output=True, text=True, check=True
+        )
+        seen.add(run.stdout)
+    assert len(seen) == 1, seen
+    (fixes,) = json.loads(seen.pop())  # one PAD002, with a fix that puts -100 at the pads
+    assert fixes is not None and any("-100" in edit for edit in fixes)

@@ -227,8 +227,11 @@ class SinkChecks(WalkerState):
             return
         self.note_tokenizer_label_padding(value | frozenset(c.padded for c in tags_of(value, Copy) if c.padded))
         # In reading order of their padding steps: the events, and so the findings, come out the same on every run.
+        # Copies of one padding step (two paths to the same ids, their masks spelled apart) in reading order
+        # of the copies, then by the mask they name: never the order a set hands them out in.
         copies = sorted(
-            (c for c in tags_of(value, Copy) if c.padded is not None), key=lambda c: self.facts.order(c.padded.node)
+            (c for c in tags_of(value, Copy) if c.padded is not None),
+            key=lambda c: (self.facts.order(c.padded.node), self.facts.order(c.node), c.mask_code or "", c.source_code),
         )
         if copies:
             for copy in copies:
