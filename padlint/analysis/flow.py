@@ -33,7 +33,7 @@ from padlint.analysis.sinks import SinkChecks
 from padlint.analysis.statements import StatementWalker
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
-from padlint.analysis.values import Encoding, Fields, Padded, TupleOf, Value
+from padlint.analysis.values import Encoding, Fields, Padded, TupleOf, Value, nodes_in_order
 from padlint.analysis.wiring import Wiring
 from padlint.analysis.zero_padding import ZeroPadding
 
@@ -228,7 +228,8 @@ def analyse(
     context.definitions = {s.name.value: s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
     if project is not None:
         project.home = context
-    walker.run(module)
-    if project is not None and walker.exported:
-        walker.walk_importers()
+    with nodes_in_order(facts.order):
+        walker.run(module)
+        if project is not None and walker.exported:
+            walker.walk_importers()
     return facts

@@ -8,6 +8,8 @@ made through another.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -215,14 +217,52 @@ class Context:
 
 
 def tags_of(value: Value, kind: type | tuple[type, ...]) -> list:
-    return [t for t in value if isinstance(t, kind)]
+    """The tags of one kind in a value, in a fixed order: a value is a set of objects that hash by
+    identity, so its own order moves with addresses and the hash seed, and with it any finding or fix
+    that names the first of several tags."""
+    found = [t for t in value if isinstance(t, kind)]
+    if len(found) > 1:
+        found.sort(key=_tag_key)
+    return found
 
 
 def first(value: Value, kind: type):
-    for tag in value:
-        if isinstance(tag, kind):
-            return tag
-    return None
+    found = tags_of(value, kind)
+    return found[0] if found else None
+
+
+# How nodes of the module under analysis come in reading order (flow.analyse sets it while it runs).
+_NODE_ORDERS: list[Callable[[cst.CSTNode], int]] = []
+
+
+@contextmanager
+def nodes_in_order(order: Callable[[cst.CSTNode], int]) -> Iterator[None]:
+    _NODE_ORDERS.append(order)
+    try:
+        yield
+    finally:
+        _NODE_ORDERS.pop()
+
+
+_TAG_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _tag_key(tag: Any) -> tuple[str, ...]:
+    """A key that orders tags by what they are: their kind, then each field in turn (a node by its
+    place in the module being read, a string or number by its text), never by identity."""
+    names = _TAG_FIELDS.get(type(tag))
+    if names is None:
+        names = _TAG_FIELDS[type(tag)] = tuple(f.name for f in dataclasses.fields(tag))
+    return (type(tag).__name__, *(_field_key(getattr(tag, name)) for name in names))
+
+
+def _field_key(item: object) -> str:
+    if item is None or isinstance(item, (str, int, float)):
+        return f"{type(item).__name__}:{item}"
+    node = item if isinstance(item, cst.CSTNode) else getattr(item, "node", None)
+    if isinstance(node, cst.CSTNode):
+        return f"node:{_NODE_ORDERS[-1](node) if _NODE_ORDERS else -1:09d}:{type(node).__name__}"
+    return type(item).__name__
 
 
 @dataclass(eq=False)
