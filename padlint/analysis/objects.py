@@ -37,7 +37,7 @@ from padlint.analysis.values import (
     Value,
     tags_of,
 )
-from padlint.analysis.walker_state import WalkerState
+from padlint.analysis.walker_state import MAX_DEPTH, WalkerState
 
 # Base classes whose subclasses are models: calling an instance runs `forward` on token ids.
 MODEL_BASES = re.compile(r"(^|\.)(Module|PreTrainedModel|\w+PreTrainedModel|PreTrainedModelWrapper)$")
@@ -178,7 +178,7 @@ class ObjectCalls(WalkerState):
 
     def walked_env(self, fn, parent, values: list, call, cls) -> Env | None:
         """Walk `__init__` with the constructor's values; its final env (what it stored on self)."""
-        if len(self.active) >= 3 or self.summaries_left <= 0:
+        if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0:
             return None
         self.summaries_left -= 1
         with self.in_context(self.context_of(parent)), self.class_scope(cls, parent):

@@ -28,7 +28,7 @@ import libcst as cst
 
 from padlint.analysis import parsing
 from padlint.analysis import patterns as P
-from padlint.look.project_text import definition_text, stamp_of, text_of
+from padlint.look.project_text import definition_text, mentions, stamp_of, text_of, top_level_spans
 
 # A definition is worth parsing its module when its text mentions something the analysis tracks.
 # A definition larger than this (a trainer class of a thousand lines and more) is not parsed for a
@@ -74,7 +74,8 @@ class ModuleContext:
         """Can the top-level def or class `name` make something of nothing its caller hands it (MAKES)?
         Asked at every call that hands it nothing tracked: read once."""
         if name not in self.makes:
-            self.makes[name] = MAKES.search(self.definition_source(name) or "") is not None
+            starts = top_level_spans(self.path, self.text)
+            self.makes[name] = name in starts and mentions(self.text, starts, name, MAKES)
         return self.makes[name]
 
     @functools.cached_property
@@ -147,9 +148,10 @@ class Project:
             # An importer walked for the module being linted names its definitions (importers.py).
             node = self.home.definitions.get(name) if self.home is not None else None
             return (node, self.home) if node is not None else None
-        if not RELEVANT.search(text, start, end):
-            return None  # nothing the analysis tracks: as unknown as if never read
-        if not handed and not MAKES.search(text, start, end):
+        spans = top_level_spans(path, text)
+        if not mentions(text, spans, name, RELEVANT):
+            return None  # nothing the analysis tracks, nor in what it calls: as unknown as if never read
+        if not handed and not mentions(text, spans, name, MAKES):
             return None
         if end - start > MAX_DEFINITION_BYTES:
             return None  # a trainer class of thousands of lines: unknown, as an importer that size is

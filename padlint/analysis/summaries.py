@@ -26,9 +26,8 @@ from padlint.analysis.values import (
     Value,
     tags_of,
 )
-from padlint.analysis.walker_state import WalkerState
+from padlint.analysis.walker_state import MAX_DEPTH, WalkerState
 
-MAX_DEPTH = 3  # nested helper calls followed
 MEMO = True  # reuse a helper's summary for the same call (off only in the test that compares)
 
 
@@ -145,7 +144,7 @@ class LocalCalls(WalkerState):
         if bound and params and P.method_kind(fn) != "static":  # a static method binds no receiver
             params = params[1:]
         args: dict[str, Value] = {}
-        positional = [v for a, v in values if a.keyword is None and not a.star]
+        positional = _positional_values(values)
         plain = [p for p in params if p.star not in ("*", "**")]
         for param, value in zip(plain, positional):
             args[param.name.value] = value
@@ -253,6 +252,23 @@ def each_padded(value: Value, change: Callable[[Padded], Padded]) -> Value:
         return tag
 
     return frozenset(convert(t) for t in value)
+
+
+def _positional_values(values: list) -> list[Value]:
+    """The values handed by position, in order; `*t` of a tuple whose elements are known hands each
+    (`prepare(*read_splits(path))`). After a starred value of unknown length, no position is known."""
+    positional: list[Value] = []
+    for arg, value in values:
+        if arg.keyword is not None or arg.star == "**":
+            continue
+        if arg.star == "*":
+            tuples = tags_of(value, TupleOf)
+            if len(tuples) != 1:
+                break
+            positional.extend(tuples[0].items)
+            continue
+        positional.append(value)
+    return positional
 
 
 def _argument_nodes(fn: cst.FunctionDef, bound: bool, call: cst.Call) -> dict[str, cst.BaseExpression]:

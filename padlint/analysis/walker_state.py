@@ -24,6 +24,9 @@ from padlint.analysis.walker_call_parts import CallParts
 from padlint.analysis.walker_value_parts import ValueParts
 
 MAX_SUMMARIES = 300  # helper walks per module, so a pathological module stays linear
+# Functions being walked at once: one walked for its own sake and three helpers below it (a script's
+# main(), a loader of another module, the function it maps with, a helper that one calls).
+MAX_DEPTH = 4
 INSTANCE_METHOD_WALKS = 40  # methods walked over constructed instances, per module
 
 

@@ -111,6 +111,20 @@ def span_of(text: str, start: int) -> tuple[int, int]:
     return start, after.start() + 1 if after else len(text)
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+MAX_DEFINITIONS_READ = 16  # definitions of one module read through for one question
+
+
+def mentions(text: str, spans: dict, name: str, pattern: re.Pattern) -> bool:
+    """Does the top-level definition `name` (spans: name -> start, as top_level_spans gives), or one
+    of its module it names, at any depth, match `pattern`? A loader that maps a dataset with a
+    tokenizing function of its module pads through it: the word is in the function it hands on."""
+    return any(
+        pattern.search(text, *span_of(text, spans[n])) is not None
+        for n in (name, *named_definitions(text, spans, name))
+    )
+
+
 def from_imports(path: str | None, text: str) -> dict:
     """local name -> (module, level, original name) of every `from m import a as b` in the text."""
     key = path or text
@@ -231,12 +245,29 @@ def imported_padding(from_file: str, module: str, level: int, name: str) -> tupl
     key = (path, start, end, stamp_of(path))
     found = _PADDING.get(key)
     if found is None:
-        found = _PADDING[key] = _definition_features(text[start:end])
+        spans = top_level_spans(path, text)
+        helpers = {n: text[slice(*span_of(text, spans[n]))] for n in named_definitions(text, spans, name)}
+        found = _PADDING[key] = _definition_features(text[start:end], helpers)
     return found
 
 
-def _definition_features(body: str) -> tuple[dict, str]:
-    if "pad" not in body and "eos" not in body:
+def named_definitions(text: str, spans: dict, name: str) -> list[str]:
+    """The other top-level definitions of the module that `name` names, and those they name, in turn
+    (at most MAX_DEFINITIONS_READ): what a call of it may run besides its own body."""
+    seen, todo = {name}, [name]
+    while todo and len(seen) <= MAX_DEFINITIONS_READ:
+        start, end = span_of(text, spans[todo.pop()])
+        for word in dict.fromkeys(_WORD.findall(text, start, end)):
+            if word in spans and word not in seen:
+                seen.add(word)
+                todo.append(word)
+    return [n for n in seen if n != name]
+
+
+def _definition_features(body: str, helpers: dict[str, str]) -> tuple[dict, str]:
+    """The features of a definition's parts (a function whole, a class by method), each with those of
+    the module's definitions it names (`ds.map(tokenize)`: the padding is `tokenize`'s)."""
+    if not any("pad" in t or "eos" in t for t in (body, *helpers.values())):
         return {}, ""  # every padding step and pad = EOS the first look finds is spelled so
     from padlint.look.first_look import Look
 
@@ -245,6 +276,7 @@ def _definition_features(body: str) -> tuple[dict, str]:
         parts = [(u.name, u.start, u.end) for u in look.units() if u.kind == "method"]
     else:
         parts = [("", 0, len(body))]
+    helper_features = {n: _whole_features(t) for n, t in helpers.items()}
     entries: dict = {}
     texts = []
     for part, first, last in parts:
@@ -252,11 +284,37 @@ def _definition_features(body: str) -> tuple[dict, str]:
         features = frozenset(
             f for f in PROJECT_FEATURES if any(first <= p < last and p not in look._weak for p in look.positions(f))
         )
+        called = _reached_helpers(body[first:last], helpers)
+        for helper in called:
+            features |= helper_features[helper]
         if features:
             entry = "" if part in INSTANCE_METHODS else part
             entries[entry] = entries.get(entry, frozenset()) | features
             texts.append(body[first:last].lower())
+            texts.extend(helpers[h].lower() for h in called if helper_features[h])
     return entries, "\n".join(texts)
+
+
+def _whole_features(body: str) -> frozenset:
+    """The features anywhere in one definition's text."""
+    if "pad" not in body and "eos" not in body:
+        return frozenset()
+    from padlint.look.first_look import Look
+
+    look = Look(body)
+    return frozenset(f for f in PROJECT_FEATURES if any(p not in look._weak for p in look.positions(f)))
+
+
+def _reached_helpers(part: str, helpers: dict[str, str]) -> list[str]:
+    """The helpers a part names, and those they name, in turn."""
+    reached: list[str] = []
+    todo = [part]
+    while todo:
+        for word in dict.fromkeys(_WORD.findall(todo.pop())):
+            if word in helpers and word not in reached:
+                reached.append(word)
+                todo.append(helpers[word])
+    return reached
 
 
 def padding_imports(filename: str | None, text: str) -> dict:
