@@ -223,7 +223,7 @@ class CallDispatch(WalkerState):
             return frozenset({Tokenizer(call)})
         if name.endswith(".from_pretrained") and self.pretrained_model(name):
             self.evaluate_args(call)
-            return frozenset({Model(call)})
+            return frozenset({Model(call, name.removesuffix(".from_pretrained"))})
         factory = T.row_for(name)
         if factory is not None and factory.kind == "makes_model":  # `pipeline(...)`: its .model is a model
             self.evaluate_args(call)

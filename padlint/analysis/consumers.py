@@ -7,7 +7,7 @@ import libcst as cst
 
 from padlint.analysis import attention, one_row, output_use
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY
+from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import (
     MaskLost,
 )
@@ -92,10 +92,21 @@ class ConsumerQuestions(WalkerState):
             if p.side == "left" and not p.of_labels
         )
 
+    def model_class(self, receiver: cst.BaseExpression) -> str | None:
+        """The class the model at `receiver` was loaded as: from the value it holds here (a name bound
+        to one model in this function and another elsewhere holds each where it is bound), else from
+        what the module assigns to that place."""
+        key = place_key(receiver)
+        held = self.env.get(key) if key is not None else None
+        loaded = {m.loaded_class for m in tags_of(held or EMPTY, Model) if m.loaded_class}
+        if len(loaded) == 1:
+            return loaded.pop()
+        return self.module_info.model_classes.get(P.dotted(receiver))
+
     def decoder_only(self, receiver: cst.BaseExpression) -> bool:
         """Is the model called a causal decoder: loaded as a class the table says attends causally, or,
         loaded out of view, in a module whose models are all causal decoders?"""
-        loaded = self.module_info.model_classes.get(P.dotted(receiver))
+        loaded = self.model_class(receiver)
         row = T.class_row(loaded) if loaded else None
         if row is not None and row.kind == "consumer":
             return row.attends == "causal"
@@ -115,7 +126,7 @@ class ConsumerQuestions(WalkerState):
             origins = tags_of(self.evaluate(pad.value), PadId)
             told = bool(origins) or P.is_pad_id_expression(pad.value)
             return told and not P.mentions_eos(pad.value) and not any(p.eos_fallback for p in origins)
-        model = self.module_info.model_classes.get(P.dotted(call.func.value))
+        model = self.model_class(call.func.value)
         loaded = T.class_row(model) if model else None
         return loaded is not None and loaded.kind == "consumer" and loaded.attends == "encoder_decoder"
 
@@ -123,8 +134,7 @@ class ConsumerQuestions(WalkerState):
         """Is the callee (`model(...)`, `model.generate(...)`, `model.forward(...)`) loaded as a class that
         refuses an attention mask holding zeros (library table: rejects_mask)?"""
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
-        classes = self.module_info.model_classes
-        return any(T.rejects_mask(classes.get(place)) for place in {P.dotted(call.func), P.dotted(receiver)} if place)
+        return any(T.rejects_mask(self.model_class(place)) for place in (call.func, receiver))
 
     def masks_refused(self) -> bool:
         """Do all the models this module loads refuse an attention mask with zeros (rejects_mask rows)?

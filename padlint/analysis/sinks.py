@@ -496,10 +496,9 @@ class SinkChecks(WalkerState):
         if given is None or "decoder_attention_mask" in keywords or P.has_star_kwargs(call):
             return
         if isinstance(call.func, cst.Attribute) and call.func.attr.value != "forward":
-            owner = P.dotted(call.func.value) if call.func.attr.value != "generate" else None
-            model = self.module_info.model_classes.get(owner) if owner else None
+            model = self.model_class(call.func.value) if call.func.attr.value != "generate" else None
         else:
-            model = self.module_info.model_classes.get(P.dotted(call.func))
+            model = self.model_class(call.func)
         row = T.class_row(model) if model else None
         if row is not None and "decoder_mask_from_pad" in row.roles and P.last_name(call.func) != "generate":
             return

@@ -416,6 +416,7 @@ class Model:
     """A model by provenance: what `*.from_pretrained(...)` of a model class returns."""
 
     node: cst.CSTNode = field(repr=False)
+    loaded_class: str | None = None  # the class it was loaded as, qualified (None: a pipeline's model)
 
 
 @dataclass(eq=False)

@@ -205,6 +205,9 @@ class CallParts:
     def continued_ids(self, call: cst.Call, receiver: cst.BaseExpression) -> Value: ...
 
     @abstractmethod
+    def model_class(self, receiver: cst.BaseExpression) -> str | None: ...
+
+    @abstractmethod
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool: ...
 
     @abstractmethod
