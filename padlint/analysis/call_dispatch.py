@@ -109,6 +109,31 @@ class CallDispatch(WalkerState):
             return frozenset(tags_of(values[0], PadIdMask))  # `int(t != pad_id)`: the comparison as a number
         return EMPTY
 
+    def without_other_parts_ignore(self, parts: cst.List | cst.Tuple, joined: Value) -> Value:
+        """`torch.cat([torch.full((B, n), -100), labels], 1)`: a block of the ignore value joined to labels
+        copied from padded ids masks its own positions, not the copy's pads. Its mark (Masked) is dropped
+        when another part is such a copy with no masking of its own; parts the analysis cannot tell
+        apart (other calls) leave the joined value as it was."""
+        blocks: set = set()
+        unmasked_copy = False
+        for element in parts.elements:
+            expr = element.value
+            key = place_key(expr)
+            if key is not None:
+                part = self.env.get(key) or EMPTY
+            elif isinstance(expr, cst.Call):
+                part = frozenset(t for t in joined if isinstance(t, Masked) and t.node is expr)  # a fill written here
+                if not part:
+                    return joined
+            else:
+                return joined
+            masked = set(tags_of(part, Masked))
+            if masked and not tags_of(part, (Copy, Padded)):
+                blocks |= masked
+            elif tags_of(part, Copy) and not masked:
+                unmasked_copy = True
+        return joined - blocks if unmasked_copy and blocks else joined
+
     def evaluate_args(self, call: cst.Call) -> list[Value]:
         return [self.evaluate(a.value) for a in call.args]
 
@@ -186,6 +211,8 @@ class CallDispatch(WalkerState):
             values = self.evaluate_args(call)
             arg = P.positional(call, 0)
             data = values[0] if values and arg is not None else EMPTY
+            if arg is not None and isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1:
+                data = self.without_other_parts_ignore(arg.value, data)
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
             if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
                 return data

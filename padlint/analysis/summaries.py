@@ -14,6 +14,7 @@ from padlint.analysis.objects import mask_passed
 from padlint.analysis.values import (
     ClassRef,
     Const,
+    DictOf,
     Fields,
     FunctionRef,
     GoodMask,
@@ -151,6 +152,10 @@ class LocalCalls(WalkerState):
         for a, v in values:
             if a.keyword is not None:
                 args[a.keyword.value] = v
+            elif a.star == "**":
+                # `model(**batch)`: a dict whose keys are known hands each entry to the parameter of its name
+                for key, entry in _spread_entries(v).items():
+                    args.setdefault(key, entry)
         if not any(a.star for a, _ in values):
             for param in plain:
                 if param.name.value not in args and param.default is not None:
@@ -252,6 +257,16 @@ def each_padded(value: Value, change: Callable[[Padded], Padded]) -> Value:
         return tag
 
     return frozenset(convert(t) for t in value)
+
+
+def _spread_entries(value: Value) -> dict[str, Value]:
+    """The entries `**value` hands on by name: of each dict it may be, by constant key."""
+    entries: dict[str, Value] = {}
+    for held in tags_of(value, DictOf):
+        for key, entry in held.entries.items():
+            if isinstance(key, str) and key.isidentifier():
+                entries[key] = entries.get(key, EMPTY) | entry
+    return entries
 
 
 def _positional_values(values: list) -> list[Value]:
