@@ -151,9 +151,13 @@ class CallEvaluator(WalkerState):
         fill = P.positional(call, 1) or P.keyword(call, "value")
         if fill is None:
             return EMPTY
+        condition = P.positional(call, 0) or P.keyword(call, "mask")
+        if condition is not None and self.selects_no_position(condition.value):
+            # `labels.masked_fill_(torch.tensor(ids_list == pad_id), -100)`: fills nothing
+            self.facts.masking_selects_nothing.update((c, call) for c in tags_of(recv, Copy))
+            return recv
         if self.is_ignore(fill.value):
             self.note_label_value(call, fill.value)
-            condition = P.positional(call, 0) or P.keyword(call, "mask")
             if condition is not None:
                 self.masking_by_pad_id(call, condition.value, recv, method)
             if method == "masked_fill_":

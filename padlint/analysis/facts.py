@@ -273,6 +273,8 @@ class ModuleFacts:
     labels_unread: set[cst.CSTNode] = field(default_factory=set)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
     masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
+    # Copy tags whose masking selects no position (`torch.tensor(ids_list == pad_id)`): copy -> the write
+    masking_selects_nothing: dict[Copy, cst.CSTNode] = field(default_factory=dict)
     mask_lost: list[MaskLost] = field(default_factory=list)
     # Returns of collate functions handing back bare ids (the Return, or the lambda) -> the calls that
     # receive their batches, where every one is in view (analysis/batch_uses.py)

@@ -15,6 +15,9 @@ from padlint.analysis.values import Const, Copy, Masked, Padded, PadId, Value, f
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
+# Calls that make an array of what they are handed, element for element (a bool stays one bool).
+_TO_ARRAY = frozenset({"torch.tensor", "torch.as_tensor", "torch.BoolTensor", "numpy.array", "numpy.asarray"})
+
 
 class LabelValues(WalkerState):
     """Mixed into the scope walker: the values labels are padded or masked with."""
@@ -139,6 +142,29 @@ class LabelValues(WalkerState):
         pair = equality(condition)
         if pair is not None:
             self.masked_where_pad_id(node, pair[1], labels, how, condition)
+
+    def selects_no_position(self, condition: cst.BaseExpression) -> bool:
+        """`torch.tensor(ids == pad_id)` with `ids` a Python list: a list never equals a number, so the
+        comparison is the one bool False, and a fill or write under it changes no position. Manifest from
+        the code: the list is list padding the analysis followed, or a list display or comprehension."""
+        expr = condition
+        while isinstance(expr, cst.Call) and len(expr.args) == 1 and self.imports.qualify(expr.func) in _TO_ARRAY:
+            expr = expr.args[0].value
+        if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
+            return False
+        if not isinstance(expr.comparisons[0].operator, cst.Equal):
+            return False  # `!=` is the one bool True: every position is written, the pads too
+        left, right = expr.left, expr.comparisons[0].comparator
+        return any(self.python_list(a) and self.number(b) for a, b in ((left, right), (right, left)))
+
+    def python_list(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, (cst.List, cst.ListComp)):
+            return True
+        padded = tags_of(self.evaluate(expr), Padded)
+        return bool(padded) and all(p.kind == "list" for p in padded)
+
+    def number(self, expr: cst.BaseExpression) -> bool:
+        return P.int_value(expr) is not None or bool(tags_of(self.evaluate(expr), PadId))
 
     def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None:
         """`np.where(ids == pad_id, -100, ids)`, `torch.where(ids != pad_id, ids, -100)`: labels set to

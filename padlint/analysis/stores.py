@@ -36,6 +36,11 @@ class StoresMixin(WalkerState):
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None:
         """`labels[idx] = -100`, `mask[i, n:] = 0`: in-place writes that mask or correct."""
         self.written_into_loss(target.value)
+        index = single_index(target)
+        if index is not None and self.selects_no_position(index):
+            # `labels[torch.tensor(ids_list == pad_id)] = -100`: a False index writes nothing
+            self.facts.masking_selects_nothing.update((c, target) for c in tags_of(self.evaluate(target.value), Copy))
+            return
         base = self.zero_row_fill(target, self.evaluate(target.value), value, value_node)
         if _whole_row(target):
             # `tokens[i, :] = row` over `torch.full(shape, pad_id)`: the fill only reserved the shape

@@ -170,6 +170,9 @@ class ValueParts:
     def masking_by_pad_id(self, node: cst.CSTNode, condition: cst.BaseExpression, labels: Value, how: str) -> None: ...
 
     @abstractmethod
+    def selects_no_position(self, condition: cst.BaseExpression) -> bool: ...
+
+    @abstractmethod
     def selects_ignored(self, target: cst.Subscript) -> bool: ...
 
     @abstractmethod

@@ -89,6 +89,12 @@ def group_texts(examples, block=512):
                 f"labels are `{shorten(event.source_code)}`, padded by `{facts.brief(padded.node)}` "
                 f"{facts.at(padded.node)}, with no -100 at the pad positions: the loss trains on padding"
             )
+            void = facts.masking_selects_nothing.get(event.copy) if event.copy is not None else None
+            if void is not None:
+                message += (
+                    f" (the masking {facts.at(void)} compares a Python list with a number: one bool, False,"
+                    " that selects no position)"
+                )
             why = None
             if fix is None:
                 why = why_no_mask_fix(
