@@ -8,7 +8,8 @@ and every text ends with EOS. Padding is on the right unless `padding_side = "le
     tok.pad_token = tok.eos_token            # the usual GPT-2 style assignment: pad_token_id becomes 2
 
 Supported: `tok(text_or_list, padding=False|True|"longest"|"max_length"|"do_not_pad", truncation=...,
-max_length=..., return_tensors=None|"pt"|"np", return_attention_mask=True, add_special_tokens=True)`,
+max_length=..., return_tensors=None|"pt"|"np", return_attention_mask=True, add_special_tokens=True,
+padding_side=None|"left"|"right")`,
 `tok.pad(features, padding=True, max_length=None, return_tensors=None, return_attention_mask=True)`,
 `tok.encode(text, ...)` (same keywords, ids only), `tok.batch_encode_plus(texts, ...)`,
 `tok.decode(ids)`, `pad_token`, `pad_token_id`, `eos_token`, `eos_token_id`, `padding_side`.
@@ -90,11 +91,11 @@ class StandInTokenizer:
             return max_length if max_length is not None else self.model_max_length
         return max((len(r) for r in rows), default=0)
 
-    def _pad_rows(self, rows, masks, width):
+    def _pad_rows(self, rows, masks, width, padding_side=None):
         out_rows, out_masks = [], []
         for r, m in zip(rows, masks):
             gap = max(width - len(r), 0)
-            if self.padding_side == "left":
+            if (padding_side or self.padding_side) == "left":
                 out_rows.append([self.pad_token_id] * gap + list(r))
                 out_masks.append([0] * gap + list(m))
             else:
@@ -126,6 +127,7 @@ class StandInTokenizer:
         return_attention_mask=True,
         add_special_tokens=True,
         text_target=None,
+        padding_side=None,  # transformers >= 4.45: this call's side, over the tokenizer's own
         **_,
     ):
         if text is None:
@@ -145,7 +147,7 @@ class StandInTokenizer:
             rows = [r[:max_length] for r in rows]
         masks = [[1] * len(r) for r in rows]
         if padding in _PADDING_ON:
-            rows, masks = self._pad_rows(rows, masks, self._width(rows, padding, max_length))
+            rows, masks = self._pad_rows(rows, masks, self._width(rows, padding, max_length), padding_side)
         out = {"input_ids": rows}
         if return_attention_mask:
             out["attention_mask"] = masks

@@ -10,6 +10,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import (
     MaskLost,
+    RightPaddedPrompts,
 )
 from padlint.analysis.objects import MODEL_ENTRY_METHODS, takes_keyword
 from padlint.analysis.values import (
@@ -86,6 +87,7 @@ class ConsumerQuestions(WalkerState):
             if spread is None:
                 return EMPTY
             ids = self.encoding_field(self.evaluate(spread.value), keyword, spread.value)
+        self.right_padded_prompts(call, ids)
         return frozenset(
             p.moved().but(encoding=None, lost_at=None, generated_at=call)
             for p in tags_of(ids, Padded)
@@ -102,6 +104,27 @@ class ConsumerQuestions(WalkerState):
         if len(loaded) == 1:
             return loaded.pop()
         return self.module_info.model_classes.get(P.dotted(receiver))
+
+    def right_padded_prompts(self, call: cst.Call, ids: Value) -> None:
+        """Ids padded on the right reach a decoder-only `generate`, which continues each row after its last
+        position (library table: the generate row's "continues" style). The side must be the code's own:
+        padding by hand (`ids + [pad] * n`, `pad_sequence`), or a tokenizer the module pads on the right
+        only (`padding_side="right"` in the call, or stated so and never "left"). A tokenizer whose side is
+        the checkpoint's is not in view."""
+        for padded in tags_of(ids, Padded):
+            if padded.side != "right" or padded.of_labels or padded.target_ids or padded.generated_at is not None:
+                continue
+            if padded.from_tokenizer and not self.stated_right(padded.node):
+                continue
+            self.facts.record(self.facts.right_padded_prompts, RightPaddedPrompts(call, padded=padded))
+
+    def stated_right(self, padding: cst.CSTNode) -> bool:
+        """Does the code say this tokenizer call pads on the right: its own `padding_side=`, else every side
+        the module states for its tokenizers is "right"?"""
+        given = P.keyword(padding, "padding_side") if isinstance(padding, cst.Call) else None
+        if given is not None:
+            return P.string_value(given.value) == "right"
+        return self.module_info.stated_sides == {"right"}
 
     def decoder_only(self, receiver: cst.BaseExpression) -> bool:
         """Is the model called a causal decoder: loaded as a class the table says attends causally, or,

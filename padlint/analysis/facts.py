@@ -145,6 +145,14 @@ class LabelsPaddedWithToken(Fact):
 
 
 @dataclass
+class RightPaddedPrompts(Fact):
+    """Prompts padded on the right, as the code states, reach a decoder-only `generate` (node: the call):
+    each row is continued after its last position, so a shorter row's new tokens follow its pads."""
+
+    padded: Padded
+
+
+@dataclass
 class PadIdFallback(Fact):
     """A pad id read as `pad_token_id or eos_token_id` is used to pad, mask or compare."""
 
@@ -304,6 +312,7 @@ class ModuleFacts:
     pad_id_masks_at_sink: list[PadIdMaskAtSink] = field(default_factory=list)
     labels_padded_with_token: list[LabelsPaddedWithToken] = field(default_factory=list)
     pad_id_fallbacks: list[PadIdFallback] = field(default_factory=list)
+    right_padded_prompts: list[RightPaddedPrompts] = field(default_factory=list)
     masked_means: list[MaskedMean] = field(default_factory=list)
     means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)

@@ -22,6 +22,7 @@ SINK_WORDS = {
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
     "mean": ("mean",),  # `.mean()`, `torch.mean(...)`: a reduction that may count ignored positions
+    "generate": ("generate",),  # a model's `generate(...)`: continues each row after its last position
 }
 
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")

@@ -50,6 +50,8 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "PAD011": ("masked-mean-over-padding", "masked_mean_over_padding", "MaskedMeanOverPadding", ("mean",)),
     # labels aliasing the ids
     "PAD012": ("labels-alias-input-ids", "labels_alias_input_ids", "LabelsAliasInputIds", ("label", "target", "tgt")),
+    # a padding step whose value reaches `generate`
+    "PAD013": ("right-padded-generation", "right_padded_generation", "RightPaddedGeneration", ("generate",)),
     # a suppression comment
     "PAD100": ("unused-noqa", "unused_noqa", "UnusedNoqa", ("noqa", "padlint")),
 }

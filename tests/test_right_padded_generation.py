@@ -1,0 +1,143 @@
+"""PAD013: prompts padded on the right reach a decoder-only `generate`, which continues each row after its
+last position (transformers 5.24.0, generation/utils.py: it warns "right-padding was detected"), so a
+shorter row's new tokens follow its pads. Only a side the code states is judged: a tokenizer whose side
+is the checkpoint's is not in view. The unsafe fix (`padding_side="left"` in the tokenizer call) is run
+with a stand-in tokenizer and a stand-in model that records what `generate` was handed. Fixtures are
+our own."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+from padlint.engine import fix_source, lint_source
+from tests.standin_tokenizer import StandInTokenizer
+
+HEAD = """
+import torch
+from torch.nn.utils.rnn import pad_sequence
+from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+"""
+
+STATED_IN_LOAD = """
+tokenizer = AutoTokenizer.from_pretrained("org/chat-model", padding_side="right")
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def answer(questions):
+    batch = tokenizer(questions, padding=True, return_tensors="pt")
+    return model.generate(**batch, max_new_tokens=16)
+"""
+
+STATED_BY_ATTRIBUTE = """
+tokenizer = AutoTokenizer.from_pretrained("org/chat-model")
+tokenizer.padding_side = "right"
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def answer(questions):
+    enc = tokenizer(questions, padding="longest", return_tensors="pt")
+    return model.generate(enc["input_ids"], attention_mask=enc["attention_mask"], max_new_tokens=16)
+"""
+
+STATED_IN_CALL = """
+tokenizer = AutoTokenizer.from_pretrained("org/chat-model")
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def answer(questions):
+    enc = tokenizer(questions, padding=True, return_tensors="pt", padding_side="right")
+    return model.generate(input_ids=enc.input_ids, attention_mask=enc.attention_mask, max_new_tokens=16)
+"""
+
+BY_HAND = """
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def answer(prompts, pad_id):
+    rows = [torch.tensor(p) for p in prompts]
+    ids = pad_sequence(rows, batch_first=True, padding_value=pad_id)
+    mask = (ids != pad_id).long()
+    return model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=16)
+"""
+
+
+def findings(body: str) -> list[tuple[str, str]]:
+    source = textwrap.dedent(HEAD) + textwrap.dedent(body)
+    lines = source.splitlines()
+    return [(d.code, lines[d.location.row - 1].strip()) for d in lint_source(source, "answer.py")]
+
+
+@pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL, BY_HAND])
+def test_right_padded_prompts_reaching_a_decoder_generate_are_flagged(body):
+    found = findings(body)
+    assert [code for code, _ in found] == ["PAD013"]
+    assert ".generate(" in found[0][1]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the side is the checkpoint's: not in view
+        STATED_IN_LOAD.replace(', padding_side="right"', ""),
+        # stated left where the prompts are tokenized
+        STATED_IN_CALL.replace('padding_side="right"', 'padding_side="left"'),
+        # the module pads left for generation somewhere: its tokenizer's side is not only "right"
+        STATED_BY_ATTRIBUTE.replace("def answer(questions):\n", 'def answer(questions):\n    tokenizer.padding_side = "left"\n'),
+        # an encoder-decoder starts a new sequence: the encoder's right pads are masked
+        STATED_IN_LOAD.replace("AutoModelForCausalLM", "AutoModelForSeq2SeqLM"),
+        # one prompt, padded to its own length: no pads
+        STATED_IN_LOAD.replace("tokenizer(questions, padding=True", "tokenizer([questions[0]], padding=True"),
+        # a training forward pass, not generation: right pads come after every real token
+        STATED_IN_LOAD.replace("return model.generate(**batch, max_new_tokens=16)", "return model(**batch, labels=None)"),
+        # padded on the left by hand
+        BY_HAND.replace("padding_value=pad_id)", 'padding_value=pad_id, padding_side="left")'),
+    ],
+)
+def test_near_misses_stay_silent(body):
+    assert [code for code, _ in findings(body) if code == "PAD013"] == []
+
+
+class RecordingModel:
+    """Stands in for a decoder-only model: `generate` appends one token after each row's last position."""
+
+    def __init__(self):
+        self.seen = None
+        self.padding_side = None  # set by the stand-in `from_pretrained` like any loading option
+
+    def generate(self, input_ids=None, attention_mask=None, max_new_tokens=1, **_):
+        self.seen = (input_ids, attention_mask)
+        return torch.cat([input_ids, torch.full((input_ids.shape[0], 1), 999)], dim=1)
+
+
+@pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL])
+def test_the_unsafe_fix_makes_every_prompt_end_with_its_last_real_token(body):
+    source = textwrap.dedent(HEAD) + textwrap.dedent(body)
+    assert fix_source(source, "answer.py").source == source  # no safe fix
+    fixed = fix_source(source, "answer.py", unsafe=True).source
+    assert fixed != source and "PAD013" not in [d.code for d in lint_source(fixed, "answer.py")]
+    tokenizer = StandInTokenizer(padding_side="right")
+    model = RecordingModel()
+
+    class Loads:  # what `from_pretrained` hands back here: the stand-ins
+        def __init__(self, made):
+            self.made = made
+
+        def from_pretrained(self, *_, **options):
+            self.made.padding_side = options.get("padding_side", self.made.padding_side)
+            return self.made
+
+    namespace: dict = {"AutoTokenizer": Loads(tokenizer), "AutoModelForCausalLM": Loads(model)}
+    runnable = fixed.replace("from transformers import", "# from transformers import")
+    exec(compile(runnable, "answer.py", "exec"), namespace)
+    questions = ["what is two plus two", "why", "name three colours of the flag"]
+    namespace["answer"](questions)
+    ids, mask = model.seen
+    assert (mask[:, -1] == 1).all()  # every row ends with a real token: the new token follows it
+    assert (ids[:, -1] != tokenizer.pad_token_id).all()
+    for row, question in zip(ids.tolist(), questions):
+        real = tokenizer(question)["input_ids"]
+        assert row[len(row) - len(real) :] == real  # the prompt itself, whole, right before the new tokens
