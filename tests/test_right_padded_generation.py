@@ -86,13 +86,17 @@ def test_right_padded_prompts_reaching_a_decoder_generate_are_flagged(body):
         # stated left where the prompts are tokenized
         STATED_IN_CALL.replace('padding_side="right"', 'padding_side="left"'),
         # the module pads left for generation somewhere: its tokenizer's side is not only "right"
-        STATED_BY_ATTRIBUTE.replace("def answer(questions):\n", 'def answer(questions):\n    tokenizer.padding_side = "left"\n'),
+        STATED_BY_ATTRIBUTE.replace(
+            "def answer(questions):\n", 'def answer(questions):\n    tokenizer.padding_side = "left"\n'
+        ),
         # an encoder-decoder starts a new sequence: the encoder's right pads are masked
         STATED_IN_LOAD.replace("AutoModelForCausalLM", "AutoModelForSeq2SeqLM"),
         # one prompt, padded to its own length: no pads
         STATED_IN_LOAD.replace("tokenizer(questions, padding=True", "tokenizer([questions[0]], padding=True"),
         # a training forward pass, not generation: right pads come after every real token
-        STATED_IN_LOAD.replace("return model.generate(**batch, max_new_tokens=16)", "return model(**batch, labels=None)"),
+        STATED_IN_LOAD.replace(
+            "return model.generate(**batch, max_new_tokens=16)", "return model(**batch, labels=None)"
+        ),
         # padded on the left by hand
         BY_HAND.replace("padding_value=pad_id)", 'padding_value=pad_id, padding_side="left")'),
     ],

@@ -10,15 +10,18 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import (
     MaskLost,
+    RealTokensAsIgnoredKeys,
     RightPaddedPrompts,
 )
 from padlint.analysis.objects import MODEL_ENTRY_METHODS, takes_keyword
 from padlint.analysis.values import (
+    GoodMask,
     Instance,
     MappedDataset,
     Model,
     Padded,
     PadId,
+    PadIdMask,
     Value,
     tags_of,
 )
@@ -125,6 +128,21 @@ class ConsumerQuestions(WalkerState):
         if given is not None:
             return P.string_value(given.value) == "right"
         return self.module_info.stated_sides == {"right"}
+
+    def key_padding_masks(self, call: cst.Call, keywords: dict) -> None:
+        """A torch attention layer (`self.encoder = nn.TransformerEncoder(...)`, then `self.encoder(x,
+        src_key_padding_mask=m)`) ignores the keys where its key padding mask is True (library table:
+        ignores_true_keys). A mask of the real tokens there (the tokenizer's, one from lengths, `ids !=
+        pad_id`) hides every real token and leaves the pads; `~m`, `m == 0` are the pads."""
+        layer = self.module_info.key_ignoring_layers.get(P.dotted(call.func))
+        row = T.class_row(layer) if layer else None
+        if layer is None or row is None:
+            return
+        for keyword, _ in row.roles.values():
+            given = keywords.get(keyword)
+            if given is not None and tags_of(self.evaluate(given.value), (GoodMask, PadIdMask)):
+                found = RealTokensAsIgnoredKeys(given.value, layer=layer, keyword=keyword)
+                self.facts.record(self.facts.real_tokens_as_ignored_keys, found)
 
     def decoder_only(self, receiver: cst.BaseExpression) -> bool:
         """Is the model called a causal decoder: loaded as a class the table says attends causally, or,

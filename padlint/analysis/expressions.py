@@ -311,12 +311,16 @@ class ExpressionEvaluator(WalkerState):
             negated = self.negated_pad_equality(expr, expr.expression)  # `~(ids == pad_id)`: ids != pad_id
             if negated is not None:
                 return negated
+            # `~attention_mask.bool()`: True at the pads, no longer a mask of the real tokens
+            return frozenset(t for t in value if not isinstance(t, (GoodMask, PadIdMask)))
         return value
 
     def eval_Comparison(self, expr: cst.Comparison) -> Value:
         values = [self.evaluate(expr.left)] + [self.evaluate(target.comparator) for target in expr.comparisons]
         # `arange(L)[None, :] < lengths[:, None]`: a mask from lengths.
         if any(tags_of(v, Arange) for v in values) or self.mentions_call(expr, ARANGE):
+            if self.marks_positions_past_length(expr, values[0]):
+                return EMPTY  # `arange(L) >= lengths`: True at the pads, not a mask of the real tokens
             return frozenset({GoodMask(expr, kind="np" if self.mentions_call(expr, {"numpy.arange"}) else "pt")})
         pair = P.comparison_operand(expr, (cst.NotEqual, cst.Equal))
         if pair is not None and self.graded_labels(expr, *pair):
@@ -325,6 +329,16 @@ class ExpressionEvaluator(WalkerState):
         if pair is not None:
             return self.pad_comparison(expr, *pair)
         return EMPTY
+
+    def marks_positions_past_length(self, expr: cst.Comparison, left: Value) -> bool:
+        """`arange(L) >= lengths`, `lengths <= arange(L)`: a comparison of positions with lengths that is True
+        past each row's length (the pads), the reverse of a mask of the real tokens."""
+        if len(expr.comparisons) != 1:
+            return False
+        op = expr.comparisons[0].operator
+        arange_left = bool(tags_of(left, Arange)) or self.mentions_call(expr.left, ARANGE)
+        past = (cst.GreaterThan, cst.GreaterThanEqual) if arange_left else (cst.LessThan, cst.LessThanEqual)
+        return isinstance(op, past)
 
     def note_ids_restored(self, call: cst.Call, qualified: str | None) -> None:
         """`x.masked_fill_(x == -100, pad_id)`, `np.where(y != -100, y, pad_id)`: the ignore index is

@@ -153,6 +153,15 @@ class RightPaddedPrompts(Fact):
 
 
 @dataclass
+class RealTokensAsIgnoredKeys(Fact):
+    """A mask that is 1 (True) at the real tokens reached a layer's key padding mask, which is True at the keys
+    it ignores (library table: ignores_true_keys). node: the mask argument."""
+
+    layer: str  # the layer's class, qualified
+    keyword: str
+
+
+@dataclass
 class PadIdFallback(Fact):
     """A pad id read as `pad_token_id or eos_token_id` is used to pad, mask or compare."""
 
@@ -313,6 +322,7 @@ class ModuleFacts:
     labels_padded_with_token: list[LabelsPaddedWithToken] = field(default_factory=list)
     pad_id_fallbacks: list[PadIdFallback] = field(default_factory=list)
     right_padded_prompts: list[RightPaddedPrompts] = field(default_factory=list)
+    real_tokens_as_ignored_keys: list[RealTokensAsIgnoredKeys] = field(default_factory=list)
     masked_means: list[MaskedMean] = field(default_factory=list)
     means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)

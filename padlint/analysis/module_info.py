@@ -13,6 +13,8 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
 
+KEY_IGNORING_LAYERS = T.names("ignores_true_keys", on="class")
+
 
 @dataclass
 class ModuleInfo:
@@ -30,6 +32,9 @@ class ModuleInfo:
     # `model = T5ForConditionalGeneration.from_pretrained(...)`: the code of the place -> the class's
     # qualified name, for the library table's consumer rows.
     model_classes: dict = field(default_factory=dict)
+    # `self.encoder = nn.TransformerEncoder(...)`: place -> the class, for layers whose key padding mask is
+    # True at the keys they ignore (library table: ignores_true_keys rows).
+    key_ignoring_layers: dict = field(default_factory=dict)
     # Every `from_pretrained` call stored in a place (place -> calls), and the names bound to dicts of
     # keyword arguments (name -> whether each sets `trust_remote_code=True`): checkpoint_code.py.
     model_loads: dict = field(default_factory=dict)
@@ -389,6 +394,13 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
             facts.eos_in_data = facts.eos_in_data or node  # `tok.add_eos_token = True`: every text ends with EOS
         if isinstance(t, (cst.Name, cst.Attribute)) and isinstance(node.value, cst.Call):
+            made = (
+                facts.imports.qualify(node.value.func)
+                if isinstance(node.value.func, (cst.Name, cst.Attribute))
+                else None
+            )
+            if made in KEY_IGNORING_LAYERS:
+                info.key_ignoring_layers[P.dotted(t)] = made
             factory = _imported_factory(node.value, facts.imports)
             if factory is not None:
                 info.model_factories.setdefault(P.dotted(t), set()).add(factory)

@@ -456,6 +456,7 @@ class SinkChecks(WalkerState):
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
                 self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value, handed=True)
+        self.key_padding_masks(call, keywords)
         if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
@@ -477,7 +478,7 @@ class SinkChecks(WalkerState):
             mask is not None
             and not _none_only(self.evaluate(mask.value))
             or P.has_star_kwargs(call)
-            or any(tags_of(self.evaluate(a.value), GoodMask) for a in call.args[1:] if a.keyword is None)
+            or any(self.hands_a_mask(a.value) for a in call.args[1:] if a.keyword is None)
             or builds_mask
         )
         if "input_ids" in keywords:
@@ -486,6 +487,15 @@ class SinkChecks(WalkerState):
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries)
+
+    def hands_a_mask(self, expr: cst.BaseExpression) -> bool:
+        """A positional argument that is a padding mask of either polarity: one of the real tokens (the
+        tokenizer's, from lengths, `ids != pad_id`) or of the pads (`ids == pad_id`, for a layer that
+        ignores what is True). The ids go in with their mask."""
+        if tags_of(self.evaluate(expr), (GoodMask, PadIdMask)):
+            return True
+        pair = P.comparison_operand(expr, (cst.Equal,))
+        return pair is not None and any(P.is_pad_id_expression(side) or self.is_pad_id(side) for side in pair)
 
     def decoder_inputs(self, call: cst.Call, keywords: dict) -> None:
         """Left-padded `decoder_input_ids` reach an encoder-decoder without `decoder_attention_mask`:

@@ -208,6 +208,9 @@ class CallParts:
     def model_class(self, receiver: cst.BaseExpression) -> str | None: ...
 
     @abstractmethod
+    def key_padding_masks(self, call: cst.Call, keywords: dict) -> None: ...
+
+    @abstractmethod
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool: ...
 
     @abstractmethod

@@ -52,6 +52,13 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "PAD012": ("labels-alias-input-ids", "labels_alias_input_ids", "LabelsAliasInputIds", ("label", "target", "tgt")),
     # a padding step whose value reaches `generate`
     "PAD013": ("right-padded-generation", "right_padded_generation", "RightPaddedGeneration", ("generate",)),
+    # a torch layer's key padding mask
+    "PAD014": (
+        "key-padding-mask-inverted",
+        "key_padding_mask_inverted",
+        "KeyPaddingMaskInverted",
+        ("key_padding_mask",),
+    ),
     # a suppression comment
     "PAD100": ("unused-noqa", "unused_noqa", "UnusedNoqa", ("noqa", "padlint")),
 }

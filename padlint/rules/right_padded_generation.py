@@ -96,4 +96,4 @@ def summarise(texts):
         edit = (given.value, '"left"') if given is not None else add_keyword(facts, call, "padding_side", '"left"')
         if edit is None:
             return None
-        return FixProposal(Applicability.UNSAFE, f'Pad the prompts on the left (unsafe: {UNSAFE_WHY})', (edit,))
+        return FixProposal(Applicability.UNSAFE, f"Pad the prompts on the left (unsafe: {UNSAFE_WHY})", (edit,))

@@ -42,7 +42,7 @@ MODEL_ROWS: tuple[Row, ...] = (
         f"{TRANSFORMERS}, generation/utils.py generate (an encoder-decoder's input_ids become the decoder start, "
         "lines 2916-2920) and _sample (input_ids = torch.cat([input_ids, next_tokens[:, None]]), a finished row "
         "continued with pad_token_id, lines 3283-3286); a decoder-only model given right-padded rows is warned "
-        "(\"right-padding was detected\", line 2868): each row is continued after its last position",
+        '("right-padding was detected", line 2868): each row is continued after its last position',
         on="method",
         roles={"pad_id": ("pad_token_id", None), "ids": ("input_ids", 0)},
         condition="no mask passed, the generation config has a pad id, the ids hold it and it differs from EOS: "

@@ -30,6 +30,7 @@ Kind = Literal[
     "checkpoint_code",  # a loader whose class is the checkpoint's own code when `roles["remote"]` is true
     "attention",  # a layer or function that mixes every position with every other (unless masked)
     "decodes",  # turns token ids into text (a metric's input): grades nothing
+    "ignores_true_keys",  # a layer whose key padding mask is True (non-zero) at the keys it ignores
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]

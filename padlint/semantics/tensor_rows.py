@@ -5,22 +5,41 @@ from __future__ import annotations
 
 from padlint.semantics.row import NUMPY, TORCH, Row
 
+TORCH_ATTENTION_LAYERS = (
+    "torch.nn.MultiheadAttention",
+    "torch.nn.Transformer",
+    "torch.nn.TransformerEncoder",
+    "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerDecoder",
+    "torch.nn.TransformerDecoderLayer",
+)
+
 TENSOR_ROWS: tuple[Row, ...] = (
     # ---- what attends: a module built on these lets every position read the pads (unless masked) ---
     Row(
-        (
-            "torch.nn.MultiheadAttention",
-            "torch.nn.Transformer",
-            "torch.nn.TransformerEncoder",
-            "torch.nn.TransformerEncoderLayer",
-            "torch.nn.TransformerDecoder",
-            "torch.nn.TransformerDecoderLayer",
-            "torch.nn.functional.scaled_dot_product_attention",
-        ),
+        (*TORCH_ATTENTION_LAYERS, "torch.nn.functional.scaled_dot_product_attention"),
         "attention",
         f"{TORCH}, torch/nn/modules/activation.py MultiheadAttention (key_padding_mask, attn_mask); "
         "torch/nn/modules/transformer.py Transformer*, src_key_padding_mask; torch/nn/functional.py "
         "scaled_dot_product_attention(query, key, value, attn_mask=None, ...)",
+    ),
+    Row(
+        TORCH_ATTENTION_LAYERS,
+        "ignores_true_keys",
+        f"{TORCH}, torch/nn/modules/activation.py MultiheadAttention.forward (key_padding_mask: 'a True value "
+        "indicates that the corresponding key value will be ignored', line 1287; a float mask is added to the "
+        "scores); torch/nn/modules/transformer.py Transformer.forward ('the positions with the value of True will "
+        "be ignored', line 251; src/tgt/memory_key_padding_mask); torch/nn/functional.py _canonical_mask: only "
+        "bool and float masks are supported, line 6598",
+        on="class",
+        roles={
+            "key_padding_mask": ("key_padding_mask", None),
+            "src_key_padding_mask": ("src_key_padding_mask", None),
+            "tgt_key_padding_mask": ("tgt_key_padding_mask", None),
+            "memory_key_padding_mask": ("memory_key_padding_mask", None),
+        },
+        condition="an instance called with a mask that is True (1) at the real tokens ignores them and attends "
+        "to the pads; an int mask raises",
     ),
     # ---- what keeps or removes padding -----------------------------------------------------------
     Row(
