@@ -113,7 +113,12 @@ class PaddingSteps(WalkerState):
                 padded = self.padded(expr, kind="list", pad=fill.pad, side=side, of_labels=True)
                 self.label_padding(padded, fill.pad, "list")
                 return frozenset({padded})
-        return frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
+        joined = frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
+        if _empty_list(expr.left) or _empty_list(expr.right):
+            return joined
+        # `prompt_ids + completion_ids`: lists joined end to end. Each part's pads keep their place in the
+        # joined row, but the row is longer than either part: no part's mask, gap or lengths spans it.
+        return frozenset(t.moved() if isinstance(t, Padded) and t.kind == "list" else t for t in joined)
 
     def handed_zero(self, item: cst.BaseExpression | None) -> bool:
         """Does `item` hold the int 0 its caller handed in (a pad-named parameter set to 0 by the call)?"""
@@ -371,3 +376,7 @@ def _last_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
         return expr.elements[-1].value
     return None
+
+
+def _empty_list(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, (cst.List, cst.Tuple)) and not expr.elements
