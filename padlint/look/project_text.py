@@ -115,14 +115,12 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 MAX_DEFINITIONS_READ = 16  # definitions of one module read through for one question
 
 
-def mentions(text: str, spans: dict, name: str, pattern: re.Pattern) -> bool:
-    """Does the top-level definition `name` (spans: name -> start, as top_level_spans gives), or one
-    of its module it names, at any depth, match `pattern`? A loader that maps a dataset with a
-    tokenizing function of its module pads through it: the word is in the function it hands on."""
-    return any(
-        pattern.search(text, *span_of(text, spans[n])) is not None
-        for n in (name, *named_definitions(text, spans, name))
-    )
+def mentions(text: str, spans: dict, start: int, pattern: re.Pattern) -> bool:
+    """Does the top-level definition starting at `start` (spans: name -> start, as top_level_spans
+    gives), or one of its module it names, at any depth, match `pattern`? A loader that maps a dataset
+    with a tokenizing function of its module pads through it: the word is in the function it hands on."""
+    starts = (start, *(spans[n] for n in named_definitions(text, spans, start)))
+    return any(pattern.search(text, *span_of(text, at)) is not None for at in starts)
 
 
 def from_imports(path: str | None, text: str) -> dict:
@@ -246,22 +244,25 @@ def imported_padding(from_file: str, module: str, level: int, name: str) -> tupl
     found = _PADDING.get(key)
     if found is None:
         spans = top_level_spans(path, text)
-        helpers = {n: text[slice(*span_of(text, spans[n]))] for n in named_definitions(text, spans, name)}
+        helpers = {n: text[slice(*span_of(text, spans[n]))] for n in named_definitions(text, spans, start)}
         found = _PADDING[key] = _definition_features(text[start:end], helpers)
     return found
 
 
-def named_definitions(text: str, spans: dict, name: str) -> list[str]:
-    """The other top-level definitions of the module that `name` names, and those they name, in turn
-    (at most MAX_DEFINITIONS_READ): what a call of it may run besides its own body."""
-    seen, todo = {name}, [name]
-    while todo and len(seen) <= MAX_DEFINITIONS_READ:
-        start, end = span_of(text, spans[todo.pop()])
-        for word in dict.fromkeys(_WORD.findall(text, start, end)):
+def named_definitions(text: str, spans: dict, start: int) -> list[str]:
+    """The other top-level definitions of the module that the one starting at `start` names, and those
+    they name, in turn (at most MAX_DEFINITIONS_READ): what a call of it may run besides its own body.
+    By position, not name: a definition reached through a re-export (`from .base import Embedder as
+    Model`) is known in its module by another name."""
+    own = {n for n, at in spans.items() if at == start}
+    seen, todo = set(own), [start]
+    while todo and len(seen) <= MAX_DEFINITIONS_READ + len(own):
+        first, last = span_of(text, todo.pop())
+        for word in dict.fromkeys(_WORD.findall(text, first, last)):
             if word in spans and word not in seen:
                 seen.add(word)
-                todo.append(word)
-    return [n for n in seen if n != name]
+                todo.append(spans[word])
+    return [n for n in seen if n not in own]
 
 
 def _definition_features(body: str, helpers: dict[str, str]) -> tuple[dict, str]:

@@ -128,8 +128,15 @@ class Runner:
             # of skipped files run in the workers, in parallel.
             # Skipping a file because the modules it imports do not pad is a result that depends on
             # them: the files the word look read key the cached result as the analysis's reads do.
-            with reads.recording() as looked_at:
-                may_fire = prefilter.may_fire(source.text, select, filename)
+            try:
+                with reads.recording() as looked_at:
+                    may_fire = prefilter.may_fire(source.text, select, filename)
+            except Exception as exc:  # a bug in the look must cost no file: the analysis decides alone
+                self.warn(
+                    f"{filename}: internal error in the first look ({type(exc).__name__}: {exc}); analysed in full"
+                )
+                job.look = "full"
+                return job
             job.looked_at = dict(looked_at)
             job.look = "sharp" if may_fire else "syntax"
             if job.look == "syntax" and not report_invalid:

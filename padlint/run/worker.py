@@ -54,7 +54,10 @@ def _analyse(task: tuple) -> tuple:
     if look != "full":
         from padlint.look import prefilter
 
-        plan = prefilter.look_plan(text, select, filename) if look == "sharp" else False
+        try:
+            plan = prefilter.look_plan(text, select, filename) if look == "sharp" else False
+        except Exception:  # a bug in the sharp look must cost no file: the analysis decides alone
+            plan = True
         if plan is False:
             if not report_invalid or prefilter.parses(text):
                 return ("ok", [], text, [], None, False)
