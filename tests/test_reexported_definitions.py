@@ -15,17 +15,18 @@ from padlint.cli.main import main
 from padlint.look import project_text
 
 BASE = """
-import torch
-from torch.nn.utils.rnn import pad_sequence
+from transformers import AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("org/model")
 
 
-def pad_rows(rows, pad_id):
-    return pad_sequence([torch.tensor(r) for r in rows], batch_first=True, padding_value=pad_id)
+def encode(texts):
+    return tokenizer(texts, padding=True, return_tensors="pt")
 
 
 class BaseBatcher:
     def __call__(self, rows):
-        ids = pad_rows([r["input_ids"] for r in rows], 0)
+        ids = encode([r["text"] for r in rows])["input_ids"]
         return {"input_ids": ids, "labels": ids.clone()}
 """
 
@@ -52,7 +53,7 @@ def project(tmp_path: Path) -> Path:
 def test_a_reexported_class_is_read_with_the_helpers_it_names(tmp_path):
     root = project(tmp_path)
     entries, text = project_text.imported_padding(str(root / "train.py"), "pkg", 0, "Batcher")
-    assert "pad_sequence" in text and entries  # the helper's padding is the class's
+    assert "padding=true" in text and entries  # the helper's padding is the class's
 
 
 def test_the_run_reports_the_collator_and_does_not_stop(tmp_path, monkeypatch):

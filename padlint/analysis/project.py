@@ -75,7 +75,7 @@ class ModuleContext:
         Asked at every call that hands it nothing tracked: read once."""
         if name not in self.makes:
             starts = top_level_spans(self.path, self.text)
-            self.makes[name] = name in starts and mentions(self.text, starts, starts[name], MAKES)
+            self.makes[name] = name in starts and mentions(self.text, starts, starts[name], MAKES, MAKES)
         return self.makes[name]
 
     @functools.cached_property
@@ -149,9 +149,9 @@ class Project:
             node = self.home.definitions.get(name) if self.home is not None else None
             return (node, self.home) if node is not None else None
         spans = top_level_spans(path, text)
-        if not mentions(text, spans, start, RELEVANT):
+        if not mentions(text, spans, start, RELEVANT, MAKES):
             return None  # nothing the analysis tracks, nor in what it calls: as unknown as if never read
-        if not handed and not mentions(text, spans, start, MAKES):
+        if not handed and not mentions(text, spans, start, MAKES, MAKES):
             return None
         if end - start > MAX_DEFINITION_BYTES:
             return None  # a trainer class of thousands of lines: unknown, as an importer that size is

@@ -115,12 +115,14 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 MAX_DEFINITIONS_READ = 16  # definitions of one module read through for one question
 
 
-def mentions(text: str, spans: dict, start: int, pattern: re.Pattern) -> bool:
+def mentions(text: str, spans: dict, start: int, pattern: re.Pattern, through: re.Pattern) -> bool:
     """Does the top-level definition starting at `start` (spans: name -> start, as top_level_spans
-    gives), or one of its module it names, at any depth, match `pattern`? A loader that maps a dataset
-    with a tokenizing function of its module pads through it: the word is in the function it hands on."""
-    starts = (start, *(spans[n] for n in named_definitions(text, spans, start)))
-    return any(pattern.search(text, *span_of(text, at)) is not None for at in starts)
+    gives) match `pattern`, or one of its module it names, at any depth, match `through`? A loader that
+    maps a dataset with a tokenizing function of its module pads through it (`through`: what makes
+    padding); a definition that only names one that mentions a mask is not read for that."""
+    if pattern.search(text, *span_of(text, start)):
+        return True
+    return any(through.search(text, *span_of(text, spans[n])) for n in named_definitions(text, spans, start))
 
 
 def from_imports(path: str | None, text: str) -> dict:
@@ -244,7 +246,10 @@ def imported_padding(from_file: str, module: str, level: int, name: str) -> tupl
     found = _PADDING.get(key)
     if found is None:
         spans = top_level_spans(path, text)
-        helpers = {n: text[slice(*span_of(text, spans[n]))] for n in named_definitions(text, spans, start)}
+        helpers = {}
+        for helper in named_definitions(text, spans, start):
+            first, last = span_of(text, spans[helper])
+            helpers[helper] = (text[first:last], _whole_features(path, text, first, last))
         found = _PADDING[key] = _definition_features(text[start:end], helpers)
     return found
 
@@ -265,10 +270,10 @@ def named_definitions(text: str, spans: dict, start: int) -> list[str]:
     return [n for n in seen if n not in own]
 
 
-def _definition_features(body: str, helpers: dict[str, str]) -> tuple[dict, str]:
+def _definition_features(body: str, helpers: dict[str, tuple[str, frozenset]]) -> tuple[dict, str]:
     """The features of a definition's parts (a function whole, a class by method), each with those of
     the module's definitions it names (`ds.map(tokenize)`: the padding is `tokenize`'s)."""
-    if not any("pad" in t or "eos" in t for t in (body, *helpers.values())):
+    if "pad" not in body and "eos" not in body and not any(features for _, features in helpers.values()):
         return {}, ""  # every padding step and pad = EOS the first look finds is spelled so
     from padlint.look.first_look import Look
 
@@ -277,7 +282,6 @@ def _definition_features(body: str, helpers: dict[str, str]) -> tuple[dict, str]
         parts = [(u.name, u.start, u.end) for u in look.units() if u.kind == "method"]
     else:
         parts = [("", 0, len(body))]
-    helper_features = {n: _whole_features(t) for n, t in helpers.items()}
     entries: dict = {}
     texts = []
     for part, first, last in parts:
@@ -287,26 +291,41 @@ def _definition_features(body: str, helpers: dict[str, str]) -> tuple[dict, str]
         )
         called = _reached_helpers(body[first:last], helpers)
         for helper in called:
-            features |= helper_features[helper]
+            features |= helpers[helper][1]
         if features:
             entry = "" if part in INSTANCE_METHODS else part
             entries[entry] = entries.get(entry, frozenset()) | features
             texts.append(body[first:last].lower())
-            texts.extend(helpers[h].lower() for h in called if helper_features[h])
+            texts.extend(helpers[h][0].lower() for h in called if helpers[h][1])
     return entries, "\n".join(texts)
 
 
-def _whole_features(body: str) -> frozenset:
-    """The features anywhere in one definition's text."""
-    if "pad" not in body and "eos" not in body:
-        return frozenset()
-    from padlint.look.first_look import Look
-
-    look = Look(body)
-    return frozenset(f for f in PROJECT_FEATURES if any(p not in look._weak for p in look.positions(f)))
+# What a definition named (not called with values in view) brings to the one naming it: a tokenizing function
+# a loader maps with. Padding helpers of library-sized modules (`pad_across_processes`) named by every
+# other function would send each file importing any of them to the analysis (about a third more time over
+# the bench corpus); imported directly, they still count (PROJECT_FEATURES).
+HELPER_FEATURES = ("tokenizer_padding",)
+_WHOLE: dict[tuple, frozenset] = {}  # (path, start, end, stamp) -> the features of one definition's text
 
 
-def _reached_helpers(part: str, helpers: dict[str, str]) -> list[str]:
+def _whole_features(path: str, text: str, start: int, end: int) -> frozenset:
+    """The helper features anywhere in one definition's text (read once per process and file version:
+    many imported definitions of a module name the same helpers)."""
+    key = (path, start, end, stamp_of(path))
+    found = _WHOLE.get(key)
+    if found is None:
+        body = text[start:end]
+        found = frozenset()
+        if "pad" in body or "eos" in body:
+            from padlint.look.first_look import Look
+
+            look = Look(body)
+            found = frozenset(f for f in HELPER_FEATURES if any(p not in look._weak for p in look.positions(f)))
+        _WHOLE[key] = found
+    return found
+
+
+def _reached_helpers(part: str, helpers: dict[str, tuple[str, frozenset]]) -> list[str]:
     """The helpers a part names, and those they name, in turn."""
     reached: list[str] = []
     todo = [part]
@@ -314,7 +333,7 @@ def _reached_helpers(part: str, helpers: dict[str, str]) -> list[str]:
         for word in dict.fromkeys(_WORD.findall(todo.pop())):
             if word in helpers and word not in reached:
                 reached.append(word)
-                todo.append(helpers[word])
+                todo.append(helpers[word][0])
     return reached
 
 
