@@ -70,6 +70,8 @@ def summarise(texts):
 
     @classmethod
     def may_fire(cls, look) -> bool:
+        if "generate" not in look.lower:
+            return False  # the finding is at a `generate` call in this file
         return look.linked("pad_step", "generate") or look.linked("tokenizer_padding", "generate")
 
     @classmethod
