@@ -2,14 +2,18 @@
 middle of the row, and the row is longer than either part: neither part's attention mask spans it. The
 PAD002 fix once named the prompt's mask, safe, and raised on every example when run (broadcasting 1024
 positions against 2048; seen in bench/fresh10). The labels are still reported; no fix is offered. A row
-padded once keeps its safe fix, which is run. Fixtures are our own."""
+padded once keeps its safe fix, which is run with rule_fixture_runner's stand-in `transformers`. Fixtures are our own."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
+from pathlib import Path
 
-from padlint.engine import fix_source, lint_source
-from tests.standin_tokenizer import StandInTokenizer
+sys.path.insert(0, str(Path(__file__).parent))
+from rule_fixture_runner import load_fixture  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
 
 JOINED = """
 from transformers import AutoTokenizer
@@ -47,20 +51,12 @@ def test_labels_of_joined_padded_lists_are_reported_without_a_fix():
     assert fix_source(source, "pairs.py", unsafe=True).source == source
 
 
-def test_a_row_padded_once_keeps_its_safe_fix_and_it_runs():
+def test_a_row_padded_once_keeps_its_safe_fix_and_it_runs(tmp_path):
     source = textwrap.dedent(SINGLE)
     fixed = fix_source(source, "one.py").source
     assert fixed != source
-    tokenizer = StandInTokenizer()
-
-    class Loads:
-        @staticmethod
-        def from_pretrained(*_, **__):
-            return tokenizer
-
-    scope: dict = {"AutoTokenizer": Loads}
-    exec(compile(fixed.replace("from transformers import AutoTokenizer", ""), "one.py", "exec"), scope)
-    row = scope["encode_one"]({"prompt": "def f", "answer": "return 1"})
+    module, _ = load_fixture(fixed, tmp_path / "one.py", "padlint_joined_rows_one", pad_is_eos=False)
+    row = module.encode_one({"prompt": "def f", "answer": "return 1"})
     pads = [m == 0 for m in row["attention_mask"]]
     assert any(pads) and [label == -100 for label in row["labels"]] == pads
-    assert row["labels"][pads.index(True) - 1] == tokenizer.eos_token_id  # the real EOS keeps its label
+    assert row["labels"][pads.index(True) - 1] == module.tokenizer.eos_token_id  # the real EOS keeps its label

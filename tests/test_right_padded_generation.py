@@ -2,18 +2,21 @@
 last position (transformers 5.24.0, generation/utils.py: it warns "right-padding was detected"), so a
 shorter row's new tokens follow its pads. Only a side the code states is judged: a tokenizer whose side
 is the checkpoint's is not in view. The unsafe fix (`padding_side="left"` in the tokenizer call) is run
-with a stand-in tokenizer and a stand-in model that records what `generate` was handed. Fixtures are
+with rule_fixture_runner's stand-in `transformers` (its model records what `generate` was handed). Fixtures are
 our own."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
-import torch
 
-from padlint.engine import fix_source, lint_source
-from tests.standin_tokenizer import StandInTokenizer
+sys.path.insert(0, str(Path(__file__).parent))
+from rule_fixture_runner import load_fixture  # noqa: E402
+
+from padlint.engine import fix_source, lint_source  # noqa: E402
 
 HEAD = """
 import torch
@@ -105,43 +108,19 @@ def test_near_misses_stay_silent(body):
     assert [code for code, _ in findings(body) if code == "PAD013"] == []
 
 
-class RecordingModel:
-    """Stands in for a decoder-only model: `generate` appends one token after each row's last position."""
-
-    def __init__(self):
-        self.seen = None
-        self.padding_side = None  # set by the stand-in `from_pretrained` like any loading option
-
-    def generate(self, input_ids=None, attention_mask=None, max_new_tokens=1, **_):
-        self.seen = (input_ids, attention_mask)
-        return torch.cat([input_ids, torch.full((input_ids.shape[0], 1), 999)], dim=1)
-
-
 @pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL])
-def test_the_unsafe_fix_makes_every_prompt_end_with_its_last_real_token(body):
+def test_the_unsafe_fix_makes_every_prompt_end_with_its_last_real_token(body, tmp_path):
     source = textwrap.dedent(HEAD) + textwrap.dedent(body)
     assert fix_source(source, "answer.py").source == source  # no safe fix
     fixed = fix_source(source, "answer.py", unsafe=True).source
     assert fixed != source and "PAD013" not in [d.code for d in lint_source(fixed, "answer.py")]
-    tokenizer = StandInTokenizer(padding_side="right")
-    model = RecordingModel()
-
-    class Loads:  # what `from_pretrained` hands back here: the stand-ins
-        def __init__(self, made):
-            self.made = made
-
-        def from_pretrained(self, *_, **options):
-            self.made.padding_side = options.get("padding_side", self.made.padding_side)
-            return self.made
-
-    namespace: dict = {"AutoTokenizer": Loads(tokenizer), "AutoModelForCausalLM": Loads(model)}
-    runnable = fixed.replace("from transformers import", "# from transformers import")
-    exec(compile(runnable, "answer.py", "exec"), namespace)
+    module, models = load_fixture(fixed, tmp_path / "answer.py", "padlint_pad013_answer", pad_is_eos=False)
     questions = ["what is two plus two", "why", "name three colours of the flag"]
-    namespace["answer"](questions)
-    ids, mask = model.seen
+    module.answer(questions)
+    (seen,) = models[0].calls
+    ids, mask = seen["input_ids"], seen["attention_mask"]
     assert (mask[:, -1] == 1).all()  # every row ends with a real token: the new token follows it
-    assert (ids[:, -1] != tokenizer.pad_token_id).all()
+    assert (ids[:, -1] != module.tokenizer.pad_token_id).all()
     for row, question in zip(ids.tolist(), questions):
-        real = tokenizer(question)["input_ids"]
+        real = module.tokenizer(question)["input_ids"]
         assert row[len(row) - len(real) :] == real  # the prompt itself, whole, right before the new tokens

@@ -114,7 +114,7 @@ class CallDispatch(WalkerState):
         copied from padded ids masks its own positions, not the copy's pads. Its mark (Masked) is dropped
         when another part is such a copy with no masking of its own; parts the analysis cannot tell
         apart (other calls) leave the joined value as it was."""
-        blocks: set = set()
+        blocks: set[Masked] = set()
         unmasked_copy = False
         for element in parts.elements:
             expr = element.value

@@ -394,11 +394,7 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
             facts.eos_in_data = facts.eos_in_data or node  # `tok.add_eos_token = True`: every text ends with EOS
         if isinstance(t, (cst.Name, cst.Attribute)) and isinstance(node.value, cst.Call):
-            made = (
-                facts.imports.qualify(node.value.func)
-                if isinstance(node.value.func, (cst.Name, cst.Attribute))
-                else None
-            )
+            made = facts.imports.qualify(node.value.func)  # None for a callee that is no dotted name
             if made in KEY_IGNORING_LAYERS:
                 info.key_ignoring_layers[P.dotted(t)] = made
             factory = _imported_factory(node.value, facts.imports)

@@ -75,7 +75,7 @@ class ModuleContext:
         Asked at every call that hands it nothing tracked: read once."""
         if name not in self.makes:
             starts = top_level_spans(self.path, self.text)
-            self.makes[name] = name in starts and mentions(self.text, starts, starts[name], MAKES, MAKES)
+            self.makes[name] = name in starts and mentions(self.text, starts, starts[name], MAKES)
         return self.makes[name]
 
     @functools.cached_property
@@ -151,7 +151,7 @@ class Project:
         spans = top_level_spans(path, text)
         if not mentions(text, spans, start, RELEVANT, MAKES):
             return None  # nothing the analysis tracks, nor in what it calls: as unknown as if never read
-        if not handed and not mentions(text, spans, start, MAKES, MAKES):
+        if not handed and not mentions(text, spans, start, MAKES):
             return None
         if end - start > MAX_DEFINITION_BYTES:
             return None  # a trainer class of thousands of lines: unknown, as an importer that size is

@@ -495,7 +495,7 @@ class SinkChecks(WalkerState):
         if tags_of(self.evaluate(expr), (GoodMask, PadIdMask)):
             return True
         pair = P.comparison_operand(expr, (cst.Equal,))
-        return pair is not None and any(P.is_pad_id_expression(side) or self.is_pad_id(side) for side in pair)
+        return pair is not None and any(self.is_pad_id(side) for side in pair)
 
     def decoder_inputs(self, call: cst.Call, keywords: dict) -> None:
         """Left-padded `decoder_input_ids` reach an encoder-decoder without `decoder_attention_mask`:

@@ -115,14 +115,16 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 MAX_DEFINITIONS_READ = 16  # definitions of one module read through for one question
 
 
-def mentions(text: str, spans: dict, start: int, pattern: re.Pattern, through: re.Pattern) -> bool:
+def mentions(text: str, spans: dict, start: int, pattern: re.Pattern, through: re.Pattern | None = None) -> bool:
     """Does the top-level definition starting at `start` (spans: name -> start, as top_level_spans
-    gives) match `pattern`, or one of its module it names, at any depth, match `through`? A loader that
-    maps a dataset with a tokenizing function of its module pads through it (`through`: what makes
-    padding); a definition that only names one that mentions a mask is not read for that."""
+    gives) match `pattern`, or one of its module it names, at any depth, match `through` (default: the
+    same pattern)? A loader that maps a dataset with a tokenizing function of its module pads through
+    it (`through`: what makes padding); a definition that only names one that mentions a mask is not
+    read for that."""
     if pattern.search(text, *span_of(text, start)):
         return True
-    return any(through.search(text, *span_of(text, spans[n])) for n in named_definitions(text, spans, start))
+    followed = through or pattern
+    return any(followed.search(text, *span_of(text, spans[n])) for n in named_definitions(text, spans, start))
 
 
 def from_imports(path: str | None, text: str) -> dict:
