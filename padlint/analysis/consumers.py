@@ -36,14 +36,14 @@ STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "repl
 class ConsumerQuestions(WalkerState):
     """Mixed into the scope walker."""
 
-    def right_pads_unread(self, side: str, sink: cst.CSTNode | None) -> bool:
-        """Ids padded on the right (a side the module states, or the default side of every tokenizer class
-        it loads) for causal decoders only (loaded or written in the module), going anywhere but
+    def right_pads_unread(self, side: str, sink: cst.CSTNode | None, stated: bool = False) -> bool:
+        """Ids padded on the right (by the code itself, `stated`; a side the module states; or the default
+        side of every tokenizer class it loads) for causal decoders only (loaded or written in the module), going anywhere but
         `generate`: no real token attends to a later position, so a missing mask changes nothing a real
         token reads (graded pads are the labels' business). `generate` appends after the pads: it needs it.
         `sink`: the model call, or what hands the rows on to a consumer not in view (None for a dataset's
         columns)."""
-        if side != "right" or not self.module_info.right_side_known() or not self.causal_models_only():
+        if side != "right" or not (stated or self.module_info.right_side_known()) or not self.causal_models_only():
             return False
         if isinstance(sink, cst.Call) and P.last_name(sink.func) != "dict":  # `dict(...)`: rows handed on
             # The code calling the model must not read its outputs at the pads either (the next token
@@ -51,7 +51,8 @@ class ConsumerQuestions(WalkerState):
             scope = self.current_fn or self.facts.module
             reads = scope is not None and attention.reads_every_position(self.code(scope))
             return not reads and P.last_name(sink.func) != "generate"
-        return True
+        # Rows handed on: to the module's own code, which must not read the pads' outputs either.
+        return not self.module_info.reads_every_position(self.facts.module, self.code)
 
     def causal_consumer(self) -> bool:
         """Are the models this module loads all causal decoders (library table: consumer rows)?"""

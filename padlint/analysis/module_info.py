@@ -66,6 +66,9 @@ class ModuleInfo:
     # The module's own classes that attend (attention.py) -> whether each attends only causally; worked
     # out when a consumer is first judged.
     written_models: dict | None = None
+    # Whether the module reads outputs where a right pad sits (attention.reads_every_position); worked
+    # out when rows it hands on are first judged.
+    reads_pad_outputs: bool | None = None
 
     def note_padding_side(self, side: str | None) -> None:
         self.stated_sides.add(side)
@@ -108,6 +111,12 @@ class ModuleInfo:
             kinds = {cls.name.value: attention.attends_causally(cls, module, code_of) for cls in classes}
             self.written_models = {name: causal for name, causal in kinds.items() if causal is not None}
         return self.written_models
+
+    def reads_every_position(self, module: cst.Module | None, code_of) -> bool:
+        """Does the module read a sequence's output at its last position or pool over the sequence?"""
+        if self.reads_pad_outputs is None:
+            self.reads_pad_outputs = module is not None and attention.reads_every_position(code_of(module))
+        return self.reads_pad_outputs
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
         """The parameters of `fn` (a function of `module`) every call in view hands at most one item."""

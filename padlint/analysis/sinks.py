@@ -113,9 +113,11 @@ class SinkChecks(WalkerState):
         root = re.match(r"[A-Za-z_]\w*", code or "")
         return padded.made_in is self.current_fn and root is not None and self.env.get(root.group()) is not None
 
-    def mask_sink(self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: bool = False) -> None:
+    def mask_sink(
+        self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: cst.Call | None = None
+    ) -> None:
         """A mask reaches its place. `labels_masked`: the labels beside it hold -100 at the pads.
-        `handed`: passed as a call's `attention_mask=`. A mask test code puts in a dict, a store or a
+        `handed`: the call it is passed to as `attention_mask=`. A mask test code puts in a dict, a store or a
         return is the test's input for its checks, not what a model is run on (docs/usage.md)."""
         if not handed and self.in_test_code():
             return
@@ -126,6 +128,8 @@ class SinkChecks(WalkerState):
         for ones in tags_of(value, Ones):
             if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_models_only():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
+            if ones.over is not None and self.right_pads_unread(ones.over.side, handed, ones.over.side_in_code):
+                continue  # the same for pads the code puts on the right: graded pads are the labels' business
             if ones.over is not None and (ones.over in alternatives or None in alternatives):
                 continue
             if ones.over is not None:
@@ -455,7 +459,7 @@ class SinkChecks(WalkerState):
             return
         for name in ("attention_mask", "attn_mask"):
             if name in keywords:
-                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value, handed=True)
+                self.mask_sink(self.evaluate(keywords[name].value), keywords[name].value, handed=call)
         self.key_padding_masks(call, keywords)
         if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")

@@ -61,6 +61,12 @@ class Padded:
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)
 
+    @property
+    def side_in_code(self) -> bool:
+        """Is `side` written in the code (`x + [pad] * n`, `pad_sequence`, `np.pad`), not a tokenizer's,
+        whose side is the checkpoint's unless stated, nor a buffer of pads whose rows go who knows where?"""
+        return not self.from_tokenizer and not self.filled and self.kind in ("list", "pt", "np")
+
     def derived(self, before: str, after: str, kind: str | None = None) -> Padded:
         """The same padding, seen through `before§after` (a method, an index, a conversion)."""
         template = None if self.template is None else f"{before}{self.template}{after}"
