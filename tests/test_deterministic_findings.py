@@ -90,6 +90,7 @@ def test_labels_of_ids_padded_two_ways_are_judged_the_same_on_every_run():
 # Ids padded once and reached on two paths (a tensor, and the same rows made a tensor again where they
 # might be a list): two copies of one padding step, each with the mask spelled for its own kind. The
 # PAD002 fix named whichever a set handed out first, so its text changed with the interpreter's hash seed.
+# (Both paths of the `try` bind `encoded`: a fix may read it.)
 TWO_SPELLINGS = """
 import torch
 import torch.nn.functional as F
@@ -103,7 +104,7 @@ try:
     encoded = tokenizer(texts, truncation=True, max_length=256, padding="max_length", return_tensors="pt")
     rows = {"input_ids": encoded["input_ids"]}
 except OSError:
-    rows = tokenizer(["def f(): pass"] * 16, truncation=True, max_length=256, padding="max_length", return_tensors="pt")
+    encoded = rows = tokenizer(["def f(): pass"] * 16, truncation=True, max_length=256, padding="max_length", return_tensors="pt")
 
 ids_all = rows["input_ids"]
 if not isinstance(ids_all, torch.Tensor):

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
+import torch
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from padlint.engine import fix_source, lint_source
+from padlint.engine import fix_source, lint_source  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from rule_fixture_runner import load_fixture  # noqa: E402
+from standin_tokenizer import PAD_ID  # noqa: E402
+
 from padlint.rules import attention_mask_all_ones
 from padlint.rules.base import FixProposal
 from padlint.rules.bound_names import NameCheck, bound_by, read_by
@@ -171,3 +179,125 @@ def test_a_subscript_target_binds_none_of_the_names_it_reads(tmp_path):
     out = module.collate(examples, pad_is_eos)
     assert out["labels"].tolist() == [[-100, 6, 7, 2], [-100, -100, 2, -100]]
     assert torch.equal(out["input_ids"], torch.tensor([[5, 6, 7, 2], [8, 9, 2, 2]]))
+
+
+# ---- a name bound on some paths only is not bound where every path goes on ------------------------------
+PATHS = textwrap.dedent(
+    """
+    import torch
+
+    try:
+        encoded = load()
+        rows = encoded["input_ids"]
+    except OSError:
+        rows = fallback()
+
+    if rows is None:
+        first = 1
+    else:
+        first = 2
+        only_else = 3
+
+    for row in rows:
+        last_row = row
+
+    try:
+        kept = load()
+    except OSError:
+        raise SystemExit("no data")
+
+    mask = torch.ones_like(rows)
+    later = 4
+    """
+)
+
+
+def _check_paths(code: str) -> list[str]:
+    module = cst.parse_module(PATHS)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == "torch.ones_like(rows)")
+    return NameCheck(module, positions).unbound([(ones, code)])
+
+
+@pytest.mark.parametrize(
+    "code, missing",
+    [
+        ('encoded["attention_mask"]', ["encoded"]),  # bound in the `try` body, not by the handler
+        ("rows != first", []),  # bound by the `try` body and by its handler; by both branches of the `if`
+        ("rows != only_else", ["only_else"]),  # bound by one branch
+        ("last_row != 0", ["last_row"]),  # bound in a loop body, which may not run
+        ("row != 0", ["row"]),  # the loop variable, likewise
+        ("rows != kept", []),  # the handler that does not bind it stops the script
+        ("rows != later", ["later"]),  # module code runs in order: bound on a later line
+    ],
+)
+def test_a_fix_reads_only_names_bound_on_every_path_to_it(code, missing):
+    assert _check_paths(code) == missing
+
+
+def test_inside_the_block_that_binds_it_a_name_is_bound():
+    source = textwrap.dedent(
+        """
+        import torch
+
+        try:
+            encoded = load()
+            rows = encoded["input_ids"]
+            mask = torch.ones_like(rows)
+        except OSError:
+            pass
+        """
+    )
+    module = cst.parse_module(source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == "torch.ones_like(rows)")
+    assert NameCheck(module, positions).unbound([(ones, 'encoded["attention_mask"]')]) == []
+
+
+SCRIPT_WITH_FALLBACK = textwrap.dedent(
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    CORPUS = "corpus.txt"
+    tokenizer = AutoTokenizer.from_pretrained("my-org/decoder")
+    model = AutoModelForCausalLM.from_pretrained("my-org/decoder")
+
+    try:
+        texts = open(CORPUS).read().splitlines()
+        encoded = tokenizer(texts, truncation=True, max_length=32, padding="max_length", return_tensors="pt")
+        dataset = {"input_ids": encoded["input_ids"]}
+    except OSError:
+        dataset = tokenizer(["a b", "c"], truncation=True, max_length=32, padding="max_length", return_tensors="pt")
+
+    input_ids = dataset["input_ids"]
+    for start in range(0, len(input_ids), 4):
+        batch_ids = input_ids[start : start + 4]
+        labels = batch_ids.clone()
+        out = model(input_ids=batch_ids, labels=labels)
+    """
+)
+
+
+def test_no_fix_reads_the_encoding_that_one_path_of_a_script_never_makes():
+    # The fallback path binds `dataset` only: a fix reading `encoded` there raises NameError.
+    [finding] = [d for d in lint_source(SCRIPT_WITH_FALLBACK, "train.py") if d.code == "PAD002"]
+    assert finding.fix is None
+    assert "encoded" in finding.no_fix
+
+
+def test_the_fix_is_offered_when_every_path_makes_the_encoding(tmp_path):
+    both = SCRIPT_WITH_FALLBACK.replace(
+        '    dataset = tokenizer(["a b", "c"],', '    encoded = dataset = tokenizer(["a b", "c"],'
+    )
+    [finding] = [d for d in lint_source(both, "train.py") if d.code == "PAD002"]
+    assert finding.fix is not None
+    fixed = fix_source(both, "train.py").source
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a b c d\ne f\ng\n")
+    for path, tag in ((corpus, "read"), (tmp_path / "missing.txt", "fallback")):  # both paths run
+        source = fixed.replace('CORPUS = "corpus.txt"', f"CORPUS = {str(path)!r}")
+        _, models = load_fixture(source, tmp_path / f"script_{tag}.py", f"padlint_script_{tag}", pad_is_eos=False)
+        [call] = models[-1].calls[:1]
+        ids, labels = call["input_ids"], call["labels"]
+        assert torch.equal(labels == -100, ids == PAD_ID)  # -100 exactly at the pads, the rest kept
+        assert torch.equal(labels[ids != PAD_ID], ids[ids != PAD_ID])

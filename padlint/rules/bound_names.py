@@ -84,13 +84,23 @@ class _Scope:
         self.depth = depth
         self.start, self.end = start, end
         self.bound: dict[str, int] = {}
+        # name -> (line, the lines of the block that binds it only on some paths, or None: every path)
+        self.bindings: dict[str, list[tuple[int, tuple[int, int] | None]]] = {}
         self.declared: dict[str, str] = {}  # name -> "global" / "nonlocal"
 
     def holds(self, line: int, column: int) -> bool:
         return self.start <= (line, column) <= self.end
 
-    def bind(self, name: str, line: int) -> None:
+    def bind(self, name: str, line: int, block: tuple[int, int] | None = None) -> None:
         self.bound[name] = min(line, self.bound.get(name, line))
+        self.bindings.setdefault(name, []).append((line, block))
+
+    def bound_at(self, name: str, line: int) -> bool:
+        """Is `name` bound on every path to `line` of this scope's own code: by an earlier line that
+        always runs, or inside the same branch, loop or `try` body as `line`?"""
+        return any(
+            at <= line and (block is None or block[0] <= line <= block[1]) for at, block in self.bindings.get(name, ())
+        )
 
 
 def _visible(chain: list[_Scope], name: str, line: int) -> bool:
@@ -103,8 +113,12 @@ def _visible(chain: list[_Scope], name: str, line: int) -> bool:
         if (scope.kind == "class" and i > 0) or scope.declared.get(name) == "nonlocal":
             continue
         if name in scope.bound:
-            return scope.kind != "function" or i > 0 or scope.bound[name] <= line
+            # Module code runs in order too: an edit in it reads what earlier lines bound on every path.
+            return scope.kind not in ("function", "module") or i > 0 or scope.bound_at(name, line)
     return hasattr(builtins, name)
+
+
+TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
 
 
 def _index(tree: ast.Module, source: str) -> list[_Scope]:
@@ -124,40 +138,110 @@ def _index(tree: ast.Module, source: str) -> list[_Scope]:
         scopes.append(scope)
         return scope
 
+    # The block of the scope's code being read that runs on some paths only (a branch, a loop body,
+    # a `try` body or handler), innermost last; None where every path runs (a new scope's body).
+    blocks: list[tuple[int, int] | None] = [None]
+
+    def bind(scope: _Scope, name: str, line: int) -> None:
+        scope.bind(name, line, blocks[-1])
+
     def bind_target(target: ast.AST, scope: _Scope) -> None:
         # only names stored to: `rows[i, : len(x)] = v` binds nothing (`rows`, `i`, `len`, `x` are read)
         for node in ast.walk(target):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                scope.bind(node.id, node.lineno)
+                bind(scope, node.id, node.lineno)
+
+    def visit_block(stmts: list, scope: _Scope, function_scope: _Scope, extra: tuple = ()) -> None:
+        if not stmts:
+            return
+        blocks.append((stmts[0].lineno, stmts[-1].end_lineno or stmts[-1].lineno))
+        for part in (*extra, *stmts):
+            visit(part, scope, function_scope)
+        blocks.pop()
+
+    def visit_new_scope(stmts: list, scope: _Scope, function_scope: _Scope) -> None:
+        blocks.append(None)
+        for stmt in stmts:
+            visit(stmt, scope, function_scope)
+        blocks.pop()
+
+    def visit_branches(node: ast.AST, scope: _Scope, function_scope: _Scope) -> bool:
+        """Branches, loops and `try`: each block binds for its own lines; a name every way through
+        binds (`if`/`else` both, a `try` body and each handler that goes on) binds after it."""
+        ways: list[list] = []
+        if isinstance(node, ast.If):
+            visit(node.test, scope, function_scope)
+            visit_block(node.body, scope, function_scope)
+            visit_block(node.orelse, scope, function_scope)
+            ways = [node.body, node.orelse] if node.orelse else []
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter, scope, function_scope)
+            blocks.append((node.body[0].lineno, node.end_lineno or node.lineno))
+            bind_target(node.target, scope)  # the loop variable is bound only once the loop runs
+            blocks.pop()
+            visit_block(node.body, scope, function_scope)
+            visit_block(node.orelse, scope, function_scope)
+        elif isinstance(node, ast.While):
+            visit(node.test, scope, function_scope)
+            visit_block(node.body, scope, function_scope)
+            visit_block(node.orelse, scope, function_scope)
+        elif isinstance(node, (ast.Try, *TRY_STAR)):
+            tried = [*node.body, *node.orelse]  # type: ignore[attr-defined]
+            handlers: list[ast.ExceptHandler] = node.handlers  # type: ignore[attr-defined]
+            visit_block(tried, scope, function_scope)
+            for handler in handlers:
+                if handler.type is not None:
+                    visit(handler.type, scope, function_scope)
+                if handler.name:
+                    blocks.append((handler.lineno, handler.end_lineno or handler.lineno))
+                    bind(scope, handler.name, handler.lineno)
+                    blocks.pop()
+                visit_block(handler.body, scope, function_scope)
+            for stmt in node.finalbody:  # type: ignore[attr-defined]
+                visit(stmt, scope, function_scope)
+            ways = [tried, *(h.body for h in handlers if not _stops(h.body))]
+        elif isinstance(node, ast.Match):
+            visit(node.subject, scope, function_scope)
+            for case in node.cases:
+                visit_block(case.body, scope, function_scope, (case.pattern, *([case.guard] if case.guard else [])))
+        else:
+            return False
+        if ways:
+            end = ways[-1][-1].end_lineno or ways[-1][-1].lineno  # the last way's last statement
+            for name in set.intersection(*(_bound_in(way) for way in ways)):
+                bind(scope, name, end)
+        return True
 
     def visit(node: ast.AST, scope: _Scope, function_scope: _Scope) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            scope.bind(node.name, node.lineno)
+            bind(scope, node.name, node.lineno)
             for outer in [*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())]:
                 visit(outer, scope, function_scope)
             if isinstance(node, ast.ClassDef):
                 inner = opened("class", node, node.body[0], scope)
-                for stmt in node.body:
-                    visit(stmt, inner, function_scope)
+                visit_new_scope(node.body, inner, function_scope)
                 return
             for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]:
                 visit(default, scope, function_scope)
             inner = opened("function", node, node.body[0], scope)
             _bind_parameters(node.args, inner, node.lineno)
-            for stmt in node.body:
-                visit(stmt, inner, inner)
+            visit_new_scope(node.body, inner, inner)
             return
         if isinstance(node, ast.Lambda):
             inner = opened("lambda", node, node.body, scope)
             _bind_parameters(node.args, inner, node.lineno)
-            visit(node.body, inner, inner)
+            visit_new_scope([node.body], inner, inner)
             return
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             inner = opened("comprehension", node, node, scope)
+            blocks.append(None)
             for generator in node.generators:
                 bind_target(generator.target, inner)
             for child in ast.iter_child_nodes(node):
                 visit(child, inner, function_scope)
+            blocks.pop()
+            return
+        if visit_branches(node, scope, function_scope):
             return
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
@@ -169,23 +253,55 @@ def _index(tree: ast.Module, source: str) -> list[_Scope]:
             bind_target(node.target, scope)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             bind_target(node.optional_vars, scope)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            scope.bind(node.name, node.lineno)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
-                scope.bind(alias.asname or alias.name.split(".")[0], node.lineno)
+                bind(scope, alias.asname or alias.name.split(".")[0], node.lineno)
         elif isinstance(node, ast.NamedExpr):
             bind_target(node.target, function_scope)  # `:=` in a comprehension binds in the function
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            scope.bind(node.name, node.lineno)
+            bind(scope, node.name, node.lineno)
         elif isinstance(node, ast.MatchMapping) and node.rest:
-            scope.bind(node.rest, node.lineno)
+            bind(scope, node.rest, node.lineno)
         for child in ast.iter_child_nodes(node):
             visit(child, scope, function_scope)
 
     for stmt in tree.body:
         visit(stmt, module, module)
     return scopes
+
+
+def _bound_in(stmts: list) -> set[str]:
+    """The names `stmts` bind in their own scope on some path (nested functions' bodies aside)."""
+    names: set[str] = set()
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _stops(stmts: list) -> bool:
+    """Does this block end the way through it (`raise`, `return`, `sys.exit(...)`...)?"""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, (ast.Raise, ast.Return, ast.Continue, ast.Break)):
+        return True
+    call = last.value if isinstance(last, ast.Expr) else None
+    if isinstance(call, ast.Call):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in ("exit", "_exit", "quit")
+    return False
 
 
 def _bind_parameters(args: ast.arguments, scope: _Scope, line: int) -> None:
