@@ -184,7 +184,7 @@ def attention_mask(
         real = f"[1] * (len({ids}) - {gap})"
         code = f"{real} + [0] * {gap}" if padded.side == "right" else f"[0] * {gap} + {real}"
         return Shape(code, Applicability.SAFE, FROM_GAP, name=name)
-    if pad_code is None or pad_is_eos:
+    if pad_code is None or pad_is_eos or padded.pad_may_be_eos:
         return None
     cast_code = f".to({dtype})" if dtype else ".long()"
     return _by_pad_id(
@@ -274,7 +274,7 @@ def masked_labels(
                 code = f"[{IGNORE}] * {gap} + {ids}[{gap}:]"
             title = "Set the labels of padding positions to -100 (from the padding length)"
             return Shape(code, Applicability.SAFE, title, name=LABELS)
-    if pad_code is None or pad_is_eos:
+    if pad_code is None or pad_is_eos or padded.pad_may_be_eos:
         return None
     return _by_pad_id(
         padded,

@@ -8,7 +8,16 @@ from typing import cast
 
 import libcst as cst
 
-from padlint.analysis import attention, call_sites, checkpoint_code, dead_code, lm_collators, one_row, pad_guards
+from padlint.analysis import (
+    attention,
+    call_sites,
+    checkpoint_code,
+    dead_code,
+    eos_places,
+    lm_collators,
+    one_row,
+    pad_guards,
+)
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts, Owner
 from padlint.semantics import table as T
@@ -69,6 +78,7 @@ class ModuleInfo:
     # Whether the module reads outputs where a right pad sits (attention.reads_every_position); worked
     # out when rows it hands on are first judged.
     reads_pad_outputs: bool | None = None
+    eos_place_keys: set | None = None  # places that may hold the EOS id (eos_places.py), when first asked
 
     def note_padding_side(self, side: str | None) -> None:
         self.stated_sides.add(side)
@@ -117,6 +127,12 @@ class ModuleInfo:
         if self.reads_pad_outputs is None:
             self.reads_pad_outputs = module is not None and attention.reads_every_position(code_of(module))
         return self.reads_pad_outputs
+
+    def may_hold_eos(self, expr: cst.BaseExpression, fn: cst.CSTNode | None, module: cst.Module | None) -> bool:
+        """Can `expr`, read in `fn`, hold the EOS id on some path of the module (eos_places.py)?"""
+        if self.eos_place_keys is None:
+            self.eos_place_keys = eos_places.eos_places(module) if module is not None else set()
+        return eos_places.may_hold_eos(expr, fn, self.eos_place_keys)
 
     def one_row_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
         """The parameters of `fn` (a function of `module`) every call in view hands at most one item."""

@@ -350,6 +350,7 @@ class PaddingSteps(WalkerState):
         if pad is None:
             return Padded(node, **fields)
         self.note_pad_fallback(pad)
+        fields["pad_may_be_eos"] = self.module_info.may_hold_eos(pad, self.current_fn, self.facts.module)
         spellings = [(pad, self.versions_of(pad))]
         value = self.evaluate(pad)
         numbers = {t.value for t in value if isinstance(t, Const)}

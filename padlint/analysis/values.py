@@ -57,6 +57,9 @@ class Padded:
     # The sequences `generate` returned (consumers.continued_ids): the prompt's padding, then new tokens;
     # the prompt's mask is shorter than them.
     generated_at: cst.CSTNode | None = None
+    # The pad value may be the EOS id on some path in view (eos_places.py): comparing with it does not
+    # tell the pads from a real EOS.
+    pad_may_be_eos: bool = False
 
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)

@@ -25,11 +25,13 @@ def why_no_mask_fix(
     missing = ["attention mask of these ids"]
     if not lengths_ok:
         missing.append("row lengths before padding")
-    if pad_code is None and not pad_is_eos:
+    if pad_code is None and not pad_is_eos and not padded.pad_may_be_eos:
         missing.append("pad id")
     said = f"nothing to build {what} from is in view where the fix would go: no " + ", no ".join(missing)
     if pad_is_eos:
         said += " (and the pad token is the EOS token: comparing with the pad id would hide real EOS tokens too)"
+    elif padded.pad_may_be_eos:
+        said += " (and the pad value may be the EOS id: comparing with it would hide real EOS tokens too)"
     elif pad_code is not None and padded.kind not in KINDS:
         said += " (and whether the ids are a tensor, an array or a list is not known here)"
     return said
