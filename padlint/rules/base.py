@@ -147,6 +147,22 @@ def another_ignore_value_in_view(facts: ModuleFacts) -> bool:
     )
 
 
+def withheld_where_labels_decoded(facts: ModuleFacts, fix: FixProposal | None) -> tuple[FixProposal | None, str | None]:
+    """`fix` (writing -100 into labels), or None and why where a reader of the labels in view (this module
+    or one importing it) decodes them as token ids without mapping -100 back: decoding -100 raises."""
+    if fix is None:
+        return None, None
+    from padlint.analysis.ignores_beside import labels_decoded_beside
+
+    reader = labels_decoded_beside(facts.filename)
+    if reader is None:
+        return fix, None
+    return None, (
+        f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id: map -100 back "
+        "to the pad id before decoding, then set the labels of the pads to -100"
+    )
+
+
 def unsafe_where_ignore_differs(facts: ModuleFacts, fix: FixProposal | None) -> FixProposal | None:
     """`fix` (writing -100 into labels), made unsafe where another ignore value is in view."""
     if fix is None or fix.applicability is not Applicability.SAFE or not another_ignore_value_in_view(facts):

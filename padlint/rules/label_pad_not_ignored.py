@@ -12,7 +12,13 @@ from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
 from padlint.analysis.ignores_beside import label_value_of
 from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule, unsafe_where_ignore_differs
+from padlint.rules.base import (
+    Finding,
+    FixProposal,
+    Rule,
+    unsafe_where_ignore_differs,
+    withheld_where_labels_decoded,
+)
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
 from padlint.rules.labels_not_masked import pad_labels_with_ignore, padded_by_their_own_step, unmasked_labels
@@ -85,7 +91,10 @@ def collate(batch, pad_id):
                 continue  # no loss here grades them, and the project's own readers skip this value
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
-            yield Finding(event.node, message, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node)))
+            fix, decoded = withheld_where_labels_decoded(
+                facts, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node))
+            )
+            yield Finding(event.node, message, fix, no_fix=decoded)
         yield from self.padded_as_labels(facts, ignored)
 
     def padded_as_labels(self, facts: ModuleFacts, ignored: set) -> Iterable[Finding]:

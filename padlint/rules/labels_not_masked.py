@@ -10,7 +10,15 @@ from padlint.analysis import fixshapes
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.analysis.ignores_beside import pad_value
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule, pick_fix, shorten, unsafe_where_ignore_differs
+from padlint.rules.base import (
+    Finding,
+    FixProposal,
+    Rule,
+    pick_fix,
+    shorten,
+    unsafe_where_ignore_differs,
+    withheld_where_labels_decoded,
+)
 from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
@@ -76,6 +84,7 @@ def group_texts(examples, block=512):
                 continue  # labels padded with the pad id by a step of their own: PAD006's finding
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             fix = unsafe_where_ignore_differs(facts, fix)
+            fix, decoded = withheld_where_labels_decoded(facts, fix)
             padded = event.padded
             if event.reached_in_other_module is not None:
                 message = (
@@ -95,8 +104,8 @@ def group_texts(examples, block=512):
                     f" (the masking {facts.at(void)} compares a Python list with a number: one bool, False,"
                     " that selects no position)"
                 )
-            why = None
-            if fix is None:
+            why = decoded
+            if fix is None and why is None:
                 why = why_no_mask_fix(
                     padded, event.source_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the labels"
                 )
