@@ -116,6 +116,9 @@ def group_texts(examples, block=512):
         if event.held_in is not None:
             return _mask_held_labels(facts, event)
         node, ids_code = event.node, event.source_code
+        branch = _branch_holding_ids(node)
+        if branch is not None:  # `ids if turn_is_graded else None`: mask the ids, keep the None
+            node, ids_code = branch, facts.code(branch)
         row_variable = _row_variable_of(facts, event)
         if row_variable is not None:
             # `[list(row) for row in rows]`: the element is one row, the mask in view is the batch's; the
@@ -159,6 +162,19 @@ def group_texts(examples, block=512):
         if shape is None:
             return None if row_variable is not None else pad_labels_with_ignore(facts, event)
         return shape.proposal(node, facts)
+
+
+def _branch_holding_ids(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The branch of `a if c else None` (or `None if c else a`) that holds the labels: a method called
+    on the whole expression would raise on the None path."""
+    if not isinstance(node, cst.IfExp):
+        return None
+    none = [isinstance(branch, cst.Name) and branch.value == "None" for branch in (node.body, node.orelse)]
+    if none == [False, True]:
+        return node.body
+    if none == [True, False]:
+        return node.orelse
+    return None
 
 
 def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
