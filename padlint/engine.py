@@ -173,9 +173,10 @@ def _lint_module(
 def _outside_unused_definitions(findings: list, module: cst.Module, positions, filename: str) -> list:
     """The findings that are not inside a definition nothing in the project names: that code never
     runs, so nothing it does to a batch is a harm (analysis/unused_definitions.py)."""
-    from padlint.analysis.unused_definitions import unused_definitions
+    from padlint.analysis.unused_definitions import uncalled_nested_functions, unused_definitions
 
-    spans = [positions.get(stmt) for stmt in unused_definitions(module, filename)]
+    never_run = [*unused_definitions(module, filename), *uncalled_nested_functions(module)]
+    spans = [positions.get(stmt) for stmt in never_run]
     rows = [(span.start.line, span.end.line) for span in spans if span is not None]
     if not rows:
         return findings

@@ -14,6 +14,9 @@ The project is the tree under the nearest directory with a project marker (`.git
 `setup.py`, `setup.cfg`) at or above the module's top package, or that package's directory, read as text
 and bounded: a tree too large to read, or a module of an installed package, leaves every definition
 alive. Each file read is noted for the result cache.
+
+A function defined inside another that the enclosing function never reads never runs either
+(`uncalled_nested_functions`): no text beyond the enclosing function is needed to know it.
 """
 
 from __future__ import annotations
@@ -166,3 +169,37 @@ def _project_files(root: str) -> tuple[str, ...] | None:
         if len(found) > MAX_FILES:
             return None
     return tuple(found)
+
+
+def uncalled_nested_functions(module: cst.Module) -> list[cst.FunctionDef]:
+    """Functions defined inside a function that the enclosing function never reads (not called, returned,
+    passed to `map` or stored): they never run, so nothing they would do to a batch is a harm. A
+    decorated one may be registered by its decorator, and stays."""
+    found: list[cst.FunctionDef] = []
+    for node in P.walk(module):
+        if type(node) is not cst.FunctionDef:
+            continue
+        inner = [n for n in _defs_in(node) if not n.decorators]
+        if not inner:
+            continue
+        reads = name_reads(node)
+        for fn in inner:
+            own = name_reads(fn)  # a recursive call is no call from outside
+            if reads[fn.name.value] - own[fn.name.value] <= 0:
+                found.append(fn)
+    return found
+
+
+def _defs_in(fn: cst.FunctionDef) -> list[cst.FunctionDef]:
+    """The functions defined in `fn`'s own body (inside its statements, not inside another def or class)."""
+    found: list[cst.FunctionDef] = []
+    stack: list[cst.CSTNode] = list(P.child_nodes(fn.body))
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.FunctionDef:
+            found.append(node)
+            continue
+        if type(node) is cst.ClassDef or type(node) is cst.Lambda:
+            continue
+        stack.extend(P.child_nodes(node))
+    return found
