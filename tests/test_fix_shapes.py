@@ -168,6 +168,10 @@ OUT_OF_VIEW = {
 }
 
 
+# A loss that ignores -100 is not moved to ignore a token or class id: labels out of view hold -100 too.
+NO_FIX_AT_ALL = {"s7_tagging_loss_class_zero.py"}
+
+
 def test_every_shape_fixture_is_described():
     assert {p.name for p in SHAPES_DIR.glob("*.py")} == set(CASES) | set(OUT_OF_VIEW)
 
@@ -176,8 +180,11 @@ def test_every_shape_fixture_is_described():
 def test_no_safe_fix_depends_on_what_is_out_of_view(name):
     source = (SHAPES_DIR / name).read_text()
     [finding] = [d for d in lint_source(source, name) if d.code == OUT_OF_VIEW[name]]
-    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
     assert fix_source(source, name, unsafe=False).source == source
+    if name in NO_FIX_AT_ALL:
+        assert finding.fix is None and "-100" in finding.no_fix
+        return
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
     assert fix_source(source, name, unsafe=True).source != source
 
 

@@ -101,7 +101,16 @@ def loss_fn(logits, labels):
             # The loss ignores padding the labels really hold (the pad id): changing what it ignores
             # would grade those pads. No single value serves both; the user has to pick one.
             fix = None if ignored in written else self.fix(facts, call, arg, values)
-            yield Finding(call, message, fix)
+            why = None
+            if fix is not None and ignored == -100 and any(not (isinstance(v, int) and v < 0) for v in values):
+                # A loss that ignores -100 takes labels from code out of view that marks with -100 (the
+                # library collators, models' own label handling): ignoring a token or class id instead
+                # would grade those positions (a -100 target raises) and skip real targets.
+                fix = None
+                why = (
+                    "the loss ignores -100, which collators and models out of view write too: pad the labels with -100"
+                )
+            yield Finding(call, message, fix, no_fix=why)
 
     def fix(
         self, facts: ModuleFacts, call: cst.Call, arg: cst.Arg | None, values: dict[int | str, str]
