@@ -97,6 +97,13 @@ class LossesAndMeans(WalkerState):
         """The labels reach a loss that ignores `ignored`. A loss that ignores the pad id itself needs no
         -100 (094); one per position (`reduction="none"`) grades the pads only where it is reduced whole."""
         labels = self.evaluate(target)
+        for padded in tags_of(labels, Padded):
+            # Labels by role: rows padded on their own that a loss grades are its labels, whatever they
+            # are named (`label_rows`, not only `labels`); their pad value is judged as a label's.
+            how = {"pt": "padding_value", "list": "list"}.get(padded.kind)
+            if padded.of_labels and how and padded.node not in self.facts.pending_label_pads and padded.side_in_code:
+                if padded.pad is not None or padded.kind == "pt":
+                    self.label_padding(padded, padded.pad, how)
         self.label_pads_reaching(labels)
         if per_position:
             loss = PerPositionLoss(labels, target, call, ignored, told, self.versions_of(target), *ignore)
