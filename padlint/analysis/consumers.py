@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import attention, one_row, output_use
+from padlint.analysis import attention, consumers_beside, one_row, output_use
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import (
@@ -43,8 +43,18 @@ class ConsumerQuestions(WalkerState):
         token reads (graded pads are the labels' business). `generate` appends after the pads: it needs it.
         `sink`: the model call, or what hands the rows on to a consumer not in view (None for a dataset's
         columns)."""
-        if side != "right" or not (stated or self.module_info.right_side_known()) or not self.causal_models_only():
+        if side != "right" or not (stated or self.module_info.right_side_known()):
             return False
+        if not self.causal_models_only():
+            # A module with no model of its own hands its rows to the project's modules that import it.
+            if (
+                sink is not None
+                or self.loaded_consumers()
+                or self.module_info.models_written(self.facts.module, self.code)
+            ):
+                return False
+            if not consumers_beside.causal_readers_only(self.facts.filename, self.holder_name()):
+                return False
         if isinstance(sink, cst.Call) and P.last_name(sink.func) != "dict":  # `dict(...)`: rows handed on
             # The code calling the model must not read its outputs at the pads either (the next token
             # taken at `logits[:, -1]`, a mean over the sequence); `generate` appends after the pads.
@@ -53,6 +63,21 @@ class ConsumerQuestions(WalkerState):
             return not reads and P.last_name(sink.func) != "generate"
         # Rows handed on: to the module's own code, which must not read the pads' outputs either.
         return not self.module_info.reads_every_position(self.facts.module, self.code)
+
+    def holder_name(self) -> str | None:
+        """The name of the top-level def or class being walked (what an importer names to use it)."""
+        owner = self.facts.current_owner
+        if owner is not None:
+            top = owner.cls if owner.cls is not None else owner.node
+            return top.name.value
+        # A method walked from elsewhere (a summary): the top-level class or def that holds it.
+        module = self.facts.module
+        for stmt in module.body if module is not None and self.current_fn is not None else ():
+            if stmt is self.current_fn:
+                return stmt.name.value
+            if isinstance(stmt, cst.ClassDef) and any(part is self.current_fn for part in stmt.body.body):
+                return stmt.name.value
+        return None
 
     def causal_consumer(self) -> bool:
         """Are the models this module loads all causal decoders (library table: consumer rows)?"""
