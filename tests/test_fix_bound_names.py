@@ -46,10 +46,11 @@ TRAINER = textwrap.dedent(
 )
 
 
-def _check(code: str) -> list[str]:
-    module = cst.parse_module(TRAINER)
+def _check(code: str, source: str = TRAINER, replaced: str = "torch.ones_like(ids)") -> list[str]:
+    """The names `code`, written over the call `replaced` of `source`, reads that are not bound there."""
+    module = cst.parse_module(source)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == "torch.ones_like(ids)")
+    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == replaced)
     return NameCheck(module, positions).unbound([(ones, code)])
 
 
@@ -212,13 +213,6 @@ PATHS = textwrap.dedent(
 )
 
 
-def _check_paths(code: str) -> list[str]:
-    module = cst.parse_module(PATHS)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == "torch.ones_like(rows)")
-    return NameCheck(module, positions).unbound([(ones, code)])
-
-
 @pytest.mark.parametrize(
     "code, missing",
     [
@@ -232,7 +226,7 @@ def _check_paths(code: str) -> list[str]:
     ],
 )
 def test_a_fix_reads_only_names_bound_on_every_path_to_it(code, missing):
-    assert _check_paths(code) == missing
+    assert _check(code, PATHS, "torch.ones_like(rows)") == missing
 
 
 def test_inside_the_block_that_binds_it_a_name_is_bound():
@@ -248,10 +242,7 @@ def test_inside_the_block_that_binds_it_a_name_is_bound():
             pass
         """
     )
-    module = cst.parse_module(source)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ones = next(n for n in positions if isinstance(n, cst.Call) and module.code_for_node(n) == "torch.ones_like(rows)")
-    assert NameCheck(module, positions).unbound([(ones, 'encoded["attention_mask"]')]) == []
+    assert _check('encoded["attention_mask"]', source, "torch.ones_like(rows)") == []
 
 
 SCRIPT_WITH_FALLBACK = textwrap.dedent(

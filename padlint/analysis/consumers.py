@@ -58,8 +58,10 @@ class ConsumerQuestions(WalkerState):
         if isinstance(sink, cst.Call) and P.last_name(sink.func) != "dict":  # `dict(...)`: rows handed on
             # The code calling the model must not read its outputs at the pads either (the next token
             # taken at `logits[:, -1]`, a mean over the sequence); `generate` appends after the pads.
-            scope = self.current_fn or self.facts.module
-            reads = scope is not None and attention.reads_every_position(self.code(scope))
+            if self.current_fn is not None:
+                reads = attention.reads_every_position(self.code(self.current_fn))
+            else:
+                reads = self.module_info.reads_every_position(self.facts.module, self.code)
             return not reads and P.last_name(sink.func) != "generate"
         # Rows handed on: to the module's own code, which must not read the pads' outputs either.
         return not self.module_info.reads_every_position(self.facts.module, self.code)

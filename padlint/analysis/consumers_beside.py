@@ -10,15 +10,14 @@ that loads no model, leaves the consumer unknown. Read as text, like ignores_bes
 
 from __future__ import annotations
 
-import os
 import re
 
 from padlint.analysis import attention
 from padlint.analysis import patterns as P
-from padlint.look.project_text import importers_in, package_directories, text_of
+from padlint.analysis.ignores_beside import readers_beside
+from padlint.look.project_text import text_of
 from padlint.semantics import table as T
 
-MAX_FILES = 50
 LOAD = re.compile(r"(\S?)(\b\w+)?\.from_pretrained\(")  # the character before a name, the name
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", re.M)
 
@@ -26,14 +25,10 @@ FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)
 def causal_readers_only(filename: str, holder: str | None) -> bool:
     """Do the project's modules that import `filename` and name `holder` load causal decoders only
     (at least one), resolve every model they load, and read no output at the pads?"""
-    if not holder or not filename or not filename.endswith(".py") or filename in ("-", "<stdin>"):
+    if not holder:
         return False
     named = re.compile(rf"\b{re.escape(holder)}\b")
-    readers = [
-        text
-        for path in importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]
-        if (text := text_of(path)) is not None and named.search(text)
-    ]
+    readers = [text for path in readers_beside(filename) if (text := text_of(path)) is not None and named.search(text)]
     return bool(readers) and all(_loads_causal_only(text) for text in readers)
 
 

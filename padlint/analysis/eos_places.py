@@ -14,8 +14,6 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import place_key
 
-Scope = cst.FunctionDef | None
-
 
 def eos_places(module: cst.Module) -> set[tuple[int, str]]:
     """(scope id, place) pairs that may hold the EOS id: scope 0 for attributes and module code, the
@@ -60,13 +58,13 @@ def _collect(node: cst.CSTNode, scope: int, stores: list) -> None:
         if isinstance(child, cst.FunctionDef):
             _collect(child, id(child), stores)
             continue
+        targets: list[cst.BaseExpression] = []
+        value: cst.BaseExpression | None = None
         if isinstance(child, cst.Assign):
-            for target in child.targets:
-                key = place_key(target.target)
-                if key is not None:
-                    stores.append(((_scope_of(key, scope), key), child.value, scope))
-        elif isinstance(child, cst.AnnAssign) and child.value is not None:
-            key = place_key(child.target)
+            targets, value = [target.target for target in child.targets], child.value
+        elif isinstance(child, cst.AnnAssign):
+            targets, value = [child.target], child.value
+        for key in (place_key(target) for target in targets) if value is not None else ():
             if key is not None:
-                stores.append(((_scope_of(key, scope), key), child.value, scope))
+                stores.append(((_scope_of(key, scope), key), value, scope))
         _collect(child, scope, stores)

@@ -33,19 +33,25 @@ IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)"
 INT = re.compile(r"[-+]?\d+")
 
 
+def readers_beside(filename: str) -> list[str]:
+    """The project's modules that import the module at `filename` (its directory and each package
+    directory above it), at most MAX_FILES; none for stdin or a file that is not a Python module."""
+    if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
+        return []
+    return importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]
+
+
 def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> frozenset[int | str]:
     """The values the modules importing `filename` give as `ignore_index`: ints, and "pad" for a pad
     id (`tokenizer.pad_token_id`, `self.pad_id`). Values it cannot read (a parameter, a constant) are
     left out: they say nothing about which value the reader skips. `names`: only the importers that
     name one of these definitions of the module count (an importer reads the labels of what it
     imports, not of every definition beside it); None: every importer."""
-    if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
-        return frozenset()
     values: set[int | str] = set()
     named = P.any_word(names) if names else None
     if names is not None and named is None:
         return frozenset()
-    for reader in importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]:
+    for reader in readers_beside(filename):
         text = text_of(reader)
         if text is None or "ignore_index" not in text:
             continue
@@ -101,10 +107,8 @@ def labels_decoded_beside(filename: str) -> str | None:
     """The first module among `filename` and its importers that decodes labels as token ids
     (`batch_decode(labels)`) without comparing them with the ignore value first: there -100 at the
     pads is no token id, and decoding raises. Its file name, or None."""
-    if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
-        return None
-    path = os.path.abspath(filename)
-    for reader in [path, *importers_in(path, package_directories(filename))[:MAX_FILES]]:
+    own = [os.path.abspath(filename)] if filename.endswith(".py") else []
+    for reader in [*own, *readers_beside(filename)]:
         text = text_of(reader)
         if text is not None and DECODED_LABELS.search(text) and not IGNORE_HANDLED.search(text):
             return os.path.basename(reader)

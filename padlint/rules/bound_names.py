@@ -77,13 +77,12 @@ class NameCheck:
 
 class _Scope:
     """One scope of the module: where its code runs (lines and columns, libcst's counting) and the
-    names bound in it, each with the first line that binds it."""
+    names bound in it, each with the lines that bind it and the block each binding is confined to."""
 
     def __init__(self, kind: str, depth: int, start: tuple[int, int], end: tuple[int, int]) -> None:
         self.kind = kind  # "module", "class", "function", "lambda", "comprehension"
         self.depth = depth
         self.start, self.end = start, end
-        self.bound: dict[str, int] = {}
         # name -> (line, the lines of the block that binds it only on some paths, or None: every path)
         self.bindings: dict[str, list[tuple[int, tuple[int, int] | None]]] = {}
         self.declared: dict[str, str] = {}  # name -> "global" / "nonlocal"
@@ -92,7 +91,6 @@ class _Scope:
         return self.start <= (line, column) <= self.end
 
     def bind(self, name: str, line: int, block: tuple[int, int] | None = None) -> None:
-        self.bound[name] = min(line, self.bound.get(name, line))
         self.bindings.setdefault(name, []).append((line, block))
 
     def bound_at(self, name: str, line: int) -> bool:
@@ -109,10 +107,10 @@ def _visible(chain: list[_Scope], name: str, line: int) -> bool:
     a class body is not seen from the functions inside it."""
     for i, scope in enumerate(chain):
         if scope.declared.get(name) == "global":
-            return name in chain[-1].bound or hasattr(builtins, name)
+            return name in chain[-1].bindings or hasattr(builtins, name)
         if (scope.kind == "class" and i > 0) or scope.declared.get(name) == "nonlocal":
             continue
-        if name in scope.bound:
+        if name in scope.bindings:
             # Module code runs in order too: an edit in it reads what earlier lines bound on every path.
             return scope.kind not in ("function", "module") or i > 0 or scope.bound_at(name, line)
     return hasattr(builtins, name)

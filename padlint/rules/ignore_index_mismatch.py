@@ -92,7 +92,7 @@ def loss_fn(logits, labels):
             seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
             used = ", ".join(sorted(str(v) for v in values))
-            if all(isinstance(v, int) and v < 0 for v in values):
+            if all(_never_a_class(v) for v in values):
                 # Cross-entropy and NLL take a negative target they do not ignore as out of range.
                 harm = "a negative target the loss does not ignore is out of its class range, and it raises"
             else:
@@ -102,7 +102,7 @@ def loss_fn(logits, labels):
             # would grade those pads. No single value serves both; the user has to pick one.
             fix = None if ignored in written else self.fix(facts, call, arg, values)
             why = None
-            if fix is not None and ignored == -100 and any(not (isinstance(v, int) and v < 0) for v in values):
+            if fix is not None and ignored == -100 and not all(_never_a_class(v) for v in values):
                 # A loss that ignores -100 takes labels from code out of view that marks with -100 (the
                 # library collators, models' own label handling): ignoring a token or class id instead
                 # would grade those positions (a -100 target raises) and skip real targets.
@@ -127,13 +127,18 @@ def loss_fn(logits, labels):
         title = f"Make the loss ignore {code}"
         # A negative value is never a class: ignoring it drops nothing real. A value >= 0 may be one
         # (a detection head's class 1, a vocabulary's token 0): the loss would skip real targets.
-        applicability = Applicability.SAFE if isinstance(value, int) and value < 0 else Applicability.UNSAFE
+        applicability = Applicability.SAFE if _never_a_class(value) else Applicability.UNSAFE
         if applicability is Applicability.UNSAFE:
             title += " (a value >= 0 may also be a real class or token: its targets would be skipped)"
         if arg is not None:
             return FixProposal(applicability, title, ((arg.value, code),))
         edit = add_keyword(facts, call, "ignore_index", code)
         return FixProposal(applicability, title, (edit,)) if edit else None
+
+
+def _never_a_class(value: int | str) -> bool:
+    """A negative int is no class index nor token id: a loss may ignore it without skipping real targets."""
+    return isinstance(value, int) and value < 0
 
 
 def _collator_never_pads(facts: ModuleFacts, ignored: int | str) -> bool:
