@@ -9,6 +9,7 @@ from padlint.analysis import dataset_uses, map_chain, one_row, script_names, sha
 from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.objects import MODEL_SELF_METHODS
 from padlint.analysis.values import (
     Copy,
@@ -211,8 +212,7 @@ class CallEvaluator(WalkerState):
         self.mask_sink(row, row_node)
         raised = self.facts.ones_at_mask[before:]
         if raised:
-            labels, masks = self.store_events.get(key, ([], []))
-            self.store_events[key] = (labels, masks + raised)
+            self.store_events.setdefault(key, RaisedByStore()).masks.extend(raised)
 
     def padded_into_labels(self, receiver, row: cst.BaseExpression, added: Value) -> Value:
         """`labels.append(ids + [pad] * gap)`: a row padded right where it joins a list of token labels

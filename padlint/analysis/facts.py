@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 
@@ -142,6 +142,25 @@ class LabelsPaddedWithToken(Fact):
     labels_code: str | None = None
     # ... or the encoding that carries them as its `labels`, returned as it is
     encoding: Encoding | None = None
+
+
+@dataclass
+class RaisedByStore:
+    """The label and mask events one store into a place raised: a later store into the same place
+    replaces the value the consumer receives, and withdraws them (the new value raises its own)."""
+
+    labels: list[LabelsAtSink] = field(default_factory=list)
+    masks: list[OnesAtMask] = field(default_factory=list)
+    label_pads: list[LabelsPaddedWithToken] = field(default_factory=list)
+
+    def withdraw_from(self, facts: ModuleFacts) -> None:
+        _withdraw(facts.labels_at_sink, self.labels)
+        _withdraw(facts.ones_at_mask, self.masks)
+        _withdraw(facts.labels_padded_with_token, self.label_pads)
+
+
+def _withdraw(found: list[Any], raised: list[Any]) -> None:
+    found[:] = [e for e in found if all(e is not x for x in raised)]
 
 
 @dataclass

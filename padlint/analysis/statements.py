@@ -12,6 +12,7 @@ import libcst as cst
 from padlint.analysis import one_row
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.losses import LOSS_NAME
 from padlint.analysis.values import (
     ClassRef,
@@ -302,6 +303,7 @@ class StatementWalker(WalkerState):
                 value = value | self.make_copies(value_node, value, self.code(value_node))
         self.withdraw_store_events(key)
         labels_before, masks_before = len(self.facts.labels_at_sink), len(self.facts.ones_at_mask)
+        label_pads_before = len(self.facts.labels_padded_with_token)
         if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
             subscript_key is None and P.MASK_NAME.search(leaf)
         ):
@@ -320,9 +322,10 @@ class StatementWalker(WalkerState):
         if subscript_key is not None or isinstance(target, cst.Name):
             # A mask or labels stored under a name or key are judged by their last value: a later store
             # of the same place withdraws what this one raised (and raises what the new value holds).
-            self.store_events[key] = (
+            self.store_events[key] = RaisedByStore(
                 self.facts.labels_at_sink[labels_before:],
                 self.facts.ones_at_mask[masks_before:],
+                self.facts.labels_padded_with_token[label_pads_before:],
             )
         self.env.set(key, value)
         self.store_nodes[key] = target
@@ -343,11 +346,8 @@ class StatementWalker(WalkerState):
         second value; what the first store raised is judged no more. (A store in one branch replaces
         the value on that path only; precision first, it withdraws as a later masking step would.)"""
         earlier = self.store_events.pop(key, None)
-        if earlier is None:
-            return
-        labels, masks = earlier
-        self.facts.labels_at_sink[:] = [e for e in self.facts.labels_at_sink if all(e is not x for x in labels)]
-        self.facts.ones_at_mask[:] = [e for e in self.facts.ones_at_mask if all(e is not x for x in masks)]
+        if earlier is not None:
+            earlier.withdraw_from(self.facts)
 
     def note_text_kind(self, name: str, value_node: cst.BaseExpression, value: Value) -> None:
         # `value` is what the assignment already evaluated: evaluating the call again costs as much.

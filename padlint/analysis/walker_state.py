@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from padlint.analysis.env import Env
-from padlint.analysis.facts import AliasWrittenInPlace, LabelsAtSink, ModuleFacts, OnesAtMask
+from padlint.analysis.facts import AliasWrittenInPlace, ModuleFacts, RaisedByStore
 from padlint.analysis.module_info import ModuleInfo
 from padlint.analysis.values import Encoding, Padded, Value
 from padlint.analysis.walker_call_parts import CallParts
@@ -76,9 +76,8 @@ class WalkerState(ValueParts, CallParts):
         self.last_dict: tuple[cst.Dict, dict[str, tuple[Value, cst.BaseExpression]]] | None = None
         self.walked: set[cst.CSTNode] = set()
         self.summary_memo: dict = {}  # (helper, what it is called with, from where) -> what it returned
-        # place -> the label and mask events its last store in this walk raised: a later store into
-        # the same place replaces the value the consumer receives, so those events are withdrawn.
-        self.store_events: dict[str, tuple[list[LabelsAtSink], list[OnesAtMask]]] = {}
+        # place -> the label and mask events its last store in this walk raised
+        self.store_events: dict[str, RaisedByStore] = {}
         self.return_nodes: list[cst.BaseExpression] = []  # the expressions the function being walked returns
         # Objects and the project's other modules (objects.py, wiring.py, importers.py, project.py).
         self.project = project  # project.Project, or None for a text without a file
