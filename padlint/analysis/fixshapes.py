@@ -155,7 +155,8 @@ def attention_mask(
     name = MASK if cast else None  # `(ids != pad).long()` keeps its cast around the new comparison
     encoding_mask = padded.encoding_mask()
     if encoding_mask:
-        return Shape(encoding_mask, Applicability.SAFE, "Use the tokenizer's attention mask")
+        code = encoding_mask if cast else as_boolean(encoding_mask, padded.kind)
+        return Shape(code, Applicability.SAFE, "Use the tokenizer's attention mask")
     if padded.kind == "list" and padded.rows is False and gap_ok and data_ok and padded.data and padded.gap:
         return Shape(list_mask(padded.data, padded.gap, padded.side), Applicability.SAFE, FROM_GAP, name=name)
     if ids is None or not is_place(ids):
@@ -197,6 +198,17 @@ def attention_mask(
         item=f"int(t != {pad_code})",
         name=name,
     )
+
+
+def as_boolean(mask: str, kind: str) -> str:
+    """A mask of 0/1 numbers (the tokenizer's) written where a comparison stood (`ids != pad`): the code
+    after it may invert it (`~mask`) or index with it, where numbers mean other positions. A tensor or
+    an array is made boolean, as the comparison was."""
+    if kind == "pt":
+        return f"{mask}.bool()"
+    if kind == "np":
+        return f"{mask}.astype(bool)"
+    return mask
 
 
 def list_mask(data: str, gap: str, side: str) -> str:

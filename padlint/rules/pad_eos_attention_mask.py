@@ -79,6 +79,7 @@ def collate(rows, tok):
                 yield Finding(event.node, _message(facts, eos), None, no_fix=ZEROED_IN_PLACE)
                 continue
             message = _message(facts, eos)
+            numbers = _made_of_numbers(event.node)
             shape = fixshapes.attention_mask(
                 mask.padded,
                 mask.padded_code,
@@ -89,15 +90,18 @@ def collate(rows, tok):
                 pad_code=None,
                 pad_is_eos=True,
                 dtype=None,
-                cast=_made_of_numbers(event.node),
-            )  # `(ids != pad).long()` keeps its cast
+                cast=numbers,
+            )  # `(ids != pad).long()` keeps its cast, `ids != pad` stays boolean
             fix = shape.proposal(event.node, facts) if shape else None
             if fix is None and mask.padded.from_tokenizer:
                 # the ids were split off their encoding: keep it, and use its mask
                 kept = keep_encoding(facts, mask.padded, (event.node,))
                 if kept is not None:
                     title = "Use the tokenizer's attention mask"
-                    fix = FixProposal(Applicability.SAFE, title, (*kept.edits, (event.node, kept.mask_where_ids_are())))
+                    kept_mask = kept.mask_where_ids_are()
+                    if not numbers:
+                        kept_mask = fixshapes.as_boolean(kept_mask, mask.padded.kind)
+                    fix = FixProposal(Applicability.SAFE, title, (*kept.edits, (event.node, kept_mask)))
             why = None
             if fix is None:
                 why = why_no_mask_fix(mask.padded, mask.padded_code, mask.lengths_ok, None, True, "the mask")
