@@ -122,6 +122,15 @@ def _packer_rows(module, tokenizer, models):
     return real_rows(tokenizer), tokenizer.pad(rows)
 
 
+def _transcripts(module, tokenizer, models):
+    rows = real_rows(tokenizer)
+    features = [{"frames": [0.5] * (2 * len(row)), "labels": row} for row in rows]
+    out = module.TranscriptCollator(tokenizer)(features)
+    # the transcripts padded, as the labels must equal them on real tokens
+    padded = tokenizer.pad([{"input_ids": row} for row in rows], return_tensors="pt")["input_ids"]
+    return rows, {"input_ids": padded, "labels": out["labels"]}
+
+
 def _rows_of(outputs: list[dict]) -> dict:
     """Per-example outputs (a map function's, a Dataset's items) as one output with a row per text."""
     return {key: [out[key] for out in outputs] for key in outputs[0]}
@@ -201,6 +210,8 @@ def _with_setup(entry: str) -> Callable:
         tokenizer = module.load(tokenizer) or tokenizer
         if entry == "encode_batch":
             return real_rows(tokenizer), module.encode_batch({"text": list(TEXTS)}, tokenizer)
+        if entry == "perplexity_batch":
+            return real_rows(tokenizer), module.perplexity_batch(list(TEXTS), tokenizer)
         return real_rows(tokenizer), getattr(module, entry)(features(tokenizer), tokenizer)
 
     return run
@@ -251,7 +262,13 @@ CASES = {
     ),
     "PAD005/map_lambda_mask_pad_eos.py": Case(("PAD005",), _map_lambda_pairs, lib="lists"),
     "PAD005/token_comparison_rows_pad_is_eos.py": Case(("PAD005",), _with_setup("encode_batch"), lib="lists"),
-    # PAD006: label buffers filled with the pad id or zeros, rows appended padded with EOS
+    # the tokenizer's mask written where `ids.ne(pad)` stood, read inverted after: it stays boolean
+    "PAD005/perplexity_targets_by_inverted_mask.py": Case(
+        ("PAD005",), _with_setup("perplexity_batch"), checks=("mask", "labels")
+    ),
+    # PAD006: label buffers filled with the pad id or zeros, rows appended padded with EOS; transcripts
+    # padded by the tokenizer and handed on as labels (masked by their encoding's mask)
+    "PAD006/speech_collator_transcripts_padded_by_tokenizer.py": Case(("PAD006",), _transcripts, checks=("labels",)),
     "PAD006/full_buffer_rows_written_labels.py": Case(
         ("PAD006",),
         lambda m, tok, models: (real_rows(tok), m.collate(features(tok), tok)),

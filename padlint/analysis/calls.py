@@ -259,8 +259,9 @@ class CallEvaluator(WalkerState):
         of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
             self.facts.repadding_collator = True
-            # `tokenizer.pad(labels)` pads label ids (a processor's API, masked by the caller): labels
-            # by design, never recorded as labels padded with a token themselves.
+            # `tokenizer.pad(label_rows)` pads label ids with the pad id, as `text_target=` does: the
+            # caller masks them by the encoding's own mask (a speech collator's `masked_fill`), and
+            # labels that reach a labels place unmasked keep the pad id as their label.
             return frozenset(
                 {
                     Encoding(
@@ -272,6 +273,7 @@ class CallEvaluator(WalkerState):
                         lost_at=mask_arg if dropped else None,
                         side=self.padding_side(call),
                         of_labels=of_labels,
+                        target_ids=of_labels,
                     )
                 }
             )

@@ -248,7 +248,7 @@ class SinkChecks(WalkerState):
             return
 
     def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code, held_in=None) -> None:
-        if padded.target_ids and isinstance(padded.node, cst.Call):
+        if padded.target_ids and isinstance(padded.node, cst.Call) and self.graded_as_padded(padded, sink, kind):
             # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
             found = LabelsPaddedWithToken(
@@ -289,6 +289,16 @@ class SinkChecks(WalkerState):
                 reached_in_other_module=reached,
             )
         )
+
+    def graded_as_padded(self, padded: Padded, sink: cst.CSTNode, kind: str) -> bool:
+        """Are target ids padded with the pad id graded as they are where they reach labels here? Label
+        rows padded by `tokenizer.pad` are a processor's padding API: its caller masks them by the
+        encoding's mask. They are graded as they are where a loss or a model takes them, or where the
+        function makes the training batches (a collator's `__call__`, a collate or map function)."""
+        call = padded.node
+        if not (isinstance(call, cst.Call) and P.last_name(call.func) == "pad"):
+            return True
+        return kind in ("loss", "call") or self.makes_training_rows(sink)
 
     def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
         """Token ids reach a model input (dict key, keyword, positional model argument)."""
