@@ -280,7 +280,7 @@ class CallEvaluator(WalkerState):
         padding = P.padding_requested(call, self.constants, self.class_attribute_value)
         # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")
-        identical = text is not None and pair is None and _repeats_one_text(text.value)
+        identical = text is not None and pair is None and self.copies_of_one_text(text.value)
         # `encode`, `encode_plus` encode one sequence (a list of strings is one pre-tokenized text in 4.x, a
         # batch only from 5.x): "longest" pads there only where the text is known to be a list of texts.
         one_sequence = single is True or (method in ("encode", "encode_plus") and single is None)
@@ -453,13 +453,6 @@ def _nothing_known(value: Value) -> bool:
         isinstance(tag, OneText) or (isinstance(tag, TupleOf) and all(_nothing_known(v) for v in tag.items))
         for tag in value
     )
-
-
-def _repeats_one_text(expr: cst.BaseExpression) -> bool:
-    """`[prompt] * n` or `n * [prompt]`: a list of one element repeated."""
-    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
-        return False
-    return any(isinstance(side, cst.List) and len(side.elements) == 1 for side in (expr.left, expr.right))
 
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:

@@ -245,6 +245,10 @@ class ConsumerQuestions(WalkerState):
         params = self.module_info.one_row_parameters(self.facts.module, fn) if self.walking_home() else set()
         return one_row.at_most_one_row(fn, expr, params)
 
+    def copies_of_one_text(self, expr: cst.BaseExpression) -> bool:
+        """Copies of one text (`[prompt] * n`, or a name bound to that before `expr`): rows of one length."""
+        return one_row.copies_of_one_text(self.current_fn or self.facts.module, expr)
+
     def walking_home(self) -> bool:
         """Is the code being walked the linted module's own? Facts about its callers (call_sites.py) are
         gathered for the linted module only."""

@@ -100,6 +100,37 @@ def at_most_one_row(fn: cst.FunctionDef, expr: cst.BaseExpression, one_row: set[
     return expr.value in one_row_names_at(fn, expr, one_row) or _grown_once(fn, expr.value, one_row)
 
 
+def repeats_one_element(expr: cst.BaseExpression | None) -> bool:
+    """`[prompt] * n` or `n * [prompt]`: a list of one element repeated."""
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
+        return False
+    return any(is_one_element_list(side) for side in (expr.left, expr.right))
+
+
+def copies_of_one_text(fn: cst.FunctionDef | cst.Module | None, expr: cst.BaseExpression) -> bool:
+    """Does `expr` hold copies of one item where it is read in `fn`: `[text] * n`, or a name whose
+    last store before it, on every path, is one (`texts = 4 * [prompt]`)? Padded to the longest, such
+    rows pad nothing. A store on one path only, or growing the list, ends it."""
+    if repeats_one_element(expr):
+        return True
+    if fn is None or not isinstance(expr, cst.Name):
+        return False
+    name, copies = expr.value, False
+    body = fn.body if isinstance(fn, cst.FunctionDef) else cst.IndentedBlock(body=list(fn.body))
+    for small, top_level in _statements_before(body, expr, True):
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                copies = top_level and repeats_one_element(small.value)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+            copies = False
+        elif isinstance(small, cst.Expr) and _grown_name(small.value) == name:
+            copies = False  # `texts.append(other)`
+        elif isinstance(small, (cst.For, cst.While)) and name in _names_stored(small):
+            copies = False
+    return copies
+
+
 def script_one_row(module: cst.Module, expr: cst.BaseExpression) -> bool:
     """Does `expr`, read in the module's script code, hold at most one item: `[text]`, or a name the
     statements before it made a one-element list (`texts = [\n "one",\n # "two",\n]`)?"""

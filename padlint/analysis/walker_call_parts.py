@@ -195,6 +195,9 @@ class CallParts:
     def one_row_text(self, expr: cst.BaseExpression) -> bool: ...
 
     @abstractmethod
+    def copies_of_one_text(self, expr: cst.BaseExpression) -> bool: ...
+
+    @abstractmethod
     def right_pads_unread(self, side: str, sink: cst.CSTNode | None, stated: bool = False) -> bool: ...
 
     @abstractmethod
