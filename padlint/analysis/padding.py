@@ -18,6 +18,7 @@ from padlint.analysis.values import (
     PadId,
     SentinelFilled,
     ShapeOf,
+    TokenIds,
     Value,
     first,
     tags_of,
@@ -56,16 +57,29 @@ class PaddingSteps(WalkerState):
         """What a run of `item` written at `expr` holds: "one", "ignore" (-100, noted as a label value),
         "pad" (the pad id, or EOS used as the pad), "zero", "value" (a sentinel such as -1); None: else."""
         number = P.int_value(item)
+        if number is None and isinstance(item, cst.Name):
+            number = self.held_int(item)  # `[padding_value] * n`, the parameter's default or the caller's 0
         if number == 1:
             return "one"
         if self.is_ignore(item):
             self.note_label_value(expr, item)
             return "ignore"
-        if tags_of(self.evaluate(item), PadId) or P.is_eos_expression(item):
+        if number is None and (tags_of(self.evaluate(item), PadId) or P.is_eos_expression(item)):
             return "pad"
         if number == 0:
             return "zero"
         return "value" if number is not None else None
+
+    def held_int(self, name: cst.Name) -> int | None:
+        """The one int a name holds on every path here (a constant handed to a parameter, its default)."""
+        # A parameter named like a pad value is guessed to hold the pad id; the int it is handed or
+        # defaults to (`padding_value=0`) is what it holds.
+        held = frozenset(t for t in self.evaluate(name) if not (isinstance(t, PadId) and t.node is name))
+        values = {t.value for t in held if isinstance(t, Const)}
+        if len(values) == 1 and held and all(isinstance(t, Const) for t in held):
+            value = values.pop()
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return None
 
     def repeat_inner(self, item: cst.List, count, expr) -> Fill | None:
         # `[[1] * L] * B`: a batch of ones.
@@ -102,7 +116,9 @@ class PaddingSteps(WalkerState):
                 padded = first(data, Padded)
                 if padded is not None and padded.side != side and not tags_of(data, Masked):
                     return data
-                return frozenset({Masked(expr)})
+                # Still token ids where they are not -100 (`[-100] * len(prompt) + answer_ids`): zeros
+                # added to them later pad token labels (zero_padding.py).
+                return frozenset({Masked(expr)}) | frozenset(t for t in data if isinstance(t, TokenIds))
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})
             if fill.what == "zero" and self.holds_token_ids(data, data_node):
@@ -157,6 +173,7 @@ class PaddingSteps(WalkerState):
             from_tokenizer=False if row_of is None else row_of.from_tokenizer,
             lengths=lengths,
             lengths_names=names,
+            masks_before=tuple(tags_of(data, Masked)),
         )
         if padded.of_labels and self.is_label_code(data_node, strict=True):
             self.label_padding(padded, fill.pad, "list")

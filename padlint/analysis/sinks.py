@@ -27,13 +27,13 @@ from padlint.analysis.values import (
     Encoding,
     GoodMask,
     Instance,
-    Masked,
     NoneValue,
     Ones,
     Padded,
     PadIdMask,
     ShapeOf,
     Value,
+    pad_masking,
     tags_of,
 )
 from padlint.analysis.walker_state import WalkerState
@@ -225,9 +225,9 @@ class SinkChecks(WalkerState):
     ) -> None:
         if kind in ("dict", "store"):
             self.labels_built_here(value)
-        if not tags_of(value, Masked):
+        if not pad_masking(value):
             self.label_pads_reaching(value)
-        if tags_of(value, Masked):
+        if pad_masking(value):
             return
         self.note_tokenizer_label_padding(value | frozenset(c.padded for c in tags_of(value, Copy) if c.padded))
         # In reading order of their padding steps: the events, and so the findings, come out the same on every run.
@@ -404,9 +404,7 @@ class SinkChecks(WalkerState):
         """A dict literal or `dict(...)` of features: the three keys that matter."""
         if (P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks) & entries.keys():
             self.facts.loss_masked.add(node)  # the loss weighs the labels by a mask of its own
-        labels_masked = any(
-            tags_of(value, Masked) for key, (value, _) in entries.items() if key in ("labels", "label_ids")
-        )
+        labels_masked = any(pad_masking(value) for key, (value, _) in entries.items() if key in ("labels", "label_ids"))
         refused = self.masks_refused()
         for key, (value, value_node) in entries.items():
             if P.MASK_KEY.match(key) and not refused:

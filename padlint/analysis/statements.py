@@ -22,12 +22,12 @@ from padlint.analysis.values import (
     FunctionRef,
     GoodMask,
     Instance,
-    Masked,
     NoneValue,
     Ones,
     Padded,
     TupleOf,
     Value,
+    pad_masking,
     tags_of,
 )
 from padlint.analysis.walker_state import WalkerState
@@ -291,7 +291,7 @@ class StatementWalker(WalkerState):
         field_name = subscript_key or leaf
         if LOSS_NAME.search(field_name):
             self.is_loss(value)  # `loss = (x * mask).mean()`, `out["loss"] = ...`
-        if P.LABEL_NAME.search(field_name) and not tags_of(value, Masked):
+        if P.LABEL_NAME.search(field_name) and not pad_masking(value):
             padded = [t for t in value if isinstance(t, Padded)]
             if any(p.node is value_node for p in padded):
                 # `labels = pad_sequence(...)`: labels padded on their own, not a copy of ids.

@@ -23,6 +23,7 @@ from padlint.analysis.values import (
     Padded,
     PadId,
     ShapeOf,
+    TokenIds,
     TupleOf,
     Value,
     tags_of,
@@ -141,6 +142,9 @@ class LocalCalls(WalkerState):
     def bind_arguments(self, fn: cst.FunctionDef, values: list, bound: bool, call) -> dict[str, Value]:
         """Parameter -> the value the caller hands it; a parameter left to its default holds
         `None` or the int it defaults to (`attention_mask=None`, `ignore_index=0`)."""
+        # Ids known as token ids by their name where they are handed (`fill(e["input_ids"])`) are token
+        # ids inside too: the parameter's own name (`values`) no longer tells.
+        values = [(a, _named_token_ids(self, a, v)) for a, v in values]
         params = list(P.parameters(fn.params))
         if bound and params and P.method_kind(fn) != "static":  # a static method binds no receiver
             params = params[1:]
@@ -267,6 +271,12 @@ def _spread_entries(value: Value) -> dict[str, Value]:
             if isinstance(key, str) and key.isidentifier():
                 entries[key] = entries.get(key, EMPTY) | entry
     return entries
+
+
+def _named_token_ids(walker: WalkerState, arg: cst.Arg, value: Value) -> Value:
+    if arg.star or tags_of(value, TokenIds) or not walker.holds_token_ids(value, arg.value):
+        return value
+    return value | {TokenIds(arg.value)}
 
 
 def _positional_values(values: list) -> list[Value]:

@@ -60,6 +60,9 @@ class Padded:
     # The pad value may be the EOS id on some path in view (eos_places.py): comparing with it does not
     # tell the pads from a real EOS.
     pad_may_be_eos: bool = False
+    # The ignore value the data held before this step padded them (`[-100] * len(prompt) + answer`):
+    # it hides the prompt, never the pads this step adds.
+    masks_before: tuple = ()
 
     def but(self, **changes) -> Padded:
         return dataclasses.replace(self, **changes)
@@ -169,6 +172,13 @@ class Masked:
     """Labels whose pad positions hold the ignore value."""
 
     node: cst.CSTNode
+
+
+def pad_masking(value: Value) -> list[Masked]:
+    """The ignore values written into labels `value` that may cover its pads: not those its padding
+    steps were handed with the data (a prompt hidden before the rows were padded)."""
+    before = {id(m) for p in tags_of(value, Padded) for m in p.masks_before}
+    return [m for m in tags_of(value, Masked) if id(m) not in before]
 
 
 @dataclass(eq=False)
