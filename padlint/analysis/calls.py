@@ -238,6 +238,8 @@ class CallEvaluator(WalkerState):
 
     # ---- tokenizers --------------------------------------------------------------------------
     def tokenizer_call(self, call: cst.Call, method: str | None) -> Value:
+        if method == "apply_chat_template":
+            return self.chat_template_call(call)
         self.evaluate_args(call)
         tensors = P.keyword(call, "return_tensors")
         kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(
@@ -335,6 +337,41 @@ class CallEvaluator(WalkerState):
                 )
             }
         )
+
+    def chat_template_call(self, call: cst.Call) -> Value:
+        """`tok.apply_chat_template(conversation, padding=..., return_tensors=...)` (library table): the
+        conversation rendered and tokenized with padding like `tok(...)`, without the tokenizer's special
+        tokens. One conversation pads only to `max_length`; a batch of them (a list of lists) to the
+        longest too. The ids alone (4.x, `return_dict=False`) or the encoding (`return_dict=True`, 5.x's
+        default): the mask is known lost only where `return_dict=False` says so."""
+        self.evaluate_args(call)
+        tokenize = P.keyword(call, "tokenize")
+        said = P.int_value(tokenize.value) if tokenize is not None else None
+        processor = (
+            "processor" in P.last_name(call.func.value).lower() if isinstance(call.func, cst.Attribute) else False
+        )
+        if said == 0 or (said is None and processor):
+            return frozenset({OneText(call)})  # rendered text (a processor's default), tokenized later
+        self.facts.text_tokenized = True
+        conversation = P.positional(call, 0) or P.keyword(call, "conversation")
+        padding = P.padding_requested(call, self.constants, self.class_attribute_value)
+        batch = conversation is not None and (
+            _conversations(conversation.value)
+            or _conversations(one_row.value_bound_before(self.current_fn or self.facts.module, conversation.value))
+        )
+        if not (padding == "max_length" or (padding == "longest" and batch)):
+            return EMPTY
+        tensors = P.keyword(call, "return_tensors")
+        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(
+            (P.string_value(tensors.value) if tensors else None) or "", "list"
+        )
+        side = self.padding_side(call)
+        as_dict = P.keyword(call, "return_dict")
+        if as_dict is not None and P.int_value(as_dict.value) == 1:
+            return frozenset({Encoding(call, True, True, kind, batch or None, side=side)})
+        dropped = as_dict is not None and P.int_value(as_dict.value) == 0
+        ids = Padded(call, made_in=self.current_fn, kind=kind, from_tokenizer=True, lost_at=call if dropped else None)
+        return frozenset({ids.but(rows=batch or None, side=side)})
 
     def class_attribute_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """`self.padding` in a method of a class whose body fixes `padding` for every instance."""
@@ -453,6 +490,15 @@ def _nothing_known(value: Value) -> bool:
         isinstance(tag, OneText) or (isinstance(tag, TupleOf) and all(_nothing_known(v) for v in tag.items))
         for tag in value
     )
+
+
+def _conversations(expr: cst.BaseExpression | None) -> bool:
+    """A list of conversations (`[[{"role": ...}] for q in qs]`, `[chat_a, chat_b]` of lists): a batch."""
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        return isinstance(expr.elt, (cst.List, cst.ListComp))
+    if isinstance(expr, cst.List) and expr.elements:
+        return all(isinstance(e.value, (cst.List, cst.ListComp)) for e in expr.elements)
+    return False
 
 
 def _is_token_text(expr: cst.BaseExpression) -> bool:

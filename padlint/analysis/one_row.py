@@ -110,25 +110,29 @@ def repeats_one_element(expr: cst.BaseExpression | None) -> bool:
 def copies_of_one_text(fn: cst.FunctionDef | cst.Module | None, expr: cst.BaseExpression) -> bool:
     """Does `expr` hold copies of one item where it is read in `fn`: `[text] * n`, or a name whose
     last store before it, on every path, is one (`texts = 4 * [prompt]`)? Padded to the longest, such
-    rows pad nothing. A store on one path only, or growing the list, ends it."""
-    if repeats_one_element(expr):
-        return True
+    rows pad nothing."""
+    return repeats_one_element(expr) or repeats_one_element(value_bound_before(fn, expr))
+
+
+def value_bound_before(fn: cst.FunctionDef | cst.Module | None, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value the name `expr` was given by its last store before it in `fn`, when that store runs on
+    every path and nothing stores, grows or loops over the name after it (else None)."""
     if fn is None or not isinstance(expr, cst.Name):
-        return False
-    name, copies = expr.value, False
+        return None
+    name, value = expr.value, None
     body = fn.body if isinstance(fn, cst.FunctionDef) else cst.IndentedBlock(body=list(fn.body))
     for small, top_level in _statements_before(body, expr, True):
         if isinstance(small, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
             if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                copies = top_level and repeats_one_element(small.value)
+                value = small.value if top_level and len(targets) == 1 else None
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
-            copies = False
+            value = None
         elif isinstance(small, cst.Expr) and _grown_name(small.value) == name:
-            copies = False  # `texts.append(other)`
+            value = None  # `texts.append(other)`
         elif isinstance(small, (cst.For, cst.While)) and name in _names_stored(small):
-            copies = False
-    return copies
+            value = None
+    return value
 
 
 def script_one_row(module: cst.Module, expr: cst.BaseExpression) -> bool:

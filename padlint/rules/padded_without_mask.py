@@ -21,7 +21,7 @@ from padlint.types import Applicability
 MESSAGES = {
     "dropped": "`return_attention_mask=False` on a padded tokenizer call: the model never gets the mask and attends to padding",
     "subscript": "only `input_ids` is kept from a padded tokenizer call: its attention mask is lost and the model attends to padding",
-    "encode": "`encode(..., padding=...)` returns padded ids without an attention mask: the model attends to padding",
+    "encode": "`{method}(..., padding=...)` returns padded ids without an attention mask: the model attends to padding",
     "sink": "padded `input_ids` reach the model without the attention mask of `{encoding}`: the model attends to padding",
     "call": "padded `input_ids` go into this call without their attention mask, and reach a model inside it: the model attends to padding",
     "columns": "the dataset keeps `input_ids` of padded features but drops their `attention_mask` column",
@@ -122,7 +122,8 @@ def run(model, tokenizer, texts):
                 yield Finding(event.node, message, None, no_fix=GENERATED_NO_FIX, manual_fix=GENERATED_MANUAL_FIX)
                 continue
             encoding = event.padded.encoding if event.padded is not None else None
-            message = MESSAGES[event.how].format(encoding=encoding or "the encoding")
+            method = P.last_name(event.node.func) if isinstance(event.node, cst.Call) else "encode"
+            message = MESSAGES[event.how].format(encoding=encoding or "the encoding", method=method)
             yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:

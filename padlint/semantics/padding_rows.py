@@ -65,6 +65,19 @@ PADDING_ROWS: tuple[Row, ...] = (
         "_encode_plus: is_batched), so 'longest' pads nothing unless the text is known to be a list of texts",
     ),
     Row(
+        ("apply_chat_template",),
+        "tokenizer",
+        f"{TRANSFORMERS_4}, tokenization_utils_base.py PreTrainedTokenizerBase.apply_chat_template (lines 1709-1918: "
+        "tokenize=True renders, then self(rendered, padding=padding, truncation=..., max_length=..., "
+        "add_special_tokens=False, return_tensors=...); return_dict=False by default: out['input_ids'] only); "
+        f"{TRANSFORMERS}, the same method with return_dict=True by default (the BatchEncoding, its mask kept)",
+        on="method",
+        defaults={"padding_side": "right", "return_attention_mask": True},
+        condition="pads with `padding=` like __call__, one conversation (a list of messages) or a batch of them "
+        "(a list of lists); tokenize=False returns the rendered text; without return_dict the result is the ids "
+        "(4.x) or the encoding (5.x): the mask is known lost only with return_dict=False",
+    ),
+    Row(
         ("decode", "batch_decode"),
         "decodes",
         f"{TRANSFORMERS}, tokenization_utils_base.py PreTrainedTokenizerBase.decode/batch_decode (token ids to "
