@@ -20,6 +20,7 @@ from padlint.analysis.values import (
     TokenIds,
     TupleOf,
     Value,
+    pad_masking,
     tags_of,
 )
 from padlint.analysis.walker_state import WalkerState
@@ -92,6 +93,8 @@ class StoresMixin(WalkerState):
         if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
             ignore = True
+        if labels and not ignore:
+            self.padded_rows_written_into_labels(target, value, value_node)
         index = single_index(target)
         if ignore and index is not None:
             self.masking_by_pad_id(target, index, base, "index")
@@ -100,6 +103,28 @@ class StoresMixin(WalkerState):
             self.mark_place_masked(target.value)
             if isinstance(target.value, cst.Subscript) and key_of_subscript(target.value) == "input_ids":
                 self.ids_masked_in.update(tags_of(self.evaluate(target.value.value), Encoding))
+
+    def padded_rows_written_into_labels(
+        self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression
+    ) -> None:
+        """`labels[:, n:] = answer_ids` (or a row of them, `labels[i, n:] = answer_ids[i]`) into a buffer
+        of labels: the written ids bring their pads along, at other positions than in the ids (no mask,
+        gap or lengths of theirs fits the labels)."""
+        key = place_key(target.value)
+        if key is None or len(target.slice) != 2 or not isinstance(target.slice[1].slice, cst.Slice):
+            return
+        if not _whole_value(value_node) or pad_masking(value):
+            return
+        # The ignore value the labels held before (a buffer of -100) is written over here: it does not
+        # cover the pads written into it.
+        before = tuple(tags_of(self.evaluate(target.value), Masked))
+        padded = [
+            p.moved().but(masks_before=before)
+            for p in tags_of(value, Padded)
+            if not (p.of_labels or p.target_ids or p.filled)
+        ]
+        if padded:
+            self.env.update(key, frozenset(padded))
 
     def value_out_of_view(self, value_node: cst.BaseExpression, value: Value) -> bool:
         """Is `value_node` a name or attribute whose value the analysis cannot read (no int, no pad id,
@@ -315,3 +340,13 @@ def _whole_row(target: cst.Subscript) -> bool:
         return False
     cut = target.slice[1].slice
     return isinstance(cut, cst.Slice) and cut.lower is None and cut.upper is None and cut.step is None
+
+
+def _whole_value(node: cst.BaseExpression) -> bool:
+    """A value as it is held (`ids`, `enc.input_ids`, `enc["input_ids"]`) or one row of it (`ids[i]`),
+    not a slice of its positions (`ids[i, :n]` may stop before the pads)."""
+    while isinstance(node, cst.Subscript):
+        if any(not isinstance(s.slice, cst.Index) for s in node.slice):
+            return False
+        node = node.value
+    return isinstance(node, (cst.Name, cst.Attribute))
