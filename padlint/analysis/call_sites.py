@@ -53,9 +53,9 @@ def _add_importer_sites(path: str, fixed: set[str], sites: dict[str, list[Site]]
     from padlint.analysis.dead_code import name_reads
     from padlint.analysis.importers import MAX_IMPORTER_BYTES, MAX_IMPORTERS
     from padlint.analysis.parsing import parse_module
-    from padlint.look.project_text import from_imports, importers, module_path, text_of
+    from padlint.look.project_text import from_imports, importers, importers_below, module_path, text_of
 
-    for count, importer in enumerate(importers(path)):
+    for count, importer in enumerate(importers(path) + importers_below(path)):
         text = text_of(importer) or ""
         named = {name for name in fixed if name in text}
         if not named:
@@ -120,7 +120,35 @@ def _calls_by_name(
             func = node.func
             if type(func) is cst.Name and func.value in names:
                 yield node, inner, top
+            mapped = _mapped_partial(node, names)
+            if mapped is not None:
+                yield mapped, inner, top
         stack.extend((child, inner, top) for child in P.child_nodes(node))
+
+
+MAP_OPTIONS_THAT_ADD_ARGUMENTS = ("fn_kwargs", "with_indices", "with_rank", "input_columns")
+
+
+def _mapped_partial(call: cst.Call, names: set[str]) -> cst.Call | None:
+    """`ds.map(partial(f, a, k=v))`: the dataset calls `f(a, row, k=v)`, one row (or batch) after the
+    bound arguments (library table: map's calling convention). Returned as that call, so that what
+    the bound arguments fix (a flag left to its default) is known; not with options that hand more."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "map" and call.args):
+        return None
+    bound = call.args[0].value
+    if call.args[0].keyword is not None or any(
+        a.keyword and a.keyword.value in MAP_OPTIONS_THAT_ADD_ARGUMENTS for a in call.args
+    ):
+        return None
+    if not (isinstance(bound, cst.Call) and P.last_name(bound.func) == "partial" and bound.args):
+        return None
+    target = bound.args[0].value
+    if bound.args[0].keyword is not None or not (isinstance(target, cst.Name) and target.value in names):
+        return None
+    given = list(bound.args[1:])
+    positional = [a for a in given if a.keyword is None]
+    keywords = [a for a in given if a.keyword is not None]
+    return cst.Call(func=target, args=[*positional, cst.Arg(cst.Name("__row__")), *keywords])
 
 
 def constant_parameters(

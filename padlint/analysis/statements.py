@@ -113,7 +113,15 @@ class StatementWalker(WalkerState):
     def fixed_by_callers(self, test: cst.BaseExpression) -> bool | None:
         """The truth of `if flag:` / `if not flag:` when every call in view of the function hands
         `flag` a constant of the same truth and the function never stores it (call_sites.py): the
-        branch it does not select is never reached. None when unknown."""
+        branch it does not select is never reached. `flag and more` is false when `flag` is, `flag or
+        more` true when `flag` is. None when unknown."""
+        if isinstance(test, cst.BooleanOperation):
+            first = self.fixed_by_callers(test.left)
+            if isinstance(test.operator, cst.And) and first is False:
+                return False
+            if isinstance(test.operator, cst.Or) and first is True:
+                return True
+            return None
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         fn = self.current_fn

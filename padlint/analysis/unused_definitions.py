@@ -28,7 +28,13 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.dead_code import name_reads
-from padlint.look.project_text import from_imports, importers_in, package_directories, text_of
+from padlint.look.project_text import (
+    SKIPPED_DIRECTORIES,
+    from_imports,
+    importers_in,
+    package_directories,
+    text_of,
+)
 
 MAX_FILES = 2000  # files of a project read to know that nothing names a definition
 MAX_DIRECTORIES = 400
@@ -43,7 +49,6 @@ STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MARKER_LEVELS = 6  # directories looked at for a marker, from the top of the module's packages up
-SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
 
 
 def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDef | cst.ClassDef]:

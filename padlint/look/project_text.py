@@ -179,6 +179,37 @@ def importers(path: str) -> list[str]:
     return importers_in(path, places)
 
 
+SKIPPED_DIRECTORIES = {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
+SUBDIRECTORY_DEPTH = 2  # levels of folders below a module searched for scripts that call it
+MAX_SUBDIRECTORIES = 60
+
+
+def importers_below(path: str) -> list[str]:
+    """Modules in the folders below `path`'s directory (entry points, scripts) whose imports name it
+    (`from src.data import encode` in `src/entry_point/train.py`, run from the project root): callers a
+    search of its own directory and package misses. Bounded: a tree larger than that is left out."""
+    directory = os.path.dirname(os.path.abspath(path))
+    places: list[str] = []
+    level = [directory]
+    for _ in range(SUBDIRECTORY_DEPTH):
+        below = []
+        for place in level:
+            try:
+                entries = sorted(os.scandir(place), key=lambda e: e.name)
+            except OSError:
+                continue
+            below += [
+                e.path
+                for e in entries
+                if e.is_dir() and not e.name.startswith((".", "_")) and e.name not in SKIPPED_DIRECTORIES
+            ]
+        places += below
+        level = below
+        if len(places) > MAX_SUBDIRECTORIES:
+            return []  # a large tree: its callers stay out of view
+    return importers_in(os.path.abspath(path), places)
+
+
 def package_directories(path: str) -> list[str]:
     """The directory of `path` and each package directory above it, up to the first directory that is
     not a package (where a project's scripts sit next to its packages)."""
