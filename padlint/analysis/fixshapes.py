@@ -155,7 +155,7 @@ def attention_mask(
     name = MASK if cast else None  # `(ids != pad).long()` keeps its cast around the new comparison
     encoding_mask = padded.encoding_mask()
     if encoding_mask:
-        code = encoding_mask if cast else as_boolean(encoding_mask, padded.kind)
+        code = with_dtype(encoding_mask, padded.kind, dtype) if cast else as_boolean(encoding_mask, padded.kind)
         return Shape(code, Applicability.SAFE, "Use the tokenizer's attention mask")
     if padded.kind == "list" and padded.rows is False and gap_ok and data_ok and padded.data and padded.gap:
         return Shape(list_mask(padded.data, padded.gap, padded.side), Applicability.SAFE, FROM_GAP, name=name)
@@ -208,6 +208,18 @@ def as_boolean(mask: str, kind: str) -> str:
         return f"{mask}.bool()"
     if kind == "np":
         return f"{mask}.astype(bool)"
+    return mask
+
+
+def with_dtype(mask: str, kind: str, dtype: str | None) -> str:
+    """The tokenizer's mask in the dtype the replaced mask was made with (`torch.ones_like(ids,
+    dtype=torch.bool)`): code after it reads it as that type (`~mask`, an index)."""
+    if dtype is None:
+        return mask
+    if kind == "pt":
+        return f"{mask}.to({dtype})"
+    if kind == "np":
+        return f"{mask}.astype({dtype})"
     return mask
 
 

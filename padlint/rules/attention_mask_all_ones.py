@@ -142,7 +142,7 @@ def forward(model, input_ids, attention_mask=None):
         if shape is None or shape.applicability is not Applicability.SAFE:
             kept = keep_encoding(facts, padded, (event.ones.node,)) if padded.from_tokenizer else None
             if kept is not None:  # the tokenizer made the right mask: keep it instead of building one
-                mask = kept.mask_where_ids_are()
+                mask = fixshapes.with_dtype(kept.mask_where_ids_are(), padded.kind, mask_dtype(facts, event.ones.node))
                 return FixProposal(
                     Applicability.SAFE, "Keep the tokenizer's attention mask", (*kept.edits, (event.ones.node, mask))
                 )
