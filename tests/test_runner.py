@@ -379,3 +379,41 @@ def test_in_process_and_worker_runs_agree(project):
     worker, _ = _run(project, cache=False)
     here, _ = _run(project, cache=False, in_process=True)
     assert sorted(map(repr, worker.diagnostics)) == sorted(map(repr, here.diagnostics))
+
+
+_SAMPLES = """
+def generate(max_len, tokenizer, example, fix_length=False):
+    input_ids = tokenizer.encode(example["text"])[:max_len]
+    labels = list(input_ids)
+    if fix_length and max_len > len(input_ids):
+        gap = max_len - len(input_ids)
+        input_ids = input_ids + [tokenizer.pad_token_id] * gap
+        labels = labels + [tokenizer.pad_token_id] * gap
+    return {"input_ids": input_ids, "attention_mask": [1] * len(input_ids), "labels": labels}
+"""
+
+_ENTRY = """
+from functools import partial
+
+from src.samples import generate
+
+
+def prepare(rows, tokenizer):
+    return rows.map(partial(generate, 512, tokenizer{flag}))
+"""
+
+
+def test_a_caller_added_below_the_module_invalidates_its_entry(project):
+    # samples.py is clean while every caller leaves `fix_length` False; the callers are found by
+    # listing the folders below it, so a script added there must drop the cached "clean".
+    entry_points = project / "src" / "entry_point"
+    entry_points.mkdir(parents=True)
+    (project / "src" / "samples.py").write_text(_SAMPLES)
+    (entry_points / "train.py").write_text(_ENTRY.format(flag=""))
+    assert _check("src/samples.py").output == "All checks passed!\n"
+    assert _check("src/samples.py").output == "All checks passed!\n"  # served from the cache
+    (entry_points / "train_fixed_length.py").write_text(_ENTRY.format(flag=", fix_length=True"))
+    now = _check("src/samples.py")
+    assert "PAD006" in now.output and now.output == _check("src/samples.py", "--no-cache").output
+    (entry_points / "train_fixed_length.py").unlink()
+    assert _check("src/samples.py").output == "All checks passed!\n"

@@ -45,6 +45,24 @@ def recording() -> Iterator[dict[str, str]]:
             saved.update(inner)
 
 
+def listing_digest(directory: str) -> str | None:
+    """The sha256 of a folder's entry names (hidden ones aside): what a search of it for modules saw."""
+    try:
+        names = sorted(name for name in os.listdir(directory) if not name.startswith("."))
+    except OSError:
+        return None
+    return digest("\n".join(names).encode("utf-8", "surrogateescape"))
+
+
+def note_listing(directory: str) -> None:
+    """The analysis looked through `directory`'s entries (for modules that import another): a file
+    added there later, or removed, may change what it finds, so the listing is read like a file."""
+    if _recording is not None:
+        found = listing_digest(directory)
+        if found is not None:
+            _recording[os.path.abspath(directory)] = found
+
+
 _DIGESTS: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (stat key, sha256), this process
 
 
@@ -52,15 +70,21 @@ def current_digest(path: str) -> str | None:
     """The sha256 of the file now (None: it cannot be read). A warm run asks this of the same few
     modules once per file that read them (transformers' modeling_utils.py, hundreds of times): the
     digest is kept while the file's inode, size and modification time stay the same (a fix that
-    rewrites the file changes them)."""
+    rewrites the file changes them). A folder's is the digest of its entries' names (note_listing)."""
     try:
         stat = os.stat(path)
         key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         known = _DIGESTS.get(path)
         if known is not None and known[0] == key:
             return known[1]
-        with open(path, "rb") as handle:
-            found = digest(handle.read())
+        if os.path.isdir(path):  # a folder searched for modules (note_listing): its entries' names
+            listed = listing_digest(path)
+            if listed is None:
+                return None
+            found = listed
+        else:
+            with open(path, "rb") as handle:
+                found = digest(handle.read())
     except OSError:
         return None
     _DIGESTS[path] = (key, found)

@@ -194,6 +194,7 @@ def importers_below(path: str) -> list[str]:
     for _ in range(SUBDIRECTORY_DEPTH):
         below = []
         for place in level:
+            reads.note_listing(place)
             try:
                 entries = sorted(os.scandir(place), key=lambda e: e.name)
             except OSError:
@@ -230,6 +231,7 @@ def importers_in(path: str, places: list[str]) -> list[str]:
     found = []
     word = re.compile(rf"\b{re.escape(stem)}\b")
     for place in places:
+        reads.note_listing(place)  # a module added there later may import it: the result depends on it
         try:
             names = sorted(os.listdir(place))
         except OSError:
