@@ -140,6 +140,28 @@ def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_pa
     assert check() == check("--no-cache")
 
 
+def test_a_cached_silence_goes_when_a_new_file_names_the_helper(tmp_path: Path, monkeypatch):
+    # The project's files are found by walking its folders: a file added later that names the helper
+    # (a notebook, a doc, a script) makes it live, so the cached "clean" must go.
+    from click.testing import CliRunner
+
+    from padlint.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
+    _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN})
+
+    def check(*extra: str) -> str:
+        args = ["check", "--output-format", "concise", "speechlm/data/prep.py", *extra]
+        return CliRunner().invoke(main, args).output
+
+    assert check() == check() == "All checks passed!\n"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "usage.md").write_text("Batches come from `speechlm.data.prep.preprocess`.\n")
+    assert "PAD003" in check()
+    assert check() == check("--no-cache")
+
+
 def test_in_a_src_layout_the_examples_beside_src_are_read(tmp_path: Path):
     """`src/speechlm/...` with `pyproject.toml` at the top: an example at the top that calls the helper
     keeps it judged, though `src/` is not a package."""

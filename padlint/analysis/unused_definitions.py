@@ -27,6 +27,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis import reads
 from padlint.analysis.dead_code import name_reads
 from padlint.look.project_text import (
     SKIPPED_DIRECTORIES,
@@ -169,6 +170,7 @@ def _project_files(root: str) -> tuple[str, ...] | None:
         directories += 1
         if directories > MAX_DIRECTORIES:
             return None
+        reads.note_listing(here)  # a file added here later may name a definition: the result depends on it
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".") and d not in SKIPPED_DIRECTORIES)
         found.extend(os.path.join(here, n) for n in sorted(names) if n.endswith(NAMING_FILES))
         if len(found) > MAX_FILES:
