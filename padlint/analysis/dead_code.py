@@ -74,3 +74,27 @@ def _is_main_block(stmt: cst.CSTNode) -> bool:
     return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides) and any(
         P.string_value(s) == "__main__" for s in sides
     )
+
+
+ENDS_BLOCK = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def unreachable_statements(module: cst.Module, notebook: bool = False) -> list[cst.BaseStatement]:
+    """Statements after a `return`, `raise`, `continue` or `break` of the same block: they never run.
+    A notebook's cells are run one by one, so a `raise` in script code stops only its own cell: there
+    only blocks inside definitions and compound statements count."""
+    found: list[cst.BaseStatement] = []
+    for node in P.walk(module):
+        if type(node) is cst.IndentedBlock:
+            body = node.body
+        elif type(node) is cst.Module and not notebook:
+            body = node.body
+        else:
+            continue
+        for index, stmt in enumerate(body):
+            if type(stmt) is cst.SimpleStatementLine and any(
+                isinstance(small, ENDS_BLOCK) for small in stmt.body
+            ):
+                found.extend(body[index + 1 :])
+                break
+    return found
