@@ -92,9 +92,7 @@ def unreachable_statements(module: cst.Module, notebook: bool = False) -> list[c
         else:
             continue
         for index, stmt in enumerate(body):
-            if type(stmt) is cst.SimpleStatementLine and any(
-                isinstance(small, ENDS_BLOCK) for small in stmt.body
-            ):
+            if type(stmt) is cst.SimpleStatementLine and any(isinstance(small, ENDS_BLOCK) for small in stmt.body):
                 found.extend(body[index + 1 :])
                 break
     return found
