@@ -44,6 +44,40 @@ def item_read_only_by(
     return _followed(module, maker, imports, item=(key, readers)) is not None
 
 
+def dataset_item_read_only_by(
+    module: cst.Module, dataset: cst.ClassDef, imports: P.Imports, key: str, readers: frozenset[str]
+) -> bool:
+    """Is every batch of every DataLoader over an instance of `dataset` (a Dataset class of the module)
+    read in view, its `key` item only ever handed to a call of `readers` (a reward or metric that decodes
+    the labels to text)? The instances, their loaders and the batches are followed as for a collate
+    function, also into a function of the module the loader is handed to (`train(train_loader, ...)`)."""
+    parents = _parents(module)
+    defined = _definition_names(module)
+    made = [n for n in _names(module, {dataset.name.value}) if id(n) not in defined]
+    uses = _Uses(module, parents, imports, (key, readers))
+    for name in made:
+        call = parents.get(name)
+        if not (isinstance(call, cst.Call) and call.func is name):
+            return False  # the class handed on, subclassed or named otherwise: uses out of view
+        instance = uses.alias_bound(call)
+        if instance is None:
+            return False  # made and handed straight on (`DataLoader(Rows(...))` aside: not followed)
+        if instance in uses.seen_datasets:
+            continue
+        uses.seen_datasets.add(instance)
+        loaders = 0
+        for mention in _names(module, {instance}):
+            if uses.bound_at(mention) or uses.is_size_read(mention):
+                continue
+            loader = uses.dataset_of(mention)
+            if loader is None or not uses.follow_loader(loader):
+                return False
+            loaders += 1
+        if not loaders:
+            return False  # an instance no loader in view reads: whoever reads its items is out of view
+    return bool(made) and uses.loops > 0  # loaders no loop reads: their batches go out of view
+
+
 def _followed(
     module: cst.Module,
     maker: cst.FunctionDef | cst.Lambda,
@@ -78,6 +112,9 @@ class _Uses:
         self.imports = imports
         self.consumers: list[cst.Call] = []
         self.seen_loaders: set[str] = set()
+        self.seen_datasets: set[str] = set()
+        self.loops = 0  # loops over a loader's batches (or `next(iter(...))` reads) found
+        self.seen_parameters: set[cst.Name] = set()
 
     def qualified(self, call: cst.Call) -> str | None:
         func = call.func
@@ -97,6 +134,52 @@ class _Uses:
             return call if arg.keyword.value == keyword else None
         positional = [a for a in call.args if a.keyword is None and not a.star]
         return call if position is not None and arg in positional and positional.index(arg) == position else None
+
+    def dataset_of(self, node: cst.CSTNode) -> cst.Call | None:
+        """The DataLoader call `node` is handed to as its dataset (first argument or `dataset=`)."""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        if not isinstance(arg, cst.Arg) or arg.value is not node or not isinstance(call, cst.Call):
+            return None
+        row = T.wiring_row(self.qualified(call) or "")
+        if row is None or row.style != "loader":
+            return None
+        if arg.keyword is not None:
+            return call if arg.keyword.value == "dataset" else None
+        return call if P.positional(call, 0) is arg else None
+
+    def handed_to_function(self, node: cst.Name) -> bool:
+        """A loader handed to a module-level function of the module (`train(train_loader, model)`):
+        every mention of the parameter it binds is read as the loader's."""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        if not (isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and not arg.star):
+            return False
+        func = call.func
+        fn = next(
+            (
+                s
+                for s in self.module.body
+                if isinstance(s, cst.FunctionDef) and isinstance(func, cst.Name) and s.name.value == func.value
+            ),
+            None,
+        )
+        if fn is None or any(a.star for a in call.args):
+            return False
+        params = [p.name for p in (*fn.params.posonly_params, *fn.params.params)]
+        if arg.keyword is not None:
+            param = next((p for p in params if p.value == arg.keyword.value), None)
+        else:
+            positional = [a for a in call.args if a.keyword is None]
+            index = positional.index(arg)
+            param = params[index] if index < len(params) else None
+        if param is None:
+            return False
+        if param in self.seen_parameters:
+            return True
+        self.seen_parameters.add(param)
+        mentions = [n for n in S.name_nodes([fn.body], {param.value})]
+        return all(not self.bound_at(n) and (self.is_size_read(n) or self.iterated(n)) for n in mentions)
 
     def follow_loader(self, loader: cst.Call) -> bool:
         """Is every batch of this loader read where its consumers are in view?"""
@@ -118,7 +201,7 @@ class _Uses:
             return True
         if self.is_size_read(node):
             return True
-        return self.iterated(node)
+        return self.iterated(node) or self.handed_to_function(node)
 
     def iterated(self, node: cst.CSTNode) -> bool:
         """`node` read for its batches: a loop's iterable (through `enumerate` and the wiring rows that
@@ -149,6 +232,7 @@ class _Uses:
             target = target.elements[1].value
         if not isinstance(target, cst.Name):
             return False
+        self.loops += 1
         return self.read(target.value, [loop.body])
 
     def batch_bound(self, call: cst.Call) -> bool:

@@ -392,13 +392,20 @@ class SinkChecks(WalkerState):
         return name in DATA_PROTOCOL or name in info.map_batched or name in info.collate_functions
 
     def collated_labels_only_decoded(self, key: str) -> bool:
-        """Is the function walked a collate function whose every batch this module reads, with the
-        `key` item only decoded to text (library table: decodes rows), as an evaluation loop does?"""
+        """Is the function walked a collate function (or a Dataset's `__getitem__`) whose every batch this
+        module reads, with the `key` item only decoded to text (library table: decodes rows), as an
+        evaluation loop or a reward that scores decoded text does?"""
         fn = self.current_fn
-        if fn is None or fn.name.value not in self.module_info.collate_functions or self.facts.module is None:
+        if fn is None or self.facts.module is None:
             return False
         readers = T.names("decodes", on="method")
-        return batch_uses.item_read_only_by(self.facts.module, fn, self.facts.imports, key, readers)
+        if fn.name.value in self.module_info.collate_functions:
+            return batch_uses.item_read_only_by(self.facts.module, fn, self.facts.imports, key, readers)
+        if fn.name.value == "__getitem__" and self.class_envs and self.walking_home():
+            # a Dataset's items: its loaders' batches, followed the same way
+            dataset = self.class_envs[-1][0]
+            return batch_uses.dataset_item_read_only_by(self.facts.module, dataset, self.facts.imports, key, readers)
+        return False
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
         """A dict literal or `dict(...)` of features: the three keys that matter."""
