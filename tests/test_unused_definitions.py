@@ -116,7 +116,8 @@ def test_a_helper_live_code_calls_is_judged_though_an_unused_one_calls_it_too(tm
     assert "PAD003" in _codes(prep)
 
 
-def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_path: Path, monkeypatch):
+def _cached_project(tmp_path: Path, monkeypatch):
+    """The project run through the CLI with its result cache on: `check(*options)` gives prep.py's output."""
     from click.testing import CliRunner
 
     from padlint.cli.main import main
@@ -129,6 +130,11 @@ def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_pa
         args = ["check", "--output-format", "concise", "speechlm/data/prep.py", *extra]
         return CliRunner().invoke(main, args).output
 
+    return check
+
+
+def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_path: Path, monkeypatch):
+    check = _cached_project(tmp_path, monkeypatch)
     assert check() == check() == "All checks passed!\n"  # the second one from the cache
     calls = (
         "from speechlm.data.prep import preprocess\n"
@@ -143,18 +149,7 @@ def test_a_cached_silence_goes_when_an_importer_starts_calling_the_helper(tmp_pa
 def test_a_cached_silence_goes_when_a_new_file_names_the_helper(tmp_path: Path, monkeypatch):
     # The project's files are found by walking its folders: a file added later that names the helper
     # (a notebook, a doc, a script) makes it live, so the cached "clean" must go.
-    from click.testing import CliRunner
-
-    from padlint.cli.main import main
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PADLINT_CACHE_DIR", raising=False)
-    _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN})
-
-    def check(*extra: str) -> str:
-        args = ["check", "--output-format", "concise", "speechlm/data/prep.py", *extra]
-        return CliRunner().invoke(main, args).output
-
+    check = _cached_project(tmp_path, monkeypatch)
     assert check() == check() == "All checks passed!\n"
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "usage.md").write_text("Batches come from `speechlm.data.prep.preprocess`.\n")

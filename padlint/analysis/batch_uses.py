@@ -18,6 +18,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis import script_names as S
+from padlint.analysis.one_row import argument_for
 from padlint.semantics import table as T
 
 # Reads of a batch that give its size, not its values.
@@ -113,7 +114,7 @@ class _Uses:
         self.consumers: list[cst.Call] = []
         self.seen_loaders: set[str] = set()
         self.seen_datasets: set[str] = set()
-        self.loops = 0  # loops over a loader's batches (or `next(iter(...))` reads) found
+        self.loops = 0  # `for` loops over a loader's batches found
         self.seen_parameters: set[cst.Name] = set()
 
     def qualified(self, call: cst.Call) -> str | None:
@@ -122,6 +123,15 @@ class _Uses:
 
     def collate_of(self, node: cst.CSTNode) -> cst.Call | None:
         """The DataLoader call `node` is handed to as its collate function, if that is where it is."""
+        return self.loader_taking(node, "collate")
+
+    def dataset_of(self, node: cst.CSTNode) -> cst.Call | None:
+        """The DataLoader call `node` is handed to as its dataset, if that is where it is."""
+        return self.loader_taking(node, "dataset")
+
+    def loader_taking(self, node: cst.CSTNode, role: str) -> cst.Call | None:
+        """The loader call (wiring row of style "loader") `node` is handed to in `role` (the row's
+        keyword and position for it), if that is where it is."""
         arg = self.parents.get(node)
         call = self.parents.get(arg)
         if not isinstance(arg, cst.Arg) or arg.value is not node or not isinstance(call, cst.Call):
@@ -129,24 +139,11 @@ class _Uses:
         row = T.wiring_row(self.qualified(call) or "")
         if row is None or row.style != "loader":
             return None
-        keyword, position = row.roles["collate"]
+        keyword, position = row.roles[role]
         if arg.keyword is not None:
             return call if arg.keyword.value == keyword else None
         positional = [a for a in call.args if a.keyword is None and not a.star]
         return call if position is not None and arg in positional and positional.index(arg) == position else None
-
-    def dataset_of(self, node: cst.CSTNode) -> cst.Call | None:
-        """The DataLoader call `node` is handed to as its dataset (first argument or `dataset=`)."""
-        arg = self.parents.get(node)
-        call = self.parents.get(arg)
-        if not isinstance(arg, cst.Arg) or arg.value is not node or not isinstance(call, cst.Call):
-            return None
-        row = T.wiring_row(self.qualified(call) or "")
-        if row is None or row.style != "loader":
-            return None
-        if arg.keyword is not None:
-            return call if arg.keyword.value == "dataset" else None
-        return call if P.positional(call, 0) is arg else None
 
     def handed_to_function(self, node: cst.Name) -> bool:
         """A loader handed to a module-level function of the module (`train(train_loader, model)`):
@@ -155,24 +152,12 @@ class _Uses:
         call = self.parents.get(arg)
         if not (isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and not arg.star):
             return False
-        func = call.func
-        fn = next(
-            (
-                s
-                for s in self.module.body
-                if isinstance(s, cst.FunctionDef) and isinstance(func, cst.Name) and s.name.value == func.value
-            ),
-            None,
-        )
-        if fn is None or any(a.star for a in call.args):
+        name = call.func.value if isinstance(call.func, cst.Name) else None
+        fn = next((s for s in self.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        if fn is None:
             return False
-        params = [p.name for p in (*fn.params.posonly_params, *fn.params.params)]
-        if arg.keyword is not None:
-            param = next((p for p in params if p.value == arg.keyword.value), None)
-        else:
-            positional = [a for a in call.args if a.keyword is None]
-            index = positional.index(arg)
-            param = params[index] if index < len(params) else None
+        params = (*fn.params.posonly_params, *fn.params.params)
+        param = next((p.name for p in params if argument_for(call, fn, p.name.value) is arg), None)
         if param is None:
             return False
         if param in self.seen_parameters:

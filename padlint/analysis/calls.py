@@ -242,9 +242,7 @@ class CallEvaluator(WalkerState):
             return self.chat_template_call(call)
         self.evaluate_args(call)
         tensors = P.keyword(call, "return_tensors")
-        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(
-            (P.string_value(tensors.value) if tensors else None) or "", "list"
-        )
+        kind = _returned_kind(tensors)
         if tensors is not None and kind == "list":
             kind = "?"
         mask_arg = P.keyword(call, "return_attention_mask")
@@ -361,10 +359,7 @@ class CallEvaluator(WalkerState):
         )
         if not (padding == "max_length" or (padding == "longest" and batch)):
             return EMPTY
-        tensors = P.keyword(call, "return_tensors")
-        kind = {"pt": "pt", "np": "np", "tf": "tf"}.get(
-            (P.string_value(tensors.value) if tensors else None) or "", "list"
-        )
+        kind = _returned_kind(P.keyword(call, "return_tensors"))
         side = self.padding_side(call)
         as_dict = P.keyword(call, "return_dict")
         if as_dict is not None and P.int_value(as_dict.value) == 1:
@@ -490,6 +485,11 @@ def _nothing_known(value: Value) -> bool:
         isinstance(tag, OneText) or (isinstance(tag, TupleOf) and all(_nothing_known(v) for v in tag.items))
         for tag in value
     )
+
+
+def _returned_kind(tensors: cst.Arg | None) -> str:
+    """What a tokenizer call's `return_tensors=` makes of the ids: "pt", "np", "tf", else lists."""
+    return {"pt": "pt", "np": "np", "tf": "tf"}.get((P.string_value(tensors.value) if tensors else None) or "", "list")
 
 
 def _conversations(expr: cst.BaseExpression | None) -> bool:

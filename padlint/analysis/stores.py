@@ -94,7 +94,7 @@ class StoresMixin(WalkerState):
             self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
             ignore = True
         if labels and not ignore:
-            self.padded_rows_written_into_labels(target, value, value_node)
+            self.padded_rows_written_into_labels(target, base, value, value_node)
         index = single_index(target)
         if ignore and index is not None:
             self.masking_by_pad_id(target, index, base, "index")
@@ -105,11 +105,11 @@ class StoresMixin(WalkerState):
                 self.ids_masked_in.update(tags_of(self.evaluate(target.value.value), Encoding))
 
     def padded_rows_written_into_labels(
-        self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression
+        self, target: cst.Subscript, base: Value, value: Value, value_node: cst.BaseExpression
     ) -> None:
         """`labels[:, n:] = answer_ids` (or a row of them, `labels[i, n:] = answer_ids[i]`) into a buffer
-        of labels: the written ids bring their pads along, at other positions than in the ids (no mask,
-        gap or lengths of theirs fits the labels)."""
+        of labels (`base`, what it held): the written ids bring their pads along, at other positions than
+        in the ids (no mask, gap or lengths of theirs fits the labels)."""
         key = place_key(target.value)
         if key is None or len(target.slice) != 2 or not isinstance(target.slice[1].slice, cst.Slice):
             return
@@ -117,7 +117,7 @@ class StoresMixin(WalkerState):
             return
         # The ignore value the labels held before (a buffer of -100) is written over here: it does not
         # cover the pads written into it.
-        before = tuple(tags_of(self.evaluate(target.value), Masked))
+        before = tuple(tags_of(base, Masked))
         padded = [
             p.moved().but(masks_before=before)
             for p in tags_of(value, Padded)
