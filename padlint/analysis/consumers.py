@@ -181,6 +181,25 @@ class ConsumerQuestions(WalkerState):
             return row.attends == "causal"
         return loaded is None and self.causal_consumer()
 
+    def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None:
+        """How the model called here reads ids the code padded itself when no mask goes with them (library
+        table: consumer rows), with the class it was loaded as: ("bidirectional" | "encoder_decoder", class)
+        where every token attends to every position (an encoder, or an encoder-decoder's encoder); ("left",
+        class) where the pads come before each row's tokens, which any consumer attends to. None for a
+        model the table does not know, and for `generate`, which makes the mask from the pad id when it can
+        (the builds_mask row)."""
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if method not in (None, "forward", "__call__"):
+            return None
+        receiver = call.func.value if method is not None and isinstance(call.func, cst.Attribute) else call.func
+        loaded = self.model_class(receiver)
+        row = T.class_row(loaded) if loaded else None
+        if loaded is None or row is None or row.kind != "consumer":
+            return None
+        if row.attends in ("bidirectional", "encoder_decoder"):
+            return row.attends, loaded
+        return ("left", loaded) if padded.side == "left" else None
+
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
         """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`
         does when it is told a pad id that is not the EOS (`pad_token_id=tok.pad_token_id`), or when the

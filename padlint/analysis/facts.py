@@ -233,6 +233,23 @@ class UnmaskedListPadding(Fact):
 
 
 @dataclass
+class UnmaskedIds(Fact):
+    """Ids the code padded itself (no tokenizer made a mask for them) reach a model call (node) that is handed
+    no mask at all, where the library table says the model reads the pads: it attends both ways (an encoder,
+    or an encoder-decoder's encoder), or the pads come before each row's tokens."""
+
+    padded: Padded
+    reads: str  # "bidirectional", "encoder_decoder" or "left": how the model reaches the pads
+    model_class: str  # the class the model was loaded as
+    context: Context
+    ids_code: str | None  # the ids' code at the call, for fixes
+    lengths_ok: bool
+    gap_ok: bool
+    pad_code: str | None  # the pad value, when its code is valid at the call
+    mask_accepted: bool | None = None  # as MaskLost's
+
+
+@dataclass
 class LabelPadValue:
     """Labels are padded or masked with this value somewhere in the module."""
 
@@ -312,6 +329,7 @@ class ModuleFacts:
     # Copy tags whose masking selects no position (`torch.tensor(ids_list == pad_id)`): copy -> the write
     masking_selects_nothing: dict[Copy, cst.CSTNode] = field(default_factory=dict)
     mask_lost: list[MaskLost] = field(default_factory=list)
+    unmasked_ids: list[UnmaskedIds] = field(default_factory=list)
     # Returns of collate functions handing back bare ids (the Return, or the lambda) -> the calls that
     # receive their batches, where every one is in view (analysis/batch_uses.py)
     batch_consumers: dict[cst.CSTNode, tuple[cst.Call, ...] | None] = field(default_factory=dict)

@@ -18,8 +18,10 @@ from padlint.analysis.facts import (
     MaskPaddedAsIds,
     OnesAtMask,
     PadIdMaskAtSink,
+    UnmaskedIds,
     UnmaskedListPadding,
 )
+from padlint.analysis.fixshapes import is_place
 from padlint.analysis.values import (
     Const,
     Context,
@@ -299,8 +301,10 @@ class SinkChecks(WalkerState):
             return True
         return kind in ("loss", "call") or self.makes_training_rows(sink)
 
-    def ids_sink(self, value: Value, sink: cst.CSTNode, carries_mask: bool) -> None:
-        """Token ids reach a model input (dict key, keyword, positional model argument)."""
+    def ids_sink(
+        self, value: Value, sink: cst.CSTNode, carries_mask: bool, ids_expr: cst.BaseExpression | None = None
+    ) -> None:
+        """Token ids reach a model input (dict key, keyword, positional model argument: `ids_expr`)."""
         accepted = self.accepts_mask(sink) if isinstance(sink, cst.Call) else None
         if accepted is False and not self.consumer_attends(sink):
             # Project code in view whose signature takes no mask and in which nothing attends (a CNN over
@@ -309,6 +313,10 @@ class SinkChecks(WalkerState):
             # self-attention) reads the pads: reported, with no fix (its forward has no place for a mask).
             return
         for padded in tags_of(value, Padded):
+            if not padded.from_tokenizer:
+                if not carries_mask and isinstance(sink, cst.Call) and ids_expr is not None:
+                    self.ids_without_any_mask(padded, sink, ids_expr, accepted)
+                continue
             if (
                 not padded.from_tokenizer
                 or padded.target_ids
@@ -343,6 +351,38 @@ class SinkChecks(WalkerState):
                 mask = padded.encoding_mask()
                 lost = MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=mask, mask_accepted=accepted)
                 self.facts.mask_lost.append(lost)
+
+    def ids_without_any_mask(
+        self, padded: Padded, call: cst.Call, ids_expr: cst.BaseExpression, accepted: bool | None
+    ) -> None:
+        """Ids the code padded itself (`pad_sequence`, `ids + [pad] * n`: no tokenizer made a mask for them)
+        reach a model call that hands it no mask in any form, where the table says that model reads the
+        pads (consumers.pads_read_unmasked). Code that passes anything more (another positional argument, a
+        keyword naming a mask) may hand one the analysis cannot read: silent."""
+        if padded.target_ids or padded.of_labels or padded.generated_at is not None:
+            return
+        if any(a.keyword is None for a in call.args[1:]) or any(
+            a.keyword is not None and "mask" in a.keyword.value for a in call.args
+        ):
+            return
+        reads = self.pads_read_unmasked(call, padded)
+        if reads is None:
+            return
+        how, loaded = reads
+        ids_code = self.code(ids_expr)
+        found = UnmaskedIds(
+            call,
+            padded,
+            how,
+            loaded,
+            self.context(padded),
+            ids_code if is_place(ids_code) else None,
+            lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
+            gap_ok=bool(padded.gap) and self.still_valid(padded.names),
+            pad_code=self.pad_code(padded),
+            mask_accepted=accepted,
+        )
+        self.facts.record(self.facts.unmasked_ids, found)
 
     def returned(self, value: Value, node: cst.CSTNode) -> None:
         """A function or lambda hands back a padded encoding or ids whose mask was lost."""
@@ -500,11 +540,11 @@ class SinkChecks(WalkerState):
             or builds_mask
         )
         if "input_ids" in keywords:
-            self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries)
+            self.ids_sink(self.evaluate(keywords["input_ids"].value), call, carries, keywords["input_ids"].value)
         elif model_like:
             first_arg = P.positional(call, 0)
             if first_arg is not None:
-                self.ids_sink(self.evaluate(first_arg.value), call, carries)
+                self.ids_sink(self.evaluate(first_arg.value), call, carries, first_arg.value)
 
     def hands_a_mask(self, expr: cst.BaseExpression) -> bool:
         """A positional argument that is a padding mask of either polarity: one of the real tokens (the

@@ -33,6 +33,7 @@ from padlint.look.text_scan import (
     parenthesised_before,
     triple_quote_checker,
 )
+from padlint.semantics import table as T
 
 # ---- what the text can contain --------------------------------------------------------------------
 # Each feature is found by probes: a literal (fast to find; `lower`: in the lower-cased text) or a
@@ -64,6 +65,12 @@ LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 PER_POSITION_AFTER = re.compile(r"""\s*=(?!=)\s*(['"])none\1""")
 REDUCE_FALSE_AFTER = re.compile(r"\s*=(?!=)\s*False\b")
+# Models the library table says read the pads of ids given no mask: always (they attend both ways), or when
+# the pads come first (any consumer; only where the text says "left").
+READING_MODELS = tuple(sorted(T.short_names("consumer", attends=("bidirectional", "encoder_decoder"))))
+CONSUMER_MODELS = tuple(sorted(T.short_names("consumer")))
+READING_MODEL = re.compile(r"\b(?:" + "|".join(READING_MODELS) + r")\b")
+CONSUMER_MODEL = re.compile(r"\b(?:" + "|".join(CONSUMER_MODELS) + r")\b")
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
 ORIGINAL_BEFORE = re.compile(r"([\w.]+)\s*$")  # ... and what precedes it
 ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>+\-*/%&|^@:])=(?!=)")
@@ -190,6 +197,14 @@ class Look(PaddingFeatures):
 
     def _find_eos_fallback(self) -> list[int]:
         return [p for p in self._eos_names() if OR_BEFORE.search(self.lower, max(0, p - 220), p)]
+
+    def _find_reading_model(self) -> list[int]:
+        found = [m.start() for m in READING_MODEL.finditer(self.text)]
+        names = READING_MODELS
+        if "left" in self.lower:
+            found += [m.start() for m in CONSUMER_MODEL.finditer(self.text)]
+            names = CONSUMER_MODELS
+        return self._with_aliases(sorted(set(found)), names)
 
     def _find_loss(self) -> list[int]:
         names = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")

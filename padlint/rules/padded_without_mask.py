@@ -14,6 +14,7 @@ from padlint.rules.base import Finding, FixProposal, Rule, pick_fix
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword as add_keyword_arg
 from padlint.rules.edits import add_mask_beside_ids, delete_item
+from padlint.rules.ids_without_mask import unmasked_ids_findings
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.mask_through_tuple import mask_through_tuple, plain_names
 from padlint.types import Applicability
@@ -42,12 +43,13 @@ UNSEEN = " (unsafe: the called model's signature is not in view; it must take `a
 
 
 class PaddedWithoutMask(Rule):
-    """The output of a padding tokenizer call loses its attention mask on the way to the model."""
+    """The output of a padding tokenizer call loses its attention mask on the way to the model; or ids the code
+    padded itself reach, with no mask, a model that reads their pads (rules/ids_without_mask.py)."""
 
     code = "PAD003"
     REQUIRES = requires(code)
     name = "padded-without-mask"
-    summary = "Padded tokenizer output loses its attention mask on the way to the model"
+    summary = "Padded ids reach the model without their attention mask"
     fix_safety = (
         "safe (keep the encoding and carry its mask along); unsafe where the called model's signature is not in "
         "view; none where the ids leave the function alone or the model takes no `attention_mask`"
@@ -64,6 +66,16 @@ def predict(model, tokenizer, texts):
 def run(model, tokenizer, texts):
     enc = tokenizer(texts, padding="longest", return_tensors="pt")
     return model.generate(input_ids=enc["input_ids"], max_new_tokens=20)
+""",
+        """
+from torch.nn.utils.rnn import pad_sequence
+from transformers import BertForSequenceClassification
+
+model = BertForSequenceClassification.from_pretrained("bert-base-uncased")
+
+def classify(rows, pad_id):
+    ids = pad_sequence(rows, batch_first=True, padding_value=pad_id)
+    return model(ids).logits
 """,
     ]
     VALID = [
@@ -82,15 +94,30 @@ def run(model, tokenizer, texts):
     ids = tokenizer(texts, padding=True, return_tensors="pt")["input_ids"]
     return model(ids, attention_mask=ids.ne(tokenizer.pad_token_id)).logits
 """,
+        """
+from torch.nn.utils.rnn import pad_sequence
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+def step(rows, targets, pad_id):
+    ids = pad_sequence(rows, batch_first=True, padding_value=pad_id)
+    labels = pad_sequence(targets, batch_first=True, padding_value=-100)
+    return model(ids, labels=labels).loss
+""",
     ]
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return look.has("tokenizer_padding")  # a padding tokenizer call or `.pad(...)`
+        # a padding tokenizer call or `.pad(...)`; or ids padded by the code and a model that reads pads
+        return look.has("tokenizer_padding") or look.has("pad_step") and look.has("reading_model")
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("tokenizer_padding")  # the padding call and wherever its output goes
+        found = look.reach("tokenizer_padding")  # the padding call and wherever its output goes
+        if look.has("reading_model"):
+            found = found | look.reach("pad_step")  # the model is named where it is loaded, anywhere
+        return found
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         by_node: dict[cst.CSTNode, list[MaskLost]] = {}  # one finding per place, in the order first seen
@@ -125,6 +152,8 @@ def run(model, tokenizer, texts):
             method = P.last_name(event.node.func) if isinstance(event.node, cst.Call) else "encode"
             message = MESSAGES[event.how].format(encoding=encoding or "the encoding", method=method)
             yield Finding(event.node, message, fix, no_fix=None if fix else _why_no_fix(event))
+        # Ids padded by the code itself (no tokenizer mask to lose), where the model reads their pads.
+        yield from (f for f in unmasked_ids_findings(facts) if f.node not in by_node)
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
         if event.how == "call" or not isinstance(event.sink, cst.Call) or _is_feature_dict(event.sink):

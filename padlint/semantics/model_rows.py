@@ -135,6 +135,47 @@ MODEL_ROWS: tuple[Row, ...] = (
         condition="pads after the real tokens (right padding) are never attended to by a real token; with their "
         "labels at -100 a missing or all-ones mask changes no output the loss reads",
     ),
+    Row(
+        (
+            "transformers.AutoModelForMaskedLM",
+            "transformers.T5EncoderModel",
+            "transformers.MT5EncoderModel",
+            *(
+                f"transformers.{family}{head}"
+                for family in (
+                    "Bert",
+                    "Roberta",
+                    "XLMRoberta",
+                    "Camembert",
+                    "DistilBert",
+                    "Albert",
+                    "Electra",
+                    "Deberta",
+                    "DebertaV2",
+                    "ModernBert",
+                    "MPNet",
+                )
+                for head in (
+                    "Model",
+                    "ForMaskedLM",
+                    "ForSequenceClassification",
+                    "ForTokenClassification",
+                    "ForQuestionAnswering",
+                )
+            ),
+        ),
+        "consumer",
+        f"{TRANSFORMERS}, models/bert/modeling_bert.py BertModel._create_attention_masks (create_bidirectional_mask "
+        "unless config.is_decoder, which defaults to False); masking_utils.py create_bidirectional_mask (no "
+        "attention_mask: every position is attended); the same in modeling_{roberta,xlm_roberta,camembert,electra}.py, "
+        "and is_causal = False in modeling_{distilbert,albert,modernbert}.py; DeBERTa(-v2) and MPNet build no causal "
+        "mask; T5EncoderModel runs T5Stack with is_decoder False; models/auto/modeling_auto.py "
+        "MODEL_FOR_MASKED_LM_MAPPING_NAMES maps only encoders and encoder-decoders (bart, mbart, mvp)",
+        on="class",
+        attends="bidirectional",
+        condition="every token attends to every position, before and after it: without a mask each real token's "
+        "output mixes in the pads of its row",
+    ),
     # ---- consumers that rebuild the labels from a mask of their own --------------------------------
     # `roles["mask"]`: the batch key the consumer reads; label positions where it is 0 become -100. The
     # match names what makes the consumer (a config handed to `get_peft_model`).

@@ -37,13 +37,18 @@ def names(kind: Kind, on: On = "function", style: str | None = None) -> frozense
 
 
 @functools.cache
-def short_names(kind: Kind | None = None, repads: bool | None = None) -> frozenset[str]:
+def short_names(
+    kind: Kind | None = None, repads: bool | None = None, attends: tuple[str, ...] | None = None
+) -> frozenset[str]:
     """The last part of every class name of this kind (`DataCollatorForSeq2Seq`), for code that sees
-    a class by its bare name (text before parsing)."""
+    a class by its bare name (text before parsing); `attends`: only consumers that attend so."""
     return frozenset(
         name.rsplit(".", 1)[-1]
         for row in ROWS
-        if row.on == "class" and (kind is None or row.kind == kind) and (repads is None or row.repads == repads)
+        if row.on == "class"
+        and (kind is None or row.kind == kind)
+        and (repads is None or row.repads == repads)
+        and (attends is None or row.attends in attends)
         for name in row.match
     )
 
