@@ -99,6 +99,7 @@ class Look(PaddingFeatures):
         self._lower: str | None = None
         self._pad_imported: bool | None = None
         self._weak: set[int] = set()  # padding steps that pad only with a fill holding a pad id
+        self._pad_named: set[int] = set()  # ... of those, the ones whose fill is named as a pad id
         self._row_filled: set[int] = set()  # zero buffers: padding only where rows are written into them
         self._triple = triple_quote_checker(text)
         self._aliases: dict[str, str] | None = None
@@ -142,6 +143,11 @@ class Look(PaddingFeatures):
         for alias in aliases:
             found = found + [p for p in self._literal(alias) if is_name_at(self.text, p, alias)]
         return sorted(found) if aliases else found
+
+    def pads_for_sure(self, pos: int) -> bool:
+        """Does the padding step at `pos` pad whatever its context: not weak, or weak with a fill named as a
+        pad id (a project definition read on its own has no context to decide a weak step by)."""
+        return pos not in self._weak or pos in self._pad_named
 
     def has(self, name: str) -> bool:
         return bool(self.positions(name))

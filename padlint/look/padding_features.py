@@ -61,6 +61,7 @@ class PaddingFeatures(Reach):
     # What first_look.Look provides (declared here so this part type-checks on its own).
     filename: str | None
     _pad_imported: bool | None
+    _pad_named: set[int]
 
     def project(self) -> dict:
         raise NotImplementedError
@@ -93,7 +94,7 @@ class PaddingFeatures(Reach):
         found += self._literal("to_padded_tensor")  # torch.nested.to_padded_tensor(nt, pad): shape_ops.py
         for p, item in self._list_repeats():
             if not re.fullmatch(r"-?\d+", item):
-                self._weak.add(p)  # `[fill] * n` pads only if `fill` holds a pad id
+                self._weak_step(p, item)  # `[fill] * n` pads only if `fill` holds a pad id
                 found.append(p)
             elif item != "-100":
                 found.append(p)  # `[-1] * n`: labels padded with a sentinel
@@ -103,22 +104,42 @@ class PaddingFeatures(Reach):
                 calls += [(p, re.compile(rf"{re.escape(alias)}\s*\(").match(text, p)) for p in self._literal(alias)]
         for p, call in calls:
             if call and (p == 0 or not is_word_char(text[p - 1])) and self._full_fill_may_be_pad(call.end()):
-                self._weak.add(p)  # `torch.full(shape, fill)` pads only if `fill` holds a pad id
+                self._weak_step(p, self._fill_of(call.end(), 1))  # pads only if `fill` holds a pad id
                 found.append(p)
         found += self._scaled_ones()
         for m in PADDING_LOOP.finditer(text):  # `while len(ids) < n: ids.append(pad_id)`
             if self.in_code(m.start()):
                 if m.group(2).strip() != "0":
-                    self._weak.add(m.start())  # pads only if what it appends can be a pad id
+                    self._weak_step(m.start(), m.group(2))  # pads only if what it appends can be a pad id
                 found.append(m.start())  # appending 0 pads with zeros, as `[0] * n` does
-        for word in ("fill_", "new_full"):  # `buffer.fill_(pad_id)`, `ids.new_full(size, pad_id)`
+        for word, position in (("fill_", 0), ("new_full", 1)):  # `buffer.fill_(pad_id)`, `ids.new_full(size, pad_id)`
             for p in self._literal(word):
                 if p > 0 and text[p - 1] == "." and self.in_code(p):
-                    self._weak.add(p)  # pads only if the fill holds a pad id
+                    paren = p + len(word)
+                    fill = self._fill_of(paren + 1, position) if text[paren : paren + 1] == "(" else None
+                    self._weak_step(p, fill)  # pads only if the fill holds a pad id
                     found.append(p)
         if self.filename:
             found += self._project_padding("pad_step") + self._project_padding("tokenizer_padding")
         return sorted(found)
+
+    def _weak_step(self, pos: int, fill: str | None) -> None:
+        """A padding step that pads only if its fill holds a pad id; one whose fill is named so (`pad_id`,
+        `self.pad_token_id`) is known to, also where the look reads a project definition on its own."""
+        self._weak.add(pos)
+        if fill is not None and "pad" in fill.lower():
+            self._pad_named.add(pos)
+
+    def _fill_of(self, open_paren: int, position: int) -> str | None:
+        """The fill argument's text of a call (`fill_value=`, else the positional one at `position`)."""
+        args = call_arguments(self.text, open_paren)
+        if args is None:
+            return None
+        fill = next((a.split("=", 1)[1] for a in args if FILL_VALUE_KEYWORD.match(a)), None)
+        positional = _positional(args)
+        if fill is None and len(positional) > position:
+            fill = positional[position]
+        return fill
 
     def _scaled_ones(self) -> list[int]:
         """`pad_value * torch.ones(shape)` or `torch.ones(shape) * pad_value`: a block of pad ids, as

@@ -322,7 +322,7 @@ def _definition_features(body: str, helpers: dict[str, tuple[str, frozenset]]) -
     for part, first, last in parts:
         # A weak step (`[fill] * n`, a fill that may hold a pad id) is judged where it is, not here.
         features = frozenset(
-            f for f in PROJECT_FEATURES if any(first <= p < last and p not in look._weak for p in look.positions(f))
+            f for f in PROJECT_FEATURES if any(first <= p < last and look.pads_for_sure(p) for p in look.positions(f))
         )
         called = _reached_helpers(body[first:last], helpers)
         for helper in called:
@@ -355,7 +355,7 @@ def _whole_features(path: str, text: str, start: int, end: int) -> frozenset:
             from padlint.look.first_look import Look
 
             look = Look(body)
-            found = frozenset(f for f in HELPER_FEATURES if any(p not in look._weak for p in look.positions(f)))
+            found = frozenset(f for f in HELPER_FEATURES if any(look.pads_for_sure(p) for p in look.positions(f)))
         _WHOLE[key] = found
     return found
 

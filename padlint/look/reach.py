@@ -17,7 +17,9 @@ from padlint.look.text_scan import is_name_at
 
 LABEL_WORDS = ("label", "target", "tgt")
 SINK_WORDS = {
-    "mask": ("attention_mask", "attn_mask"),  # the mask places of flow.py and sinks.py (mask_sink)
+    # the mask places of flow.py and sinks.py (mask_sink); a mask handed back (`return ids, mask`), whose
+    # place is the caller's (the analysis follows it there, also into an importer)
+    "mask": ("attention_mask", "attn_mask", re.compile(r"\breturn\b[^\n]*\bmasks?\b")),
     "labels": LABEL_WORDS + ("cross_entropy", "crossentropyloss", "nll_loss", "nllloss"),
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
