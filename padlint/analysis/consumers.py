@@ -181,6 +181,13 @@ class ConsumerQuestions(WalkerState):
             return row.attends == "causal"
         return loaded is None and self.causal_consumer()
 
+    def loaded_model_called(self, call: cst.Call) -> bool:
+        """Is the callee a place the module stores a pretrained model in (`self.enc =
+        BertModel.from_pretrained(...)` in `__init__`, then `self.enc(ids)` in a method walked with no
+        instance in view), whatever it is named? Its forward pass takes the ids first."""
+        loaded = self.module_info.loaded_models().get(P.dotted(call.func))
+        return loaded is not None and self.pretrained_model(f"{loaded}.from_pretrained")
+
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None:
         """How the model called here reads ids the code padded itself when no mask goes with them (library
         table: consumer rows), with the class it was loaded as: ("bidirectional" | "encoder_decoder", class)

@@ -518,7 +518,9 @@ class SinkChecks(WalkerState):
         if "labels" in keywords and call not in self.unused_loss_calls and not self.loss_discarded(call):
             self.label_sink(self.evaluate(keywords["labels"].value), keywords["labels"].value, call, "keyword")
         ids = keywords.get("input_ids")
-        model_like = ids is None and (P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call))
+        model_like = ids is None and (
+            P.model_callee(P.last_name(call.func)) or self.model_by_provenance(call) or self.loaded_model_called(call)
+        )
         if ids is None and not model_like or P.FROZEN_ENCODER.search(self.code(call.func)):
             return
         if self.made_by_factory(call) or self.runs_checkpoint_code(call):

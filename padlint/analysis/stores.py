@@ -271,8 +271,13 @@ class StoresMixin(WalkerState):
             sources = [self.iterated(self.evaluate(a.value)) for a in iterable.args if a.keyword is None]
             if name == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and sources:
                 self.assign(target.elements[0].value, EMPTY, iterable)
-                self.assign(target.elements[1].value, sources[0], iterable)
                 item, walked = target.elements[1].value, iterable.args[0].value
+                if isinstance(item, (cst.Tuple, cst.List)):
+                    # `for i, (a, b) in enumerate(zip(xs, ys)):` binds the items as the loop over the
+                    # inner iterable does
+                    self.bind_loop_target(item, walked)
+                    return
+                self.assign(item, sources[0], iterable)
                 walked_key = place_key(walked)
                 if isinstance(item, cst.Name) and walked_key:
                     self.loop_aliases[item.value] = walked_key

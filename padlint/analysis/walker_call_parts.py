@@ -216,6 +216,9 @@ class CallParts:
     def key_padding_masks(self, call: cst.Call, keywords: dict) -> None: ...
 
     @abstractmethod
+    def loaded_model_called(self, call: cst.Call) -> bool: ...
+
+    @abstractmethod
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None: ...
 
     @abstractmethod
