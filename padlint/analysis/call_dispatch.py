@@ -33,8 +33,9 @@ from padlint.semantics import table as T
 
 ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = T.names("loss")
-# Reductions over every element of a tensor (torch 2.13.0 torch.mean/torch.sum; numpy 2.4.6 numpy.mean/numpy.sum).
-WHOLE_REDUCTIONS = ("torch.mean", "torch.sum", "numpy.mean", "numpy.sum")
+# Reductions over every element of a tensor (library table: reduces rows), and those that average.
+WHOLE_REDUCTIONS = T.names("reduces")
+MEANS = T.names("reduces", style="mean")
 
 
 class CallDispatch(WalkerState):
@@ -153,11 +154,11 @@ class CallDispatch(WalkerState):
             self.evaluate_args(call)
             self.collator_call(call, name)
             return EMPTY
-        if name in ("torch.mean", "numpy.mean") and len(call.args) == 1:
+        if name in MEANS and len(call.args) == 1:
             over = self.mean_over_ignored(call, call.args[0].value, self.evaluate_args(call)[0])
             if over:
                 return over
-        if name in ("torch.mean", "numpy.mean") and call.args:
+        if name in MEANS and call.args:
             mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
             if mean:
                 self.evaluate_args(call)

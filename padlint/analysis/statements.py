@@ -22,6 +22,7 @@ from padlint.analysis.values import (
     FunctionRef,
     GoodMask,
     Instance,
+    MaskedProduct,
     NoneValue,
     Ones,
     Padded,
@@ -53,6 +54,10 @@ class StatementWalker(WalkerState):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self.execute_small(small)
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            # the body of a one-line suite (`def tokenize(batch): return tok(...)`, `if x: y = z`) holds
+            # its small statements directly
+            self.execute_small(stmt)
         elif isinstance(stmt, cst.If):
             self.evaluate(stmt.test)
             known = self.none_test(stmt.test)
@@ -262,6 +267,12 @@ class StatementWalker(WalkerState):
             self.written_into_loss(stmt.target)  # `losses *= mask`
         if isinstance(stmt.operator, (cst.MultiplyAssign, cst.BitAndAssign)) and tags_of(current, Ones):
             self.facts.corrected_ones.update(tags_of(current, Ones))  # `mask *= (ids != pad)`
+        elif isinstance(stmt.operator, cst.MultiplyAssign) and key is not None:
+            # `losses *= mask`: the name now holds the product, whose mean counts the pads (losses.py)
+            product = cst.BinaryOperation(stmt.target, cst.Multiply(), stmt.value)
+            mask = self.padding_mask_of(product, current, added)
+            if mask is not None:
+                self.env.set(key, current | frozenset({MaskedProduct(product, mask)}))
         elif isinstance(stmt.operator, cst.AddAssign) and key is not None:
             if LOSS_NAME.search(key):
                 self.is_loss(added)  # `loss += (x * mask).mean()`

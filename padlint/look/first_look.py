@@ -71,6 +71,8 @@ READING_MODELS = tuple(sorted(T.short_names("consumer", attends=("bidirectional"
 CONSUMER_MODELS = tuple(sorted(T.short_names("consumer")))
 READING_MODEL = re.compile(r"\b(?:" + "|".join(READING_MODELS) + r")\b")
 CONSUMER_MODEL = re.compile(r"\b(?:" + "|".join(CONSUMER_MODELS) + r")\b")
+# `x.mean(`, and the library table's averaging reductions by their last name (`tf.reduce_mean(`)
+MEAN_WORDS = tuple(sorted({"mean"} | {name.rsplit(".", 1)[-1] for name in T.names("reduces", style="mean")}))
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
 ORIGINAL_BEFORE = re.compile(r"([\w.]+)\s*$")  # ... and what precedes it
 ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>+\-*/%&|^@:])=(?!=)")
@@ -276,10 +278,11 @@ class Look(PaddingFeatures):
         text = self.text
         found = [
             p
-            for p in self._literal("mean")
-            if (p == 0 or not is_word_char(text[p - 1])) and re.match(r"mean\s*\(", text[p : p + 12])
+            for word in MEAN_WORDS
+            for p in self._literal(word)
+            if (p == 0 or not is_word_char(text[p - 1])) and re.match(rf"{word}\s*\(", text[p : p + len(word) + 8])
         ]
-        return self._with_aliases(found, ("mean",))  # `from torch import mean as average`
+        return self._with_aliases(sorted(found), MEAN_WORDS)  # `from torch import mean as average`
 
     def _find_mean_product(self) -> list[int]:
         """`(x * mask).mean(...)`, `torch.mean(x * mask, ...)`: a mean whose receiver or first argument

@@ -73,7 +73,11 @@ def token_loss(per_token, attention_mask):
             else:
                 harm = "the loss shrinks with the amount of padding"
             message = f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: {harm}"
-            yield Finding(event.node, message, self.fix(facts, event))
+            fix = self.fix(facts, event)
+            by_hand = None
+            if fix is None and _tensorflow_mean(facts, event.node):
+                by_hand = f"divide `tf.reduce_sum(...)` of the product by `tf.reduce_sum({facts.brief(mask)})`"
+            yield Finding(event.node, message, fix, manual_fix=by_hand)
         for over in facts.means_over_ignored:
             if not over.loss:
                 continue
@@ -106,8 +110,8 @@ def token_loss(per_token, attention_mask):
 
     def fix(self, facts: ModuleFacts, event: MaskedMean) -> FixProposal | None:
         product, mask = event.product, event.mask
-        if event.dims or not event.in_place or not _pure(mask):
-            return None
+        if event.dims or not event.in_place or not _pure(mask) or _tensorflow_mean(facts, event.node):
+            return None  # (a TensorFlow tensor has no `.sum()`: the rewrite below would raise)
         total = facts.code(product)
         if not product.lpar:
             total = f"({total})"
@@ -119,6 +123,13 @@ def token_loss(per_token, attention_mask):
         return FixProposal(
             Applicability.SAFE, "Divide by the number of real positions", ((event.node, f"({total}.sum() / {count})"),)
         )
+
+
+def _tensorflow_mean(facts: ModuleFacts, node: cst.CSTNode) -> bool:
+    """Is the mean `tf.reduce_mean(...)` (library table: reduces rows of tensorflow)?"""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, (cst.Name, cst.Attribute)):
+        return False
+    return (facts.imports.qualify(node.func) or "").startswith("tensorflow.")
 
 
 def _pure(node: cst.CSTNode) -> bool:

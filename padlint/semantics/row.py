@@ -31,6 +31,7 @@ Kind = Literal[
     "attention",  # a layer or function that mixes every position with every other (unless masked)
     "decodes",  # turns token ids into text (a metric's input): grades nothing
     "ignores_true_keys",  # a layer whose key padding mask is True (non-zero) at the keys it ignores
+    "reduces",  # reduces every element it is given to one number ("mean": divided by their count; "sum")
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -78,3 +79,4 @@ TQDM = "tqdm 4.70.1"
 CPYTHON = "CPython 3.11.7"
 PEFT = "peft 0.21.2"
 PETALS = "petals 2.2.0.post1"
+TENSORFLOW = "tensorflow (tensorflow/tensorflow 9a4b6b6)"

@@ -3,7 +3,7 @@ and the builders of constant tensors."""
 
 from __future__ import annotations
 
-from padlint.semantics.row import NUMPY, TORCH, Row
+from padlint.semantics.row import NUMPY, TENSORFLOW, TORCH, Row
 
 TORCH_ATTENTION_LAYERS = (
     "torch.nn.MultiheadAttention",
@@ -15,6 +15,24 @@ TORCH_ATTENTION_LAYERS = (
 )
 
 TENSOR_ROWS: tuple[Row, ...] = (
+    # ---- reductions over every element: a mean counts the pads of a padded product too ------------
+    Row(
+        ("torch.mean", "numpy.mean", "tensorflow.reduce_mean", "tensorflow.math.reduce_mean"),
+        "reduces",
+        f"{TORCH}, torch/_torch_docs.py torch.mean ('mean(input, *, dtype=None) -> Tensor': the mean of all "
+        f"elements); {NUMPY}, numpy/_core/fromnumeric.py mean (axis=None: over the flattened array); "
+        f"{TENSORFLOW}, tensorflow/python/ops/math_ops.py reduce_mean(input_tensor, axis=None, keepdims=False): "
+        "'If axis is None, all dimensions are reduced'",
+        style="mean",
+    ),
+    Row(
+        ("torch.sum", "numpy.sum", "tensorflow.reduce_sum", "tensorflow.math.reduce_sum"),
+        "reduces",
+        f"{TORCH}, torch/_torch_docs.py torch.sum ('sum(input, *, dtype=None) -> Tensor'); {NUMPY}, "
+        f"numpy/_core/fromnumeric.py sum (axis=None); {TENSORFLOW}, tensorflow/python/ops/math_ops.py "
+        "reduce_sum(input_tensor, axis=None): every element when no axis",
+        style="sum",
+    ),
     # ---- what attends: a module built on these lets every position read the pads (unless masked) ---
     Row(
         (*TORCH_ATTENTION_LAYERS, "torch.nn.functional.scaled_dot_product_attention"),
