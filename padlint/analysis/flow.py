@@ -170,6 +170,7 @@ class ScopeWalker(
             self.current_fn,
             self.guards,
             self.store_events,
+            self.return_nodes,
         )
 
     def _restore(self, saved: tuple) -> None:
@@ -189,6 +190,7 @@ class ScopeWalker(
             self.current_fn,
             self.guards,
             self.store_events,
+            self.return_nodes,
         ) = saved
 
 
