@@ -10,6 +10,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskedMean, MeanOverIgnored, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
+from padlint.semantics import table as T
 from padlint.types import Applicability
 
 PURE_METHODS = {
@@ -72,7 +73,8 @@ def token_loss(per_token, attention_mask):
                 harm = "each row's value shrinks with its own padding, so rows weigh differently"
             else:
                 harm = "the loss shrinks with the amount of padding"
-            message = f"`.mean()` of a product with `{facts.brief(mask)}` divides by pad positions too: {harm}"
+            mean = _mean_spelled(facts, event.node)
+            message = f"`{mean}` of a product with `{facts.brief(mask)}` divides by pad positions too: {harm}"
             fix = self.fix(facts, event)
             by_hand = None
             if fix is None and _tensorflow_mean(facts, event.node):
@@ -123,6 +125,14 @@ def token_loss(per_token, attention_mask):
         return FixProposal(
             Applicability.SAFE, "Divide by the number of real positions", ((event.node, f"({total}.sum() / {count})"),)
         )
+
+
+def _mean_spelled(facts: ModuleFacts, node: cst.CSTNode) -> str:
+    """How the code spells the mean: `.mean()` for the method, `tf.reduce_mean(...)` for a function."""
+    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+        if facts.imports.qualify(node.func) in T.names("reduces", style="mean"):
+            return f"{facts.code(node.func)}(...)"
+    return ".mean()"
 
 
 def _tensorflow_mean(facts: ModuleFacts, node: cst.CSTNode) -> bool:
