@@ -211,14 +211,23 @@ def importers_below(path: str) -> list[str]:
     return importers_in(os.path.abspath(path), places)
 
 
+ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")  # what makes a directory a project's root
+
+
 def package_directories(path: str) -> list[str]:
     """The directory of `path` and each package directory above it, up to the first directory that is
-    not a package (where a project's scripts sit next to its packages)."""
+    not a package (where a project's scripts sit next to its packages). A directory without
+    `__init__.py` that is no project's root (no `.git`, `pyproject.toml`, `setup.py`, `setup.cfg`) is an
+    implicit namespace package: scripts in the directory above import it as `folder.module`."""
     directories = [os.path.dirname(os.path.abspath(path))]
     while os.path.isfile(os.path.join(directories[-1], "__init__.py")):
         above = os.path.dirname(directories[-1])
         if above == directories[-1]:
             break
+        directories.append(above)
+    own = directories[0]
+    above = os.path.dirname(own)
+    if len(directories) == 1 and above != own and not any(os.path.exists(os.path.join(own, m)) for m in ROOT_MARKERS):
         directories.append(above)
     return directories
 
