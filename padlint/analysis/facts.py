@@ -300,6 +300,8 @@ class ModuleFacts:
     # The module puts an EOS into the data (`text + tok.eos_token`, `ids + [eos_id]`, a chat template,
     # `add_eos_token=True`): only then can masking by a pad id equal to EOS cost a real EOS its label.
     eos_in_data: cst.CSTNode | None = None
+    # Every place that puts an EOS into text or ids, with the def it sits in (None: every text, or script code)
+    eos_additions: list[tuple[cst.CSTNode, OwnerOrScript]] = field(default_factory=list)
     text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
     # A tokenizer call of the module leaves `add_special_tokens` on: the tokenizer may end the ids with EOS.
     special_tokens_added: bool = False
@@ -425,8 +427,31 @@ class ModuleFacts:
     def eos_may_be_put_in(self) -> bool:
         """Can the module's data hold a real EOS? Not when it makes its token ids from text itself and
         never puts an EOS in (texts ended by `###`, no `eos_token_id` appended): then a pad id equal to
-        EOS marks only the pads. Ids made out of view may hold one."""
-        return not self.text_tokenized or self.eos_in_data is not None
+        EOS marks only the pads. Ids made out of view may hold one. An EOS put in by a def that does not
+        build the rows (a generation prompt, `tok(tok.eos_token + "Once")`) where the module builds them
+        by mapping functions over a dataset reaches no row."""
+        return not self.text_tokenized or any(self._reaches_rows(owner) for _, owner in self.eos_additions)
+
+    def note_eos_in_data(self, node: cst.CSTNode, every_text: bool = False) -> None:
+        self.eos_in_data = self.eos_in_data or node
+        self.eos_additions.append((node, None if every_text else self.current_owner))
+
+    def _reaches_rows(self, owner: OwnerOrScript) -> bool:
+        """Can what a def puts into text reach the rows of the module's mapped datasets? Yes for script
+        code, a method, a mapped function, a def that maps, or a helper a mapped function names; and
+        wherever the rows are not built by mapping named functions of the module."""
+        mapped = {name for name, _ in self.map_calls}
+        if not mapped or "<lambda>" in mapped or owner is None or owner.kind != "func":
+            return True
+        node = owner.node
+        if node.name.value in mapped or any(where == owner for _, where in self.map_calls):
+            return True
+        named = re.compile(rf"\b{re.escape(node.name.value)}\b")
+        module = self.module
+        return module is not None and any(
+            isinstance(stmt, cst.FunctionDef) and stmt.name.value in mapped and named.search(self.code(stmt))
+            for stmt in module.body
+        )
 
     def real_eos_in_ids(self) -> bool:
         """eos_may_be_put_in, or a tokenizer call adds its special tokens (some end every text with EOS)."""

@@ -37,6 +37,7 @@ MODULE_WIDE = (
     "lm_collator_kin",
     "labels_built",
     "map_calls",
+    "eos_additions",
     "pad_eos",
     "tokenizer_loads",
 )

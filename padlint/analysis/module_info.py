@@ -264,9 +264,9 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
             _note_call(cast(cst.Call, node), info, facts)
         elif kind is cst.Assign:
             _note_assign(cast(cst.Assign, node), info, facts)
-        elif (kind is cst.BinaryOperation or kind is cst.FormattedStringExpression) and facts.eos_in_data is None:
-            if _adds_eos(cast(cst.BinaryOperation | cst.FormattedStringExpression, node)):
-                facts.eos_in_data = node
+        elif kind is cst.FormattedStringExpression:
+            if _adds_eos(cast(cst.FormattedStringExpression, node)):
+                facts.note_eos_in_data(node)
         elif kind is cst.BooleanOperation:
             either = cast(cst.BooleanOperation, node)
             if type(either.operator) is cst.Or and P.is_pad_id_expression(either.left) and P.mentions_eos(either.right):
@@ -277,6 +277,8 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
                 info.clip_context_names.add(param.name.value)  # open_clip's `context_length=77`
         elif kind is cst.BinaryOperation:
             product = cast(cst.BinaryOperation, node)
+            if _adds_eos(product):
+                facts.note_eos_in_data(product)
             if type(product.operator) is cst.Multiply and _repeats_eos(product):
                 facts.note_pad_eos(product, padding=True)  # `ids + [tok.eos_token_id] * gap`
 
@@ -300,8 +302,8 @@ DATA_BUILDERS = {"append", "extend", "insert", "format", "join", "cat", "concate
 
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
-    if facts.eos_in_data is None and _puts_eos_in_data(call, name):
-        facts.eos_in_data = call
+    if _puts_eos_in_data(call, name):
+        facts.note_eos_in_data(call)
     if isinstance(call.func, cst.Name) or (
         isinstance(call.func, cst.Attribute)
         and isinstance(call.func.value, cst.Name)
@@ -417,7 +419,7 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         if _is_labels_place(t):
             facts.label_marks.update(_marked_runs(node.value))
         if isinstance(t, cst.Attribute) and t.attr.value == "add_eos_token" and P.int_value(node.value) == 1:
-            facts.eos_in_data = facts.eos_in_data or node  # `tok.add_eos_token = True`: every text ends with EOS
+            facts.note_eos_in_data(node, every_text=True)  # `tok.add_eos_token = True`: every text ends with EOS
         if isinstance(t, (cst.Name, cst.Attribute)) and isinstance(node.value, cst.Call):
             made = facts.imports.qualify(node.value.func)  # None for a callee that is no dotted name
             if made in KEY_IGNORING_LAYERS:
