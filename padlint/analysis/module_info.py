@@ -337,13 +337,14 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     if subclass is not None:
         lm_collator = subclass[0]
     if lm_collator is not None:
+        # With mlm on or off, the collator replaces the labels the features carried (library table).
+        facts.lm_collator_rebuilds_labels = True
         mlm = P.keyword(call, lm_collator.roles["mlm"][0])
         if mlm is not None:
             mlm_off = P.int_value(mlm.value) == 0
         else:
             mlm_off = lm_collator.defaults.get("mlm") is False or bool(subclass and subclass[1])
         if mlm_off:
-            facts.lm_collator_rebuilds_labels = True
             kin = subclass is not None or lm_collator.style == "completion"
             (facts.lm_collator_kin if kin else facts.lm_collators).append((call, facts.current_owner))
     for arg in call.args:

@@ -459,7 +459,8 @@ class SinkChecks(WalkerState):
                 if self.collated_labels_only_decoded(key):
                     self.facts.labels_unread.add(node)  # every batch's labels are decoded to text, never graded
                 self.label_sink(value, value_node, node, kind)
-        if "input_ids" in entries and not refused:
+        if "input_ids" in entries and not refused and not _reads_labels(entries["input_ids"][1]):
+            # (`{"input_ids": f["labels"]}`: labels packed for `tokenizer.pad`, no model input)
             value, ids_node = entries["input_ids"]
             if (
                 not self.only_checkpoint_code()
@@ -575,6 +576,22 @@ class SinkChecks(WalkerState):
         for padded in tags_of(self.evaluate(given.value), Padded):
             if padded.side == "left" and padded.from_tokenizer and not padded.of_labels:
                 self.facts.mask_lost.append(MaskLost(given.value, "decoder", padded=padded, sink=call))
+
+
+def _reads_labels(expr: cst.CSTNode) -> bool:
+    """Is `expr` a read of token labels by name (`f["labels"]`, `label_ids`, `example.labels`)?"""
+    if isinstance(expr, cst.Subscript):
+        key = (
+            P.string_value(expr.slice[0].slice.value)
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+            else None
+        )
+        return key is not None and bool(P.TOKEN_LABELS.match(key))
+    if isinstance(expr, cst.Name):
+        return bool(P.TOKEN_LABELS.match(expr.value))
+    if isinstance(expr, cst.Attribute):
+        return bool(P.TOKEN_LABELS.match(expr.attr.value))
+    return False
 
 
 def _none_only(value: Value) -> bool:

@@ -168,12 +168,14 @@ PADDING_ROWS: tuple[Row, ...] = (
             "transformers.data.data_collator.DataCollatorForLanguageModeling",
         ),
         "masks_labels",
-        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForLanguageModeling.torch_call "
-        "(mlm=False: labels = input_ids.clone(); labels[labels == pad_token_id] = -100)",
+        f"{TRANSFORMERS}, data/data_collator.py DataCollatorForLanguageModeling.torch_call, lines 793-801 "
+        "(mlm: batch['labels'] from torch_mask_tokens, -100 but at the masked positions; mlm=False: labels = "
+        "input_ids.clone(); labels[labels == pad_token_id] = -100)",
         on="class",
         roles={"mlm": ("mlm", None)},
         defaults={"mlm": True},
-        condition="mlm=False: repads, then rebuilds labels from input_ids and masks them by the pad id",
+        condition="repads, then replaces any labels the features carried: mlm=False rebuilds them from input_ids "
+        "and masks them by the pad id; mlm=True grades only the positions it masks",
         repads=True,
         bare=True,
         # DataCollatorMixin.__call__ dispatches to torch_call / numpy_call (data/data_collator.py)
