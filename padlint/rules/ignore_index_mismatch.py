@@ -91,6 +91,8 @@ def loss_fn(logits, labels):
                 continue
             seen.add(call)
             shown = facts.brief(arg.value) if arg is not None else "-100 (the default)"
+            if arg is not None and isinstance(ignored, int) and shown != str(ignored):
+                shown = f"{shown} ({ignored} here)"  # a name holding it: say the value it holds
             used = ", ".join(sorted(str(v) for v in values))
             if all(_never_a_class(v) for v in values):
                 # Cross-entropy and NLL take a negative target they do not ignore as out of range.
