@@ -91,3 +91,31 @@ def test_the_first_look_sees_the_tables_means():
         )
     )
     assert look.has("mean") and look.has("mean_product")  # `reduce_mean(` is a mean, `x.reduce_mean` is no word of it
+
+
+TF_MULTIPLY = """
+    import tensorflow as tf
+
+
+    def loss_function(y_true, y_pred):
+        loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")(y_true, y_pred)
+        mask = tf.cast(tf.not_equal(y_true, 0), tf.float32)
+        loss = tf.multiply(loss, mask)
+        return tf.reduce_mean(loss)
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        TF_MULTIPLY,
+        TORCH_IN_PLACE.replace("per_token *= mask", "per_token = torch.mul(per_token, mask)"),
+    ],
+    ids=["tf-multiply", "torch-mul"],
+)
+def test_a_product_written_as_a_table_multiply_call_is_a_product(source):
+    assert len(pad011(source)) == 1
+
+
+def test_a_table_multiply_by_a_scale_is_no_masked_product():
+    assert pad011(TORCH_IN_PLACE.replace("per_token *= mask", "per_token = torch.mul(per_token, 0.5)")) == []

@@ -36,6 +36,7 @@ LOSSES = T.names("loss")
 # Reductions over every element of a tensor (library table: reduces rows), and those that average.
 WHOLE_REDUCTIONS = T.names("reduces")
 MEANS = T.names("reduces", style="mean")
+MULTIPLIES = T.names("multiplies")  # `tf.multiply(loss, mask)` is `loss * mask`
 
 
 class CallDispatch(WalkerState):
@@ -154,6 +155,11 @@ class CallDispatch(WalkerState):
             self.evaluate_args(call)
             self.collator_call(call, name)
             return EMPTY
+        if name in MULTIPLIES:
+            factors = [a.value for a in call.args if a.keyword is None and not a.star]
+            if len(factors) == 2 and len(call.args) == 2:
+                # the product as `x * y` is read: a padding mask among the factors makes it a masked product
+                return self.evaluate(cst.BinaryOperation(factors[0], cst.Multiply(), factors[1]))
         if name in MEANS and len(call.args) == 1:
             over = self.mean_over_ignored(call, call.args[0].value, self.evaluate_args(call)[0])
             if over:

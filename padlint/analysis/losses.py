@@ -36,7 +36,11 @@ PADDING_MASK_NAME = re.compile(
 )
 # What a padding mask is made of: an attention mask, the pad id or the ignore index, lengths, token ids,
 # labels, or a mask of something else (words of its origin's code).
-PADDING_ORIGIN = re.compile(r"mask|pad|len|ignore|-\s*100|label|ids|token|eos|seq|target|attention|valid", re.I)
+# (`!= 0`, `not_equal(y, 0)`, `ne(0)`: positions told apart from a pad id 0)
+PADDING_ORIGIN = re.compile(
+    r"mask|pad|len|ignore|-\s*100|label|ids|token|eos|seq|target|attention|valid|!=\s*0\b|not_equal\(|\bne\(\s*0\s*\)",
+    re.I,
+)
 # Methods that change a tensor's shape, type or device and nothing of its values.
 SHAPE_ONLY_METHODS = {"view", "reshape", "flatten", "float", "double", "to", "contiguous", "squeeze", "unsqueeze"}
 # What names a training objective: a value, function or class so named is a loss.

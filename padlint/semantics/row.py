@@ -32,6 +32,7 @@ Kind = Literal[
     "decodes",  # turns token ids into text (a metric's input): grades nothing
     "ignores_true_keys",  # a layer whose key padding mask is True (non-zero) at the keys it ignores
     "reduces",  # reduces every element it is given to one number ("mean": divided by their count; "sum")
+    "multiplies",  # its two arguments multiplied element by element: the value of `x * y`
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]

@@ -26,6 +26,13 @@ TENSOR_ROWS: tuple[Row, ...] = (
         style="mean",
     ),
     Row(
+        ("torch.mul", "torch.multiply", "tensorflow.multiply", "tensorflow.math.multiply"),
+        "multiplies",
+        f"{TORCH}, torch/_torch_docs.py torch.mul ('mul(input, other, *, out=None) -> Tensor'; torch.multiply is its "
+        f"alias); {TENSORFLOW}, tensorflow/python/ops/math_ops.py multiply(x, y, name=None): 'Returns an "
+        "element-wise x * y'",
+    ),
+    Row(
         ("torch.sum", "numpy.sum", "tensorflow.reduce_sum", "tensorflow.math.reduce_sum"),
         "reduces",
         f"{TORCH}, torch/_torch_docs.py torch.sum ('sum(input, *, dtype=None) -> Tensor'); {NUMPY}, "
