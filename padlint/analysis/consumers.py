@@ -13,7 +13,7 @@ from padlint.analysis.facts import (
     RealTokensAsIgnoredKeys,
     RightPaddedPrompts,
 )
-from padlint.analysis.objects import MODEL_ENTRY_METHODS, takes_keyword
+from padlint.analysis.objects import MODEL_ENTRY_METHODS, names_a_model, takes_keyword
 from padlint.analysis.values import (
     GoodMask,
     Instance,
@@ -186,7 +186,7 @@ class ConsumerQuestions(WalkerState):
         BertModel.from_pretrained(...)` in `__init__`, then `self.enc(ids)` in a method walked with no
         instance in view), whatever it is named? Its forward pass takes the ids first."""
         loaded = self.module_info.loaded_models().get(P.dotted(call.func))
-        return loaded is not None and self.pretrained_model(f"{loaded}.from_pretrained")
+        return loaded is not None and names_a_model(loaded.rsplit(".", 1)[-1])
 
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None:
         """How the model called here reads ids the code padded itself when no mask goes with them (library

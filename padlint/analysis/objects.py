@@ -44,6 +44,13 @@ MODEL_BASES = re.compile(r"(^|\.)(Module|PreTrainedModel|\w+PreTrainedModel|PreT
 # `X.from_pretrained(...)` returns a model when X names one (not a tokenizer, config or processor).
 MODEL_FACTORY = re.compile(r"(Model|LM|Encoder|Decoder|For[A-Z]\w*|Transformer|Bert|GPT\w*|T5\w*)$")
 NOT_MODEL_FACTORY = re.compile(r"Tokeni[sz]er|Processor|Config|FeatureExtractor|Scheduler|Pipeline", re.I)
+
+
+def names_a_model(cls: str) -> bool:
+    """Is a class of this (last) name a model, not a tokenizer, config or processor?"""
+    return bool(MODEL_FACTORY.search(cls)) and not NOT_MODEL_FACTORY.search(cls)
+
+
 # Methods of a model that hand back the same model.
 MODEL_SELF_METHODS = {"to", "eval", "train", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_", "to_empty"}
 # Methods of a pretrained model that run its forward pass (their signature is the model's).
@@ -297,8 +304,8 @@ class ObjectCalls(WalkerState):
 
     # ---- models by provenance ----------------------------------------------------------------------
     def pretrained_model(self, name: str) -> bool:
-        cls = name.rsplit(".", 2)[-2] if name.count(".") >= 1 else ""
-        return bool(MODEL_FACTORY.search(cls)) and not NOT_MODEL_FACTORY.search(cls)
+        """Does `X.from_pretrained` (qualified) load a model?"""
+        return names_a_model(name.rsplit(".", 2)[-2] if name.count(".") >= 1 else "")
 
     def model_receiver(self, value: Value, method: str | None) -> bool:
         """Is a call on this value (`value(...)`, or `value.method(...)`) a model call? A pretrained

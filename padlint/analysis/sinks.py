@@ -10,7 +10,7 @@ import libcst as cst
 
 from padlint.analysis import batch_uses, output_use
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, Env, place_key
+from padlint.analysis.env import EMPTY, Env, key_of_subscript, place_key
 from padlint.analysis.facts import (
     LabelsAtSink,
     LabelsPaddedWithToken,
@@ -318,8 +318,7 @@ class SinkChecks(WalkerState):
                     self.ids_without_any_mask(padded, sink, ids_expr, accepted)
                 continue
             if (
-                not padded.from_tokenizer
-                or padded.target_ids
+                padded.target_ids
                 or padded.of_labels
                 or _prompt_encoder_input(padded.node, self.module_info)
                 or self.right_pads_unread(padded.side, sink)
@@ -581,11 +580,7 @@ class SinkChecks(WalkerState):
 def _reads_labels(expr: cst.CSTNode) -> bool:
     """Is `expr` a read of token labels by name (`f["labels"]`, `label_ids`, `example.labels`)?"""
     if isinstance(expr, cst.Subscript):
-        key = (
-            P.string_value(expr.slice[0].slice.value)
-            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
-            else None
-        )
+        key = key_of_subscript(expr)
         return key is not None and bool(P.TOKEN_LABELS.match(key))
     if isinstance(expr, cst.Name):
         return bool(P.TOKEN_LABELS.match(expr.value))

@@ -30,6 +30,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis import reads
 from padlint.analysis.dead_code import name_reads
 from padlint.look.project_text import (
+    ROOT_MARKERS,
     SKIPPED_DIRECTORIES,
     from_imports,
     importers_in,
@@ -48,7 +49,6 @@ COMMENT = re.compile(r"(?m)^[ \t]*#.*$|[ \t]#[^'\"\n]*$")  # whole-line and trai
 STAR_IMPORT = re.compile(r"(?m)^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
-PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MARKER_LEVELS = 6  # directories looked at for a marker, from the top of the module's packages up
 
 
@@ -153,7 +153,7 @@ def project_root(path: str) -> str:
     top = package_directories(path)[-1]
     here = top
     for _ in range(MARKER_LEVELS):
-        if any(os.path.exists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
+        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
             return here
         above = os.path.dirname(here)
         if above == here:

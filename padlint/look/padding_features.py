@@ -133,13 +133,7 @@ class PaddingFeatures(Reach):
     def _fill_of(self, open_paren: int, position: int) -> str | None:
         """The fill argument's text of a call (`fill_value=`, else the positional one at `position`)."""
         args = call_arguments(self.text, open_paren)
-        if args is None:
-            return None
-        fill = next((a.split("=", 1)[1] for a in args if FILL_VALUE_KEYWORD.match(a)), None)
-        positional = _positional(args)
-        if fill is None and len(positional) > position:
-            fill = positional[position]
-        return fill
+        return _fill_argument(args, position) if args is not None else None
 
     def _scaled_ones(self) -> list[int]:
         """`pad_value * torch.ones(shape)` or `torch.ones(shape) * pad_value`: a block of pad ids, as
@@ -303,9 +297,7 @@ class PaddingFeatures(Reach):
         args = call_arguments(self.text, open_paren)
         if args is None:
             return True
-        positional = _positional(args)
-        fill = next((a.split("=", 1)[1] for a in args if FILL_VALUE_KEYWORD.match(a)), None)
-        fill = fill if fill is not None else positional[1] if len(positional) > 1 else None
+        fill = _fill_argument(args, 1)
         return fill is not None and fill.strip() in ("0", "?")
 
     def _full_fill_may_be_pad(self, open_paren: int) -> bool:
@@ -313,18 +305,25 @@ class PaddingFeatures(Reach):
         args = call_arguments(self.text, open_paren)
         if args is None:
             return True
-        fill = next((a.split("=", 1)[1].strip() for a in args if FILL_VALUE_KEYWORD.match(a)), None)
+        fill = _fill_argument(args, 1)
         if fill is None:
-            positional = _positional(args)
-            if len(positional) < 2:
-                return False  # no fill: nothing padded
-            fill = positional[1].strip()
+            return False  # no fill: nothing padded
+        fill = fill.strip()
         if re.fullmatch(r"-?\s*[\d.]+", fill):
             return False  # a number: ones, zeros, -100 (labels masked, found as such) or a constant
         if re.fullmatch(r"[A-Za-z_][\w.]*", fill) and "." in fill and "pad" not in fill.lower():
             # An attribute such as `self.config.image_token_id` holds a pad id only if assigned one here.
             return re.search(rf"{re.escape(fill)}\s*=(?!=)", self.text) is not None
         return True
+
+
+def _fill_argument(args: list[str], position: int) -> str | None:
+    """The fill among a call's argument texts: `fill_value=`, else the positional one at `position`."""
+    fill = next((a.split("=", 1)[1] for a in args if FILL_VALUE_KEYWORD.match(a)), None)
+    positional = _positional(args)
+    if fill is None and len(positional) > position:
+        fill = positional[position]
+    return fill
 
 
 def _positional(args: list[str]) -> list[str]:

@@ -31,12 +31,10 @@ MANUAL_FIX = (
 
 
 def unmasked_ids_findings(facts: ModuleFacts) -> Iterable[Finding]:
-    """One finding per model call that gets self-padded ids and no mask."""
-    seen = set()
+    """One finding per model call that gets self-padded ids and no mask (facts.record keeps one per call)."""
     for event in facts.unmasked_ids:
-        if event.node in seen or not facts.is_local(event.node) or event.node in facts.rows_unconsumed:
+        if not facts.is_local(event.node) or event.node in facts.rows_unconsumed:
             continue
-        seen.add(event.node)
         ids = event.ids_code or "the ids"
         side = " on the left" if event.reads == "left" else ""
         model = event.model_class.rsplit(".", 1)[-1]
