@@ -50,6 +50,8 @@ class CallEvaluator(WalkerState):
     def method_call(
         self, call: cst.Call, method: str, receiver: cst.BaseExpression, recv: Value | None = None
     ) -> Value:
+        if method == "pop" and (field := _popped_key(call)) is not None:
+            return self.popped(call, receiver, field, recv)
         recv = self.evaluate(receiver) if recv is None else recv
         if method in MODEL_SELF_METHODS and any(isinstance(t, (Model, Instance)) for t in recv):
             self.evaluate_args(call)
@@ -142,6 +144,21 @@ class CallEvaluator(WalkerState):
         # `F.logsigmoid(beta * margin)`, `logps.exp()`: what is computed from a masked mean still depends
         # on it, and is a loss where the result is one.
         return _means_in(recv, *args)
+
+    def popped(self, call: cst.Call, receiver: cst.BaseExpression, field: str, recv: Value | None) -> Value:
+        """`batch.pop("input_ids")` reads the field as `batch["input_ids"]` does. (That the dict no longer
+        holds it is not followed: no rule here reads a field's absence from a dict.)"""
+        for arg in call.args[1:]:
+            self.evaluate(arg.value)  # the default
+        key = place_key(receiver)
+        place = f"{key}[{field!r}]" if key else None
+        if place is not None:
+            self.read_place(place, whole=True)
+        held = self.env.get(place) if place is not None else None
+        if held is not None:
+            return held
+        base = self.evaluate_base(receiver, key is not None) if recv is None else recv
+        return self.encoding_field(base, field, call)
 
     def is_mask(self, expr: cst.BaseExpression, value: Value) -> bool:
         """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
@@ -512,3 +529,10 @@ def _mask_as(tag, kind: str):
 def _means_in(*values: Value) -> Value:
     """The masked means (MeanValue) the values hold: what a reduction or a function of them depends on."""
     return frozenset(t for value in values for t in value if isinstance(t, MeanValue))
+
+
+def _popped_key(call: cst.Call) -> str | None:
+    """ "k" of `d.pop("k")` or `d.pop("k", default)` (a list's `pop(i)` takes no string)."""
+    if not call.args or len(call.args) > 2 or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return P.string_value(call.args[0].value)

@@ -13,6 +13,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.losses import LOSS_NAME
 from padlint.analysis.padding import for_clauses
+from padlint.analysis.script_names import names_in
 from padlint.analysis.values import (
     Arange,
     Const,
@@ -202,15 +203,18 @@ class ExpressionEvaluator(WalkerState):
         finally:
             self.partial_read = saved
 
-    def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression) -> Value:
+    def encoding_field(self, base: Value, name: str, expr: cst.BaseExpression, whole: bool = False) -> Value:
+        """The value of field `name` of `base`, read at `expr` (`enc["input_ids"]`, `enc.input_ids`,
+        `batch.pop("input_ids")`). `whole`: every field is taken together (a comprehension over the
+        fields), so reading one of a call's result directly does not lose the others."""
         out: set = set()  # the tags of the value read
         for held in tags_of(base, DictOf):
-            out |= held.entries.get(name, EMPTY)  # `b["mask"]` of a dict literal a helper returned
+            out |= self.dict_field(held, name, expr, whole)  # `b["mask"]` of a dict literal a helper returned
         for enc in tags_of(base, Encoding):
             if name == "input_ids" and enc in self.ids_masked_in:
                 out.add(Masked(expr))  # masked in place at the pads where it was made
             elif name == "input_ids" and enc.padded:
-                direct = isinstance(_base_of(expr), cst.Call)
+                direct = isinstance(_base_of(expr), cst.Call) and not whole
                 lost = enc.lost_at or (expr if direct and enc.mask_kept else None)
                 out.add(
                     Padded(
@@ -435,7 +439,53 @@ class ExpressionEvaluator(WalkerState):
     eval_SetComp = eval_ListComp
 
     def eval_DictComp(self, expr: cst.DictComp) -> Value:
-        return EMPTY
+        """`{k: v.squeeze(0) for k, v in enc.items()}`: each field of `enc` through the same expression
+        (a Dataset's `__getitem__` taking one row of a tokenizer's output); other shapes are unknown."""
+        shape = _fields_comprehension(expr)
+        if shape is None:
+            return EMPTY
+        source, value_name = shape
+        fields = self.fields_of(self.evaluate(source), source)
+        if not fields:
+            return EMPTY
+        saved = self.env
+        self.env = self.env.branch()
+        try:
+            entries = {}
+            for name, value in fields.items():
+                self.env.set(value_name, value)
+                entries[name] = self.evaluate(expr.value)
+        finally:
+            self.env = saved
+        return frozenset({DictOf(entries, alike=True)})
+
+    def dict_field(self, held: DictOf, name: str, expr: cst.BaseExpression, whole: bool) -> Value:
+        """Field `name` of a dict; the ids of a dict whose fields are alike keep their mask, which is
+        the same dict's "attention_mask" (a fix reads it there)."""
+        entry = held.entries.get(name, EMPTY)
+        masks = tags_of(held.entries.get("attention_mask", EMPTY), GoodMask)
+        base = _base_of(expr)
+        if not held.alike or name != "input_ids" or not masks or whole or isinstance(base, cst.Call):
+            return entry
+        kinds = {m.kind for m in masks}
+        if len(kinds) != 1:
+            return entry
+        where, kind = self.code(base), kinds.pop()
+        return frozenset(
+            t.but(encoding=where, template="§", lost_at=None, crossed_at=None, mask_kind=kind, made_in=self.current_fn)
+            if isinstance(t, Padded) and t.template is not None
+            else t
+            for t in entry
+        )
+
+    def fields_of(self, base: Value, node: cst.BaseExpression) -> dict[str, Value]:
+        """The values of the fields a dict or a tokenizer's output holds, read as `node[name]` reads them."""
+        names: set[str] = set()
+        for held in tags_of(base, DictOf):
+            names |= held.entries.keys()
+        for enc in tags_of(base, Encoding):
+            names |= {"input_ids", "attention_mask"} if enc.mask_kept else {"input_ids"}
+        return {name: self.encoding_field(base, name, node, whole=True) for name in sorted(names)}
 
     def eval_Lambda(self, expr: cst.Lambda) -> Value:
         return self.walk_lambda(expr)
@@ -550,7 +600,28 @@ def _many(value: Value) -> Value:
 
 
 def _base_of(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "pop":
+        return expr.func.value  # `batch.pop("input_ids")`: the dict read
     return expr.value if isinstance(expr, (cst.Subscript, cst.Attribute)) else expr
+
+
+def _fields_comprehension(expr: cst.DictComp) -> tuple[cst.BaseExpression, str] | None:
+    """(`src`, "v") of `{k: <expr of v> for k, v in src.items()}`: one clause, no filter, the key kept
+    as it is and the value not chosen by it (a filter or a key-dependent value changes which fields
+    hold what, which is not in view)."""
+    clause = expr.for_in
+    if clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Tuple):
+        return None
+    names = [e.value.value for e in clause.target.elements if isinstance(e.value, cst.Name)]
+    call = clause.iter
+    if len(names) != 2 or len(clause.target.elements) != 2 or not isinstance(call, cst.Call) or call.args:
+        return None
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "items":
+        return None
+    key_name, value_name = names
+    if not isinstance(expr.key, cst.Name) or expr.key.value != key_name or names_in(expr.value, {key_name}):
+        return None
+    return call.func.value, value_name
 
 
 def _is_len_call(expr: cst.BaseExpression) -> bool:

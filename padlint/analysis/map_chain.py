@@ -119,7 +119,9 @@ def _as_stored(tag, held: DatasetOf, batched: bool):
         kind = _stored_kind(tag.kind, tag.rows, held)
         return tag.moved(kind).but(rows=batched, mask_kind=kind if tag.mask_kind else None)
     if isinstance(tag, DictOf):
-        return DictOf({k: frozenset(_as_stored(t, held, batched) for t in v) for k, v in tag.entries.items()})
+        return DictOf(
+            {k: frozenset(_as_stored(t, held, batched) for t in v) for k, v in tag.entries.items()}, tag.alike
+        )
     if isinstance(tag, GoodMask):
         return GoodMask(tag.node, tag.padded, UNKNOWN_KIND if held.reformatted else STORED_KIND)
     return tag

@@ -257,7 +257,7 @@ def each_padded(value: Value, change: Callable[[Padded], Padded]) -> Value:
         if isinstance(tag, TupleOf):
             return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
         if isinstance(tag, Fields):
-            return Fields({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()})
+            return Fields({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
         return tag
 
     return frozenset(convert(t) for t in value)

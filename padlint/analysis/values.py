@@ -305,6 +305,9 @@ class DictOf:
     helper's returned `{"ids": ids, "mask": masks}` held under "mask" (a mask known by its role)."""
 
     entries: dict
+    # Every field went through one expression (`{k: v.squeeze(0) for k, v in enc.items()}`): the ids'
+    # mask is the dict's own "attention_mask", in the same form.
+    alike: bool = False
 
 
 @dataclass(eq=False)
