@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, map_chain, one_row, script_names, shape_ops
+from padlint.analysis import dataset_uses, map_chain, one_row, script_names, shape_ops, unused_definitions
 from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
@@ -478,6 +478,12 @@ class CallEvaluator(WalkerState):
             return EMPTY
         return frozenset(tags_of(self.evaluate(receiver.value), DatasetOf))
 
+    def is_program(self) -> bool:
+        """Is the linted module a program nothing imports (unused_definitions.is_program)?"""
+        if self.module_info.program is None:
+            self.module_info.program = unused_definitions.is_program(self.facts.module, self.facts.filename)
+        return self.module_info.program
+
     def note_rows_unconsumed(self, call: cst.Call, fn: cst.BaseExpression) -> None:
         """A script's `ds = ds.map(f)` whose rows no model ever reads: the feature dicts `f` returns
         reach no consumer (dataset_uses.py)."""
@@ -490,9 +496,10 @@ class CallEvaluator(WalkerState):
         else:
             return
         models = set(self.module_info.loaded_models())
-        if dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models):
+        module, imports = self.facts.module, self.facts.imports
+        if dataset_uses.rows_reach_no_model(module, call, imports, models, program=self.is_program()):
             self.facts.rows_unconsumed.update(script_names.feature_dicts(body))
-        elif dataset_uses.rows_reach_no_model(self.facts.module, call, self.facts.imports, models, "labels"):
+        elif dataset_uses.rows_reach_no_model(module, call, imports, models, "labels"):
             self.facts.labels_unread.update(script_names.feature_dicts(body))
 
 

@@ -7,7 +7,8 @@ table's "rows" wiring: `select`, `shuffle`, `Dataset.from_dict`, ...), be shown,
 object that hands its rows on only through some attributes (a "holds" wiring row: trl 0.x's
 `PPOTrainer(dataset=...)` exposes them as `trainer.dataloader`). When every use is one of these and
 none of the exposing attributes is read, no model ever receives the rows: what they hold harms
-nothing. Any other use (a DataLoader, a trainer that feeds its dataset, a function, a loop, a save)
+nothing. So too where a program nothing imports (a script with a main block, argument parsing or a
+top-level loop) goes on running code and never names the dataset again. Any other use (a DataLoader, a trainer that feeds its dataset, a function, a loop, a save)
 counts as a consumer: unknown code is never evidence that nothing reads them.
 """
 
@@ -17,6 +18,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis import script_names as S
+from padlint.analysis.unused_definitions import runs_code
 from padlint.semantics import table as T
 
 # Calls that only show a value (a notebook's display, a length).
@@ -24,7 +26,12 @@ SHOWS = frozenset({"print", "display", "len", "repr", "type"})
 
 
 def rows_reach_no_model(
-    module: cst.Module, map_call: cst.Call, imports: P.Imports, models: set[str], column: str | None = None
+    module: cst.Module,
+    map_call: cst.Call,
+    imports: P.Imports,
+    models: set[str],
+    column: str | None = None,
+    program: bool = False,
 ) -> bool:
     """Is `map_call` the value of a module-level `name = ds.map(...)` whose dataset, and every dataset
     made of its rows, is never handed to anything that could give the rows to a model? `models`: the
@@ -42,9 +49,15 @@ def rows_reach_no_model(
         return False
     walk = _Uses(imports, models, {target}, module, column)
     # Handed to a holder (or, for a column, to loops that drop it) and never to anything else: that is
-    # the consumer, and it passes the rows on to no model. A dataset only left at the end of the
-    # script has an unknown consumer.
-    return all(walk.harmless(later) for later in module.body[start + 1 :]) and walk.held
+    # the consumer, and it passes the rows on to no model. A dataset only left at the end of a module
+    # has an unknown consumer (an importer, the reader of a dataset set up to be read), unless the
+    # module is a `program` that went on past it without ever naming it again (code runs after it):
+    # then nothing ever reads it.
+    later = module.body[start + 1 :]
+    if not all(walk.harmless(stmt) for stmt in later):
+        return False
+    forgotten = program and not any(S.names_in(stmt, {target}) for stmt in later)
+    return walk.held or (forgotten and any(runs_code(stmt) for stmt in later))
 
 
 class _Uses:

@@ -89,6 +89,8 @@ def collate(batch, pad_id):
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
             if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node), event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value
+            if _in_rows_no_model_reads(facts, event):
+                continue  # stored in rows of a mapped dataset that nothing reads (dataset_uses.py)
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
             fix, decoded = withheld_where_labels_decoded(
@@ -251,3 +253,9 @@ def _retokenize_targets(facts: ModuleFacts, event: LabelsPaddedWithToken) -> Fix
     tokenize = f"{name} = {facts.code(call.func)}({', '.join(options)})"
     labels = f"{holder}[{sites.key(facts, 'labels')}] = {shape.code}"
     return FixProposal(Applicability.SAFE, TARGET_TITLE, (site.insertion_after([tokenize, labels]),))
+
+
+def _in_rows_no_model_reads(facts: ModuleFacts, event: LabelsPaddedWithToken) -> bool:
+    """Are the labels stored into the feature dict of a mapped function whose rows no model reads?"""
+    where = event.labels_at if event.labels_at is not None else event.node
+    return any(P.contains(rows, where) for rows in facts.rows_unconsumed)
