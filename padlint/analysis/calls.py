@@ -418,7 +418,7 @@ class CallEvaluator(WalkerState):
             if expr.func.attr.value == "apply_chat_template":
                 return True
         if isinstance(expr, cst.Name):
-            if expr.value in self.str_names:
+            if expr.value in self.str_names or self.one_text_parameter(expr.value):
                 return True
             if expr.value in self.list_names:
                 return False
@@ -429,6 +429,16 @@ class CallEvaluator(WalkerState):
         ):
             return True  # a helper that returns one string (`prompt = render(conversation)`)
         return None
+
+    def one_text_parameter(self, name: str) -> bool:
+        """Is `name` a parameter of the module-level function walked that every call in view hands one
+        text (one_text.py), never stored again?"""
+        fn = self.current_fn
+        if fn is None or self.facts.module is None or not self.walking_home() or fn not in self.facts.module.body:
+            return False
+        if name not in self.module_info.one_text_parameters(self.facts.module, fn):
+            return False
+        return one_row.never_stored(fn, name, self.module_info.stored_names)
 
     def holds_texts(self, iterable: cst.BaseExpression) -> bool:
         """Is each item of `iterable` one text, as a comprehension hands them one by one to a tokenizer?

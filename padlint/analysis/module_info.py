@@ -16,6 +16,7 @@ from padlint.analysis import (
     eos_places,
     lm_collators,
     one_row,
+    one_text,
     pad_guards,
 )
 from padlint.analysis import patterns as P
@@ -57,6 +58,7 @@ class ModuleInfo:
     # Module-level functions -> parameters every call of the module hands at most one item (one_row.py),
     # worked out when a tokenizer first pads a list a parameter may have made.
     one_row_params: dict | None = None
+    one_text_params: dict | None = None
     program: bool | None = None  # unused_definitions.is_program, once asked
     sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
@@ -142,6 +144,14 @@ class ModuleInfo:
                 self._functions(module), self._call_sites(module), self.stored_names
             )
         return self.one_row_params.get(fn, set())
+
+    def one_text_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
+        """The parameters of `fn` (a function of `module`) every call in view hands one text."""
+        if self.one_text_params is None:
+            self.one_text_params = one_text.one_text_parameters(
+                self._functions(module), self._call_sites(module), self.stored_names
+            )
+        return self.one_text_params.get(fn, set())
 
     def constant_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> dict[str, bool]:
         """The parameters of `fn` every call in view hands a constant of the same truth -> that truth."""
