@@ -10,6 +10,7 @@ its `__getitem__` returns (objects.py) or what the function mapped over it retur
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import libcst as cst
@@ -17,7 +18,20 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY
 from padlint.analysis.objects import partial_arguments
-from padlint.analysis.values import Batches, DatasetOf, FunctionRef, Instance, Padded, Partial, TupleOf, Value, tags_of
+from padlint.analysis.values import (
+    Batches,
+    DatasetOf,
+    DictOf,
+    Encoding,
+    FunctionRef,
+    GoodMask,
+    Instance,
+    Padded,
+    Partial,
+    TupleOf,
+    Value,
+    tags_of,
+)
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
@@ -75,7 +89,10 @@ class Wiring(WalkerState):
                 roles[role] = roles.get(role, EMPTY) | positional[position]
         items = frozenset().union(*(d.item for d in tags_of(roles.get("dataset", EMPTY), DatasetOf)))
         collate = roles.get("collate", EMPTY)
-        batch = self.collated(collate, items, call) if collate else items
+        if collate:
+            batch = self.collated(collate, items, call)
+        else:
+            batch = default_collated(items) if row.default_collate == "stacks" else items
         return frozenset({Batches(batch)}) if row.style == "loader" else EMPTY
 
     def collated(self, collate: Value, items: Value, call: cst.Call) -> Value:
@@ -129,3 +146,27 @@ class _Rows:
 def _first_param(node: cst.Lambda) -> str:
     params = list(P.parameters(node.params))
     return params[0].name.value if params else "_"
+
+
+def default_collated(items: Value) -> Value:
+    """What a loader without a collate function hands on for rows like `items` (the DataLoader row's
+    default_collate): tensors and arrays become stacked tensors; lists are transposed into lists of
+    per-position tensors, a form no fix can be written for ("?")."""
+    return frozenset(_collated(tag) for tag in items)
+
+
+def _collated_kind(kind: str) -> str:
+    return kind if kind == "pt" else "pt" if kind == "np" else "?"
+
+
+def _collated(tag):
+    if isinstance(tag, Padded):
+        mask_kind = _collated_kind(tag.mask_kind) if tag.mask_kind is not None else None
+        return tag.but(kind=_collated_kind(tag.kind), mask_kind=mask_kind)
+    if isinstance(tag, (Encoding, GoodMask)):
+        return dataclasses.replace(tag, kind=_collated_kind(tag.kind))
+    if isinstance(tag, DictOf):
+        return DictOf({k: frozenset(_collated(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
+    if isinstance(tag, TupleOf):
+        return TupleOf(tuple(frozenset(_collated(t) for t in item) for item in tag.items))
+    return tag

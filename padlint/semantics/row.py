@@ -54,6 +54,10 @@ class Row:
     # `generate`, "continues": its result starts with the ids it was handed (the "ids" role).
     style: str = ""
     repads: bool = False  # a collator that pads the features it is handed again (through tokenizer.pad)
+    # A loader's batches without a collate function: "stacks" (torch's default_collate keeps each
+    # sample's dict/tuple structure, stacks tensors and arrays into tensors, and transposes other
+    # sequences into lists of per-position tensors).
+    default_collate: str = ""
     # The row meant when the class is named without any import (a notebook fragment copying the
     # transformers examples): one row per bare name at most.
     bare: bool = False

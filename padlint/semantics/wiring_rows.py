@@ -15,10 +15,12 @@ WIRING_ROWS: tuple[Row, ...] = (
         "wiring",
         f"{TORCH}, torch/utils/data/dataloader.py DataLoader.__init__ (dataset, batch_size, shuffle, sampler, "
         "batch_sampler, num_workers, collate_fn: collate_fn at 6); torch/utils/data/_utils/collate.py collate "
-        "(default_collate keeps a sample's dict/tuple structure and stacks its tensors)",
+        "(default_collate keeps a sample's dict/tuple structure, stacks its tensors, turns numpy arrays into "
+        "tensors with torch.as_tensor and stacks them, and transposes other sequences: zip(*batch))",
         on="class",
         roles={"dataset": ("dataset", 0), "collate": ("collate_fn", 6)},
         style="loader",
+        default_collate="stacks",
     ),
     Row(
         (
