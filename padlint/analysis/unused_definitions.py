@@ -48,6 +48,7 @@ IMPORT_PATH = re.compile(
     r"\bfrom[ \t]+\.*[\w.]*[ \t]+(?=import\b)|^[ \t]*import[ \t]+[\w.]+(?=[ \t]*(?:as\b|$|,))", re.M
 )
 COMMENT = re.compile(r"(?m)^[ \t]*#.*$|[ \t]#[^'\"\n]*$")  # whole-line and trailing comments
+IMPORT_STATEMENT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*)")
 STAR_IMPORT = re.compile(r"(?m)^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
@@ -170,8 +171,8 @@ def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
     definitions. A module's own name in an import path (`from pkg.preprocess import helper`) names none
     of them. Another Python module reaches a definition only through an import: a name it imports, an
     attribute of this module imported whole (its name is in the file), a star import, or a string (a
-    registry, `getattr`); a comment, or a bare name the file defines or binds itself (its own `def
-    tokenize`), is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
+    registry, `getattr`); a comment, a bare name the file defines or binds itself (its own `def
+    tokenize`), or a name it imports and never reads, is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
     if not other.endswith(".py"):
         return set(word.findall(IMPORT_PATH.sub(" ", text)))
     code = COMMENT.sub("", text)
@@ -185,7 +186,10 @@ def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
     if whole or STAR_IMPORT.search(code):
         return set(word.findall(IMPORT_PATH.sub(" ", code)))  # this module whole, or anything, may be read
     quoted = {name for string in strings for name in word.findall(string)}
-    return (imported & set(word.findall(code))) | quoted
+    # A name a module imports and never reads is no use of it (a package's `__init__` re-exports:
+    # its import is the use).
+    read = code if os.path.basename(other) == "__init__.py" else IMPORT_STATEMENT.sub(" ", code)
+    return (imported & set(word.findall(read))) | quoted
 
 
 def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> set[str]:
