@@ -285,28 +285,3 @@ def test_a_name_in_a_string_of_another_module_keeps_it_judged(tmp_path: Path):
         """
     prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/registry.py": registry})
     assert "PAD003" in _codes(prep)
-
-
-IMPORTS_BUT_NEVER_CALLS = """
-    from speechlm.data.prep import encode_with_image_token, preprocess
-
-
-    def prompt_ids(prompt, tokenizer):
-        return encode_with_image_token(prompt, tokenizer)
-    """
-
-
-def test_a_name_an_importer_imports_and_never_reads_is_no_use(tmp_path: Path):
-    prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/infer.py": IMPORTS_BUT_NEVER_CALLS})
-    assert _codes(prep) == []
-
-
-def test_a_package_init_importing_it_re_exports_it(tmp_path: Path):
-    files = {
-        "speechlm/data/prep.py": PREPROCESS,
-        "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN,
-        "speechlm/data/__init__.py": "from .prep import preprocess\n",
-    }
-    prep = tmp_path / "speechlm" / "data" / "prep.py"
-    _project(tmp_path, files)
-    assert "PAD003" in _codes(prep)

@@ -5,10 +5,9 @@ class of it that the module never reads, that no decorator registers, whose name
 the module (`__all__`, a registry) and that no other file of the project names (code, notebooks,
 configs, docs) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
 used. What it would do to a batch reaches no model and no loss, so nothing found inside it is a
-manifest harm. A module nobody imports is a module of definitions and set-up code (a single collator
-file: whoever runs it is not in view, so it stays judged) or a program (a main block, argument parsing
-or a loop at its top level): a definition its own code never reads, with code running after it (the
-program went on without calling it), never runs either. A notebook is a program nothing imports: a definition whose uses its cells
+manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
+whoever runs it is not in view (a program's own uncalled functions: dead_code.py). A notebook is a
+program nothing imports: a definition whose uses its cells
 left in a string or a comment, and no cell reads in code, never runs (one nothing mentions yet may be
 used by a cell still to be written, and stays judged).
 
@@ -48,7 +47,6 @@ IMPORT_PATH = re.compile(
     r"\bfrom[ \t]+\.*[\w.]*[ \t]+(?=import\b)|^[ \t]*import[ \t]+[\w.]+(?=[ \t]*(?:as\b|$|,))", re.M
 )
 COMMENT = re.compile(r"(?m)^[ \t]*#.*$|[ \t]#[^'\"\n]*$")  # whole-line and trailing comments
-IMPORT_STATEMENT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*)")
 STAR_IMPORT = re.compile(r"(?m)^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
@@ -93,13 +91,7 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
         return []
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
     if not importers_in(path, directories):
-        # Nobody imports it: a module of definitions is run by whoever is not in view, but in a program
-        # (is_program) the code that runs after a definition and never reads it does not call it.
-        if not any(_program_statement(stmt) for stmt in module.body):
-            return []
-        unused = {n for n in unused if code_runs_after(module, candidates[n])}
-        if not unused:
-            return []
+        return []  # nobody imports it: a script or a snippet, run by whoever is not in view
     word = P.any_word(unused)
     stem = os.path.splitext(os.path.basename(path))[0]
     if stem == "__init__":
@@ -116,63 +108,13 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     return [candidates[name] for name in sorted(unused)]
 
 
-def is_program(module: cst.Module, filename: str) -> bool:
-    """Is the module a script run as a program that no module of its project imports: one that
-    guards a main block (`if __name__ == "__main__":`), parses its arguments or loops at its top level?
-    What it leaves unused while it runs on is gone when it ends. (A notebook may still be growing,
-    and a module of definitions and set-up code is run by whoever is not in view.)"""
-    if not filename.endswith(".py") or os.sep + "site-packages" + os.sep in os.path.abspath(filename):
-        return False
-    if not any(_program_statement(stmt) for stmt in module.body):
-        return False
-    path = os.path.abspath(filename)
-    files = _project_files(project_root(path))
-    if files is None:
-        return False
-    return not importers_in(path, sorted({os.path.dirname(f) for f in files if f.endswith(".py")}))
-
-
-def _program_statement(stmt: cst.CSTNode) -> bool:
-    if isinstance(stmt, (cst.For, cst.While)):
-        return True
-    if isinstance(stmt, cst.If):
-        return "__main__" in cst.Module(body=[]).code_for_node(stmt.test)
-    return any(isinstance(node, cst.Call) and P.last_name(node.func) == "parse_args" for node in P.walk(stmt))
-
-
-def code_runs_after(module: cst.Module, stmt: cst.CSTNode) -> bool:
-    """Does the module's top level run code after `stmt`: a call, a loop, a branch (`if __name__ ==
-    "__main__":`), a `with` or a `try`? Definitions, imports and constants alone run nothing."""
-    after = False
-    for top in module.body:
-        if top is stmt:
-            after = True
-        elif after and runs_code(top):
-            return True
-    return False
-
-
-def runs_code(stmt: cst.CSTNode) -> bool:
-    """A top-level statement that does work when the module runs (not a def, a class, an import or a
-    constant)."""
-    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
-        return True
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    return any(
-        isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign))
-        and any(isinstance(node, cst.Call) for node in P.walk(small))
-        for small in stmt.body
-    )
-
-
 def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
     """The candidate names (matched by `word`) that the file `other` may mean as this module's
     definitions. A module's own name in an import path (`from pkg.preprocess import helper`) names none
     of them. Another Python module reaches a definition only through an import: a name it imports, an
     attribute of this module imported whole (its name is in the file), a star import, or a string (a
-    registry, `getattr`); a comment, a bare name the file defines or binds itself (its own `def
-    tokenize`), or a name it imports and never reads, is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
+    registry, `getattr`); a comment, or a bare name the file defines or binds itself (its own `def
+    tokenize`), is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
     if not other.endswith(".py"):
         return set(word.findall(IMPORT_PATH.sub(" ", text)))
     code = COMMENT.sub("", text)
@@ -186,10 +128,7 @@ def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
     if whole or STAR_IMPORT.search(code):
         return set(word.findall(IMPORT_PATH.sub(" ", code)))  # this module whole, or anything, may be read
     quoted = {name for string in strings for name in word.findall(string)}
-    # A name a module imports and never reads is no use of it (a package's `__init__` re-exports:
-    # its import is the use).
-    read = code if os.path.basename(other) == "__init__.py" else IMPORT_STATEMENT.sub(" ", code)
-    return (imported & set(word.findall(read))) | quoted
+    return (imported & set(word.findall(code))) | quoted
 
 
 def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> set[str]:
