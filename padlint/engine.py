@@ -174,13 +174,14 @@ def _outside_unused_definitions(findings: list, module: cst.Module, positions, f
     """The findings that are not inside a definition nothing in the project names, nor after a
     statement that ends its block: that code never runs, so nothing it does to a batch is a harm
     (analysis/unused_definitions.py, dead_code.py)."""
-    from padlint.analysis.dead_code import unreachable_statements
+    from padlint.analysis.dead_code import overwritten_lambdas, unreachable_statements
     from padlint.analysis.unused_definitions import uncalled_nested_functions, unused_definitions
 
     never_run = [
         *unused_definitions(module, filename),
         *uncalled_nested_functions(module),
         *unreachable_statements(module, notebook=filename.endswith(".ipynb")),
+        *overwritten_lambdas(module),
     ]
     spans = [positions.get(stmt) for stmt in never_run]
     rows = [(span.start.line, span.end.line) for span in spans if span is not None]

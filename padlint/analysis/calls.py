@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, map_chain, one_row, script_names, shape_ops, unused_definitions
+from padlint.analysis import dataset_uses, dead_code, map_chain, one_row, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
@@ -489,9 +489,9 @@ class CallEvaluator(WalkerState):
         return frozenset(tags_of(self.evaluate(receiver.value), DatasetOf))
 
     def is_program(self) -> bool:
-        """Is the linted module a program nothing imports (unused_definitions.is_program)?"""
+        """Is the linted module a program nothing imports (dead_code.program_nobody_imports)?"""
         if self.module_info.program is None:
-            self.module_info.program = unused_definitions.is_program(self.facts.module, self.facts.filename)
+            self.module_info.program = dead_code.program_nobody_imports(self.facts.module, self.facts.filename)
         return self.module_info.program
 
     def note_rows_unconsumed(self, call: cst.Call, fn: cst.BaseExpression) -> None:

@@ -7,8 +7,8 @@ table's "rows" wiring: `select`, `shuffle`, `Dataset.from_dict`, ...), be shown,
 object that hands its rows on only through some attributes (a "holds" wiring row: trl 0.x's
 `PPOTrainer(dataset=...)` exposes them as `trainer.dataloader`). When every use is one of these and
 none of the exposing attributes is read, no model ever receives the rows: what they hold harms
-nothing. So too where a program nothing imports (a script with a main block, argument parsing or a
-top-level loop) goes on running code and never names the dataset again. Any other use (a DataLoader, a trainer that feeds its dataset, a function, a loop, a save)
+nothing. So too where a program nothing imports (dead_code.program_nobody_imports) goes on running
+code and never names the dataset again. Any other use (a DataLoader, a trainer that feeds its dataset, a function, a loop, a save)
 counts as a consumer: unknown code is never evidence that nothing reads them.
 """
 
@@ -18,7 +18,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis import script_names as S
-from padlint.analysis.unused_definitions import runs_code
+from padlint.analysis.dead_code import runs_code
 from padlint.semantics import table as T
 
 # Calls that only show a value (a notebook's display, a length).

@@ -1,11 +1,13 @@
 """Functions that never run: defined in a script and called from nowhere.
 
-A module with a `if __name__ == "__main__":` block is a program; a module-level function of it whose
-name is never read (in the module, or in the modules beside it that import it) and that no decorator
-registers is dead code: a loss
-helper left behind after training switched to the model's own loss. Its body is not walked on its
-own: what it would do to a batch reaches no model and no loss. A module without a main block is a
-library whose functions any caller may use, and stays walked.
+A module with a `if __name__ == "__main__":` block is a program, and so is a `.py` script that parses
+its arguments or loops at its top level (`runs_as_program`); a module-level function of it whose name
+is never read (in the module, or in the modules beside it that import it) and that no decorator
+registers is dead code: a loss helper left behind after training switched to the model's own loss.
+Its body is not walked on its own: what it would do to a batch reaches no model and no loss. A module
+that only defines and sets up (loads a tokenizer, builds constants) is a library whose functions any
+caller may use, and stays walked; so does a notebook without a main block (a cell still to be written
+may call what nothing calls yet).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def dead_functions(module: cst.Module, filename: str) -> set[cst.FunctionDef]:
     """Module-level functions of a script (a main block) that nothing reads, here or in its importers."""
     if not any(isinstance(s, cst.FunctionDef) for s in module.body):
         return set()
-    if not any(_is_main_block(stmt) for stmt in module.body):
+    if not runs_as_program(module, filename):
         return set()
     reads = name_reads(module)
     # A decorated function may be registered by its decorator (`@registry.register`, `@app.command`) and
@@ -61,6 +63,45 @@ def dead_functions(module: cst.Module, filename: str) -> set[cst.FunctionDef]:
         text = text_of(path) or ""
         unread = {fn for fn in unread if not re.search(rf"\b{re.escape(fn.name.value)}\b", text)}
     return unread
+
+
+def runs_as_program(module: cst.Module, filename: str) -> bool:
+    """Does the module run as a program: a main block, or (a `.py` script) arguments parsed or a loop at
+    its top level?"""
+    script = not filename.endswith(".ipynb")
+    return any(_is_main_block(stmt) or script and _program_statement(stmt) for stmt in module.body)
+
+
+def program_nobody_imports(module: cst.Module, filename: str) -> bool:
+    """A program (runs_as_program) that no module beside it imports: what it leaves unused is gone
+    when it ends."""
+    if filename in ("-", "<stdin>", "") or not runs_as_program(module, filename):
+        return False
+    from padlint.look.project_text import importers
+
+    return not importers(os.path.abspath(filename))
+
+
+def _program_statement(stmt: cst.CSTNode) -> bool:
+    if isinstance(stmt, (cst.For, cst.While)):
+        return True
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(node, cst.Call) and P.last_name(node.func) == "parse_args" for node in P.walk(stmt)
+    )
+
+
+def runs_code(stmt: cst.CSTNode) -> bool:
+    """A top-level statement that does work when the module runs (not a def, a class, an import or a
+    constant): a call, a loop, a branch, a `with` or a `try`."""
+    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+        return True
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return any(
+        isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign))
+        and any(isinstance(node, cst.Call) for node in P.walk(small))
+        for small in stmt.body
+    )
 
 
 def _is_main_block(stmt: cst.CSTNode) -> bool:
@@ -96,3 +137,44 @@ def unreachable_statements(module: cst.Module, notebook: bool = False) -> list[c
                 found.extend(body[index + 1 :])
                 break
     return found
+
+
+def overwritten_lambdas(module: cst.Module) -> list[cst.SimpleStatementLine]:
+    """Top-level `f = lambda ...` statements whose name is bound again (`def f`, `f = ...`) before
+    anything reads it: that lambda is never called, so its body never runs."""
+    found: list[cst.SimpleStatementLine] = []
+    body = list(module.body)
+    for index, stmt in enumerate(body):
+        name = _lambda_bound(stmt)
+        if name is None:
+            continue
+        for later in body[index + 1 :]:
+            rebinds = _binds(later, name)
+            if name_reads(later)[name]:
+                break  # read (or read while bound again: `f = wrap(f)`)
+            if rebinds:
+                found.append(cast(cst.SimpleStatementLine, stmt))
+                break
+    return found
+
+
+def _lambda_bound(stmt: cst.CSTNode) -> str | None:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Lambda):
+        target = small.targets[0].target
+        return target.value if isinstance(target, cst.Name) else None
+    return None
+
+
+def _binds(stmt: cst.CSTNode, name: str) -> bool:
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return stmt.name.value == name and not stmt.decorators
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(
+            isinstance(small, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets)
+            for small in stmt.body
+        )
+    return False

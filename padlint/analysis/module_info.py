@@ -59,7 +59,7 @@ class ModuleInfo:
     # worked out when a tokenizer first pads a list a parameter may have made.
     one_row_params: dict | None = None
     one_text_params: dict | None = None
-    program: bool | None = None  # unused_definitions.is_program, once asked
+    program: bool | None = None  # dead_code.program_nobody_imports, once asked
     sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
