@@ -188,6 +188,18 @@ class ConsumerQuestions(WalkerState):
         loaded = self.module_info.loaded_models().get(P.dotted(call.func))
         return loaded is not None and names_a_model(loaded.rsplit(".", 1)[-1])
 
+    def takes_row_labels(self, sink: cst.CSTNode) -> bool:
+        """Is `sink` a call of a model whose labels are one class per row (library table: row_labels)?
+        Such labels hold no sequence positions: nothing in them is padding."""
+        if not isinstance(sink, cst.Call):
+            return False
+        func = sink.func
+        receiver = (
+            func.value if isinstance(func, cst.Attribute) and func.attr.value in ("forward", "__call__") else func
+        )
+        loaded = self.model_class(receiver)
+        return loaded is not None and T.takes_row_labels(loaded)
+
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None:
         """How the model called here reads ids the code padded itself when no mask goes with them (library
         table: consumer rows), with the class it was loaded as: ("bidirectional" | "encoder_decoder", class)

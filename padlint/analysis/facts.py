@@ -324,6 +324,8 @@ class ModuleFacts:
     # Feature dicts a function mapped over a script's dataset returns, where no model ever reads that
     # dataset's rows (analysis/dataset_uses.py): what they hold reaches no consumer.
     rows_unconsumed: set[cst.CSTNode] = field(default_factory=set)
+    # Padding steps whose values reach a model as labels of one class per row (library table: row_labels).
+    row_label_paddings: set[cst.CSTNode] = field(default_factory=set)
     # ... and those whose `labels` column every loop over the dataset's batches drops unread.
     labels_unread: set[cst.CSTNode] = field(default_factory=set)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)

@@ -26,6 +26,7 @@ from padlint.analysis.values import (
     Const,
     Context,
     Copy,
+    DictOf,
     Encoding,
     GoodMask,
     Instance,
@@ -227,7 +228,7 @@ class SinkChecks(WalkerState):
     ) -> None:
         if kind in ("dict", "store"):
             self.labels_built_here(value)
-        if pad_masking(value):
+        if pad_masking(value) or self.row_labels_at(sink, value):
             return
         self.label_pads_reaching(value)
         self.note_tokenizer_label_padding(value | frozenset(c.padded for c in tags_of(value, Copy) if c.padded))
@@ -491,8 +492,24 @@ class SinkChecks(WalkerState):
             self.facts.outputs_hooked = output_use.outputs_hooked(text)
         return self.facts.outputs_hooked
 
+    def row_labels_at(self, sink: cst.CSTNode, labels: Value) -> bool:
+        """Are `labels` handed to a model whose labels are one class per row (library table: row_labels)?
+        Then they hold no positions, padded or not: the padding steps they came from are noted."""
+        if not self.takes_row_labels(sink):
+            return False
+        for tag in labels:
+            padded = tag.padded if isinstance(tag, Copy) else tag if isinstance(tag, Padded) else None
+            if padded is not None:
+                self.facts.row_label_paddings.add(padded.node)
+        return True
+
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        for spread in (a for a in call.args if a.star == "**"):
+            # `model(**inputs)`: labels inside the dict reach the model too
+            for held in tags_of(self.evaluate(spread.value), DictOf):
+                if "labels" in held.entries:
+                    self.row_labels_at(call, held.entries["labels"])
         is_dict = isinstance(call.func, cst.Name) and call.func.value == "dict"
         if is_dict:
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}

@@ -222,6 +222,9 @@ class CallParts:
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None: ...
 
     @abstractmethod
+    def takes_row_labels(self, sink: cst.CSTNode) -> bool: ...
+
+    @abstractmethod
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool: ...
 
     @abstractmethod

@@ -6,6 +6,21 @@ from __future__ import annotations
 
 from padlint.semantics.row import PEFT, PETALS, TORCH, TRANSFORMERS, TRANSFORMERS_4, Row
 
+# The encoder families whose classes the bidirectional consumer rows name.
+ENCODER_FAMILIES = (
+    "Bert",
+    "Roberta",
+    "XLMRoberta",
+    "Camembert",
+    "DistilBert",
+    "Albert",
+    "Electra",
+    "Deberta",
+    "DebertaV2",
+    "ModernBert",
+    "MPNet",
+)
+
 MODEL_ROWS: tuple[Row, ...] = (
     # ---- losses --------------------------------------------------------------------------------
     Row(
@@ -142,23 +157,10 @@ MODEL_ROWS: tuple[Row, ...] = (
             "transformers.MT5EncoderModel",
             *(
                 f"transformers.{family}{head}"
-                for family in (
-                    "Bert",
-                    "Roberta",
-                    "XLMRoberta",
-                    "Camembert",
-                    "DistilBert",
-                    "Albert",
-                    "Electra",
-                    "Deberta",
-                    "DebertaV2",
-                    "ModernBert",
-                    "MPNet",
-                )
+                for family in ENCODER_FAMILIES
                 for head in (
                     "Model",
                     "ForMaskedLM",
-                    "ForSequenceClassification",
                     "ForTokenClassification",
                     "ForQuestionAnswering",
                 )
@@ -175,6 +177,56 @@ MODEL_ROWS: tuple[Row, ...] = (
         attends="bidirectional",
         condition="every token attends to every position, before and after it: without a mask each real token's "
         "output mixes in the pads of its row",
+    ),
+    # ---- heads whose labels are one per row --------------------------------------------------------
+    # The encoders' classification heads read ids as their consumer row above does, and take one label
+    # per row; the others' heads (auto classes, decoders, encoder-decoders) are named for the labels only.
+    Row(
+        tuple(
+            f"transformers.{family}{head}"
+            for family in ENCODER_FAMILIES
+            for head in ("ForSequenceClassification", "ForMultipleChoice")
+        ),
+        "consumer",
+        f"{TRANSFORMERS}, models/bert/modeling_bert.py _create_attention_masks (as the encoders' consumer row "
+        "above); BertForSequenceClassification.forward: logits of shape (batch, num_labels), "
+        "single-label loss CrossEntropyLoss()(logits.view(-1, num_labels), labels.view(-1)), regression MSELoss, "
+        "multi-label BCEWithLogitsLoss(logits, labels); BertForMultipleChoice.forward: labels of shape (batch_size,)",
+        on="class",
+        attends="bidirectional",
+        labels="row",
+        condition="every token attends to every position; labels hold one class (or score) per row",
+    ),
+    Row(
+        (
+            "transformers.AutoModelForSequenceClassification",
+            "transformers.AutoModelForMultipleChoice",
+            *(
+                f"transformers.{family}{head}"
+                for family in (
+                    "GPT2",
+                    "Llama",
+                    "Mistral",
+                    "Qwen2",
+                    "Qwen3",
+                    "Gemma",
+                    "Gemma2",
+                    "Phi3",
+                    "OPT",
+                    "Bart",
+                    "T5",
+                )
+                for head in ("ForSequenceClassification", "ForMultipleChoice")
+            ),
+        ),
+        "row_labels",
+        f"{TRANSFORMERS}, modeling_layers.py GenericForSequenceClassification (the decoders' heads: "
+        "loss_function over pooled logits, one per row); models/bart/modeling_bart.py "
+        "BartForSequenceClassification.forward and models/t5/modeling_t5.py T5ForSequenceClassification.forward "
+        "(CrossEntropyLoss over logits.view(-1, num_labels) and labels.view(-1)); models/auto/modeling_auto.py "
+        "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES, MODEL_FOR_MULTIPLE_CHOICE_MAPPING_NAMES",
+        on="class",
+        condition="labels hold one class (or score) per row, never a position of the sequence",
     ),
     # ---- consumers that rebuild the labels from a mask of their own --------------------------------
     # `roles["mask"]`: the batch key the consumer reads; label positions where it is 0 become -100. The

@@ -33,6 +33,7 @@ Kind = Literal[
     "ignores_true_keys",  # a layer whose key padding mask is True (non-zero) at the keys it ignores
     "reduces",  # reduces every element it is given to one number ("mean": divided by their count; "sum")
     "multiplies",  # its two arguments multiplied element by element: the value of `x * y`
+    "row_labels",  # a model whose `labels` are one class (or score) per row (also `labels="row"` of a consumer)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
@@ -58,6 +59,8 @@ class Row:
     # sample's dict/tuple structure, stacks tensors and arrays into tensors, and transposes other
     # sequences into lists of per-position tensors).
     default_collate: str = ""
+    # A model's `labels`: "row", one class (or score) per row, holding no positions of the sequence.
+    labels: str = ""
     # The row meant when the class is named without any import (a notebook fragment copying the
     # transformers examples): one row per bare name at most.
     bare: bool = False

@@ -70,6 +70,14 @@ def class_row(qualified: str) -> Row | None:
 
 
 @functools.cache
+def takes_row_labels(qualified: str) -> bool:
+    """Does the model class take one label per row (a `row_labels` row, or a consumer row's `labels="row"`),
+    so its labels hold no positions?"""
+    row = class_row(qualified)
+    return row is not None and (row.kind == "row_labels" or row.labels == "row")
+
+
+@functools.cache
 def row_for(name: str, on: On = "function") -> Row | None:
     """The row matching a qualified name (or a method name), if any."""
     for row in ROWS:
