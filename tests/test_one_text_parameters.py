@@ -59,11 +59,11 @@ def test_one_text_at_every_call_pads_nothing(callers):
         # the loop runs over lists of texts
         'for group in [["a", "b c"], ["d"]]:\n    print(complete(group))\n',
         # the loop runs over values not in view
-        'from prompts import load_batches\nfor p in load_batches():\n    print(complete(p))\n',
+        "from prompts import load_batches\nfor p in load_batches():\n    print(complete(p))\n",
         # the display grows later: its items are not all known
         'PROMPTS = ["The sky is"]\nPROMPTS.append(["a", "b"])\nfor p in PROMPTS:\n    print(complete(p))\n',
         # the function is handed on as a value: callers out of view
-        'callbacks = [complete]\n',
+        "callbacks = [complete]\n",
     ],
     ids=["a-list-at-one-call", "lists-of-texts", "unknown-values", "grown-display", "handed-on"],
 )
