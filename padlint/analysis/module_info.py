@@ -215,6 +215,7 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
     info.unreachable_pad_eos, dedicated = pad_guards.pad_settings(module)
     facts.dedicated_pads |= dedicated
+    facts.pad_resets = pad_guards.pad_resets(module)
     info.dead_functions = dead_code.dead_functions(module, facts.filename)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):

@@ -1,5 +1,7 @@
 """Pad = EOS assignments that cannot run: `if tok.pad_token is None: tok.pad_token = tok.eos_token`
-after the same tokenizer's pad token was set to a token of its own, in the same block, earlier.
+after the same tokenizer's pad token was set to a token of its own, in the same block, earlier; and
+script statements that surely give a tokenizer a pad token of its own again (`pad_resets`), ending a
+pad = EOS set before them.
 
 Only statements are walked (blocks and their compound statements), never expressions: the pass is
 cheap next to the module-info walk.
@@ -10,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.class_constants import class_constant
 
 PAD_ATTRS = ("pad_token", "pad_token_id")
 
@@ -132,3 +135,86 @@ def _inner_blocks(stmt: cst.BaseCompoundStatement) -> list:
     for handler in getattr(stmt, "handlers", ()):
         blocks.append(handler.body.body)
     return blocks
+
+
+def pad_resets(module: cst.Module) -> list[tuple[cst.CSTNode, str]]:
+    """(statement, tokenizer code) of the statements that give a tokenizer a pad token of its own and
+    run whenever their body reaches them (the script's, or a top-level function's): at the top of the
+    body, or in an `if` whose test is surely
+    true (`params.pad_token is not None` where `params = Params()` and the class body fixes
+    `pad_token = "[PAD]"`). A pad = EOS set earlier no longer holds after them."""
+    found: list[tuple[cst.CSTNode, str]] = []
+    # the script's statements, and each top-level function's own (order counts within one body)
+    blocks: list = [module.body, *(s.body.body for s in module.body if isinstance(s, cst.FunctionDef))]
+    while blocks:
+        for stmt in blocks.pop():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                found += [(small, tok) for small in stmt.body for tok in _given_own_pad(small)]
+            elif isinstance(stmt, cst.If) and _surely_true(stmt.test, module):
+                blocks.append(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body])
+    return found
+
+
+def _surely_true(test: cst.BaseExpression, module: cst.Module) -> bool:
+    """`X is not None` or `X` where X surely holds a literal that is not None, False, 0 or empty."""
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.IsNot)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        value = _fixed_value(test.left, module)
+        return value is not None and not (isinstance(value, cst.Name) and value.value == "None")
+    value = _fixed_value(test, module)
+    return isinstance(value, cst.SimpleString) and len(P.string_value(value) or "") > 0
+
+
+def _fixed_value(expr: cst.BaseExpression, module: cst.Module) -> cst.BaseExpression | None:
+    """The literal `expr` holds wherever the script reads it: itself, a module name bound once to a
+    literal, or `obj.attr` where `obj` is bound once to `Cls()` of the module and the class body fixes
+    `attr` (class_constants.py)."""
+    if isinstance(expr, (cst.SimpleString, cst.Integer)):
+        return expr
+    if isinstance(expr, cst.Name):
+        values = _top_bindings(module, expr.value)
+        return values[0] if len(values) == 1 and isinstance(values[0], (cst.SimpleString, cst.Integer)) else None
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        made = _top_bindings(module, expr.value.value)
+        if len(made) != 1 or not isinstance(made[0], cst.Call) or not isinstance(made[0].func, cst.Name):
+            return None
+        cls = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == made[0].func.value), None)
+        if cls is None or _attribute_stored(module, expr.value.value, expr.attr.value):
+            return None
+        value = class_constant(cls, expr.attr.value)
+        return value if isinstance(value, (cst.SimpleString, cst.Integer)) else None
+    return None
+
+
+def _top_bindings(module: cst.Module, name: str) -> list[cst.BaseExpression]:
+    """The values `name` is assigned in the module's own statements (definitions left out)."""
+    found: list[cst.BaseExpression] = []
+    for node in P.walk(module):
+        if isinstance(node, cst.Assign) and any(
+            isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
+        ):
+            found.append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+            if node.target.value == name:
+                found.append(node.target)  # another kind of binding: not one known value
+    return found
+
+
+def _attribute_stored(module: cst.Module, holder: str, attr: str) -> bool:
+    """Is `holder.attr` assigned anywhere in the module?"""
+    return any(
+        isinstance(node, cst.Assign)
+        and any(
+            isinstance(t.target, cst.Attribute)
+            and isinstance(t.target.value, cst.Name)
+            and t.target.value.value == holder
+            and t.target.attr.value == attr
+            for t in node.targets
+        )
+        for node in P.walk(module)
+    )
