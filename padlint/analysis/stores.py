@@ -85,10 +85,12 @@ class StoresMixin(WalkerState):
             or self.left_padding_prefix(target, base)
             or (written and self.guarded_by_pad_id(target, base))
         )
-        if ignore and labels and not at_pads and not _known_positions(target) and not self.tested_positions(target):
+        known = _known_positions(target) and not (_prefix(target) and _left_padded(base))
+        if ignore and labels and not at_pads and not known and not self.tested_positions(target):
             # The ignore value written where the analysis cannot tell which positions (`labels[row,
-            # idx[1:, 0]] = ignore_index` with idx from `nonzero(labels == pad_id)`): it may be the
-            # pads, so it counts as masking. Unknown code is never evidence of a bug.
+            # idx[1:, 0]] = ignore_index` with idx from `nonzero(labels == pad_id)`; a prefix of rows
+            # padded on the left, `labels[i, :start] = -100`, which covers their pads when `start` counts
+            # them): it may be the pads, so it counts as masking. Unknown code is never evidence of a bug.
             at_pads = True
         if written and at_pads:
             self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
@@ -337,6 +339,18 @@ def _known_positions(target: cst.Subscript) -> bool:
         elif not isinstance(position, cst.Index) or P.int_value(position.value) is None:
             return False
     return True
+
+
+def _prefix(target: cst.Subscript) -> bool:
+    """`x[:n]`, `x[i, :n]`: positions from the start of the row."""
+    cut = target.slice[-1].slice
+    return isinstance(cut, cst.Slice) and cut.lower is None and cut.upper is not None and cut.step is None
+
+
+def _left_padded(base: Value) -> bool:
+    """Is the value (or the ids it copies) padded on the left: its pads come first in each row?"""
+    padded = [*tags_of(base, Padded), *(c.padded for c in tags_of(base, Copy) if c.padded is not None)]
+    return any(p.side == "left" for p in padded)
 
 
 def _whole_row(target: cst.Subscript) -> bool:
