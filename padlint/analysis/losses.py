@@ -24,6 +24,7 @@ from padlint.analysis.values import (
     PadIdMask,
     PerPositionLoss,
     Value,
+    pad_masking,
     tags_of,
 )
 from padlint.analysis.walker_state import WalkerState
@@ -108,7 +109,9 @@ class LossesAndMeans(WalkerState):
             if padded.of_labels and how and padded.node not in self.facts.pending_label_pads and padded.side_in_code:
                 if padded.pad is not None or padded.kind == "pt":
                     self.label_padding(padded, padded.pad, how)
-        self.label_pads_reaching(labels)
+        if not (ignored == P.IGNORE_VALUE and pad_masking(labels)):
+            # (the pads were written over with -100, which this loss ignores: their fill is no label)
+            self.label_pads_reaching(labels)
         if per_position:
             loss = PerPositionLoss(labels, target, call, ignored, told, self.versions_of(target), *ignore)
             return frozenset({loss})
