@@ -295,6 +295,11 @@ class CallEvaluator(WalkerState):
                 }
             )
         padding = P.padding_requested(call, self.constants, self.class_attribute_value)
+        if single is None and padding == "longest" and text is not None and isinstance(text.value, cst.Name):
+            # a parameter every caller hands one text (asked only where it decides the padding: it
+            # reads the calls in view)
+            if self.one_text_parameter(text.value.value):
+                single, rows = True, False
         # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")
         identical = text is not None and pair is None and self.copies_of_one_text(text.value)
@@ -418,7 +423,7 @@ class CallEvaluator(WalkerState):
             if expr.func.attr.value == "apply_chat_template":
                 return True
         if isinstance(expr, cst.Name):
-            if expr.value in self.str_names or self.one_text_parameter(expr.value):
+            if expr.value in self.str_names:
                 return True
             if expr.value in self.list_names:
                 return False

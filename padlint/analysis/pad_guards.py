@@ -150,9 +150,20 @@ def pad_resets(module: cst.Module) -> list[tuple[cst.CSTNode, str]]:
         for stmt in blocks.pop():
             if isinstance(stmt, cst.SimpleStatementLine):
                 found += [(small, tok) for small in stmt.body for tok in _given_own_pad(small)]
-            elif isinstance(stmt, cst.If) and _surely_true(stmt.test, module):
+            elif isinstance(stmt, cst.If) and _sets_a_pad(stmt.body) and _surely_true(stmt.test, module):
                 blocks.append(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body])
     return found
+
+
+def _sets_a_pad(body: cst.BaseSuite) -> bool:
+    """Does a statement of the block give a tokenizer a pad token of its own? (Asked before the test is
+    read: reading it walks the module.)"""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    return any(
+        isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        and any(_given_own_pad(small) for small in line.body)
+        for line in lines
+    )
 
 
 def _surely_true(test: cst.BaseExpression, module: cst.Module) -> bool:

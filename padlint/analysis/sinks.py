@@ -505,11 +505,13 @@ class SinkChecks(WalkerState):
 
     def check_call_keywords(self, call: cst.Call) -> None:
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
-        for spread in (a for a in call.args if a.star == "**"):
+        spreads = [a for a in call.args if a.star == "**"]
+        if spreads and self.takes_row_labels(call):
             # `model(**inputs)`: labels inside the dict reach the model too
-            for held in tags_of(self.evaluate(spread.value), DictOf):
-                if "labels" in held.entries:
-                    self.row_labels_at(call, held.entries["labels"])
+            for spread in spreads:
+                for held in tags_of(self.evaluate(spread.value), DictOf):
+                    if "labels" in held.entries:
+                        self.row_labels_at(call, held.entries["labels"])
         is_dict = isinstance(call.func, cst.Name) and call.func.value == "dict"
         if is_dict:
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
