@@ -172,9 +172,5 @@ def _binds(stmt: cst.CSTNode, name: str) -> bool:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return stmt.name.value == name and not stmt.decorators
     if isinstance(stmt, cst.SimpleStatementLine):
-        return any(
-            isinstance(small, cst.Assign)
-            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets)
-            for small in stmt.body
-        )
+        return any(P.assigns_name(small, name) for small in stmt.body)
     return False

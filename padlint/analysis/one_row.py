@@ -12,7 +12,7 @@ view at all gives the parameter up: unknown callers may hand it more.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -29,16 +29,24 @@ def one_row_parameters(
     """Module-level functions -> their parameters that hold at most one item at every call in view
     (`sites`: call_sites.call_sites, the functions whose callers are all in view; `stored`: the
     names each def assigns, by its id, never_stored's memo)."""
+    return parameters_every_call_hands(functions, sites, stored, _hands_one_row)
+
+
+Hands = Callable[[Site, cst.FunctionDef, str, dict, dict], bool]
+
+
+def parameters_every_call_hands(
+    functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]], stored: dict[int, frozenset[str]], hands: Hands
+) -> dict[cst.FunctionDef, set[str]]:
+    """Module-level functions -> their parameters for which `hands(site, fn, param, known, stored)` holds
+    at every call in view; `known` is what holds so far, so a caller passing its own such parameter on
+    hands one too (the fixed point of giving parameters up)."""
     known = {name: P.parameter_names(functions[name]) for name in sites}
     changed = True
     while changed:
         changed = False
         for name, params in known.items():
-            kept = {
-                p
-                for p in params
-                if all(_hands_one_row(site, functions[name], p, known, stored) for site in sites[name])
-            }
+            kept = {p for p in params if all(hands(site, functions[name], p, known, stored) for site in sites[name])}
             if kept != params:
                 known[name], changed = kept, True
     return {functions[name]: params for name, params in known.items() if params}
@@ -385,6 +393,11 @@ def stored_values(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
 
 def _stored_names(fn: cst.FunctionDef) -> frozenset[str]:
     return frozenset(_names_stored(fn.body, fn, grown=False))
+
+
+def own_nodes(place: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of `place`, the bodies of defs, classes and lambdas inside it left out."""
+    return (node for node, _ in _nodes_with_loops_of(place, place))
 
 
 def _nodes_with_loops(fn: cst.FunctionDef) -> Iterator[tuple[cst.CSTNode, tuple[cst.BaseExpression, ...]]]:

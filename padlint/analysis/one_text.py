@@ -14,7 +14,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.call_sites import Site
-from padlint.analysis.one_row import argument_for, never_stored
+from padlint.analysis.one_row import argument_for, never_stored, own_nodes, parameters_every_call_hands
 
 TEXT_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
@@ -24,19 +24,7 @@ def one_text_parameters(
     functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]], stored: dict[int, frozenset[str]]
 ) -> dict[cst.FunctionDef, set[str]]:
     """Module-level functions -> their parameters that hold one text at every call in view."""
-    known = {name: P.parameter_names(functions[name]) for name in sites}
-    changed = True
-    while changed:
-        changed = False
-        for name, params in known.items():
-            kept = {
-                p
-                for p in params
-                if all(_hands_one_text(site, functions[name], p, known, stored) for site in sites[name])
-            }
-            if kept != params:
-                known[name], changed = kept, True
-    return {functions[name]: params for name, params in known.items() if params}
+    return parameters_every_call_hands(functions, sites, stored, _hands_one_text)
 
 
 def _hands_one_text(
@@ -95,10 +83,8 @@ def _bound_values(place: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """Every value `name` is assigned in `place` (nested defs left out); a growth or another kind of
     binding (`+=`, `.append`, a loop target) counts as an unknown value."""
     found: list[cst.BaseExpression] = []
-    for node in _own_nodes(place):
-        if isinstance(node, cst.Assign) and any(
-            isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
-        ):
+    for node in own_nodes(place):
+        if P.assigns_name(node, name):
             found.append(node.value)
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value == name:
             found.append(node.target)
@@ -114,19 +100,4 @@ def _bound_values(place: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 
 def _stored_in(body: cst.CSTNode, name: str) -> bool:
-    return any(
-        isinstance(node, cst.Assign)
-        and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
-        for node in _own_nodes(body)
-    )
-
-
-def _own_nodes(place: cst.CSTNode):
-    """The nodes of `place`, the bodies of defs and classes inside it left out."""
-    stack = [place]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not place:
-            continue
-        stack.extend(P.child_nodes(node))
+    return any(P.assigns_name(node, name) for node in own_nodes(body))

@@ -88,7 +88,7 @@ class _Uses:
         if isinstance(node, cst.Assign):
             for child in (node.value, *node.targets):
                 self.walk(child, loops)  # the value is read before the store is made
-            if any(isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets):
+            if P.assigns_name(node, self.name):
                 self.stores.append(_Use(node.value, self.count, loops))
             return
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):

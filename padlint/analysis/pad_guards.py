@@ -99,19 +99,22 @@ def _pad_missing_test(test: cst.BaseExpression) -> str | None:
     """`tok.pad_token is None`, `tok.pad_token_id is None`, `not tok.pad_token`: the tokenizer's code."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         subject = test.expression
-    elif (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal))
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
-    ):
-        subject = test.left
     else:
-        return None
+        compared = _compared_with_none(test, (cst.Is, cst.Equal))
+        if compared is None:
+            return None
+        subject = compared
     if isinstance(subject, cst.Attribute) and subject.attr.value in PAD_ATTRS:
         return P.dotted(subject.value) or None
     return None
+
+
+def _compared_with_none(test: cst.BaseExpression, operators: tuple[type, ...]) -> cst.BaseExpression | None:
+    """`x` of `x is None` (or the other `operators` with `None` on the right)."""
+    pair = P.comparison_operand(test, operators)
+    if pair is None or not (isinstance(pair[1], cst.Name) and pair[1].value == "None"):
+        return None
+    return pair[0]
 
 
 def _pad_eos_assignments(body: cst.BaseSuite) -> list[cst.Assign]:
@@ -168,14 +171,9 @@ def _sets_a_pad(body: cst.BaseSuite) -> bool:
 
 def _surely_true(test: cst.BaseExpression, module: cst.Module) -> bool:
     """`X is not None` or `X` where X surely holds a literal that is not None, False, 0 or empty."""
-    if (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.IsNot)
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
-    ):
-        value = _fixed_value(test.left, module)
+    compared = _compared_with_none(test, (cst.IsNot,))
+    if compared is not None:
+        value = _fixed_value(compared, module)
         return value is not None and not (isinstance(value, cst.Name) and value.value == "None")
     value = _fixed_value(test, module)
     return isinstance(value, cst.SimpleString) and len(P.string_value(value) or "") > 0
@@ -203,12 +201,11 @@ def _fixed_value(expr: cst.BaseExpression, module: cst.Module) -> cst.BaseExpres
 
 
 def _top_bindings(module: cst.Module, name: str) -> list[cst.BaseExpression]:
-    """The values `name` is assigned in the module's own statements (definitions left out)."""
+    """The values `name` is assigned anywhere in the module (in its definitions too: a script's `main`
+    binds the names its statements read)."""
     found: list[cst.BaseExpression] = []
     for node in P.walk(module):
-        if isinstance(node, cst.Assign) and any(
-            isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
-        ):
+        if P.assigns_name(node, name):
             found.append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
             if node.target.value == name:

@@ -10,6 +10,7 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterator
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -451,6 +452,13 @@ def padding_requested(
     if isinstance(value, cst.Attribute) and value.attr.value in ("MAX_LENGTH", "LONGEST"):
         return value.attr.value.lower() if value.attr.value == "LONGEST" else "max_length"
     return None
+
+
+def assigns_name(node: cst.CSTNode, name: str) -> TypeGuard[cst.Assign]:
+    """Is `node` an assignment `name = ...` (one of its targets the plain name)?"""
+    return isinstance(node, cst.Assign) and any(
+        isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
+    )
 
 
 def comparison_operand(

@@ -26,6 +26,7 @@ from padlint.analysis.values import (
     TokenIds,
     TupleOf,
     Value,
+    each_tag,
     tags_of,
 )
 from padlint.analysis.walker_state import MAX_DEPTH, WalkerState
@@ -250,17 +251,7 @@ def handed_back(value: Value, call, return_nodes) -> Value:
 
 def each_padded(value: Value, change: Callable[[Padded], Padded]) -> Value:
     """`value` with `change` applied to every padded value in it, in tuples and feature dicts too."""
-
-    def convert(tag):
-        if isinstance(tag, Padded):
-            return change(tag)
-        if isinstance(tag, TupleOf):
-            return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
-        if isinstance(tag, Fields):
-            return Fields({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
-        return tag
-
-    return frozenset(convert(t) for t in value)
+    return each_tag(value, lambda tag: change(tag) if isinstance(tag, Padded) else tag)
 
 
 def _spread_entries(value: Value) -> dict[str, Value]:

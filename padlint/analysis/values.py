@@ -482,3 +482,17 @@ class NoneValue:
     """`None`, handed to a parameter (`attention_mask=None` left to its default)."""
 
     node: cst.CSTNode | None = field(default=None, repr=False)
+
+
+def each_tag(value: Value, change: Callable[[Any], Any]) -> Value:
+    """`value` with `change` applied to every tag in it that is no container, inside the tuples and
+    feature dicts it holds too (their shape kept)."""
+
+    def convert(tag):
+        if isinstance(tag, TupleOf):
+            return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
+        if isinstance(tag, DictOf):
+            return DictOf({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
+        return change(tag)
+
+    return frozenset(convert(t) for t in value)

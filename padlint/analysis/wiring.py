@@ -21,7 +21,6 @@ from padlint.analysis.objects import partial_arguments
 from padlint.analysis.values import (
     Batches,
     DatasetOf,
-    DictOf,
     Encoding,
     FunctionRef,
     GoodMask,
@@ -30,6 +29,7 @@ from padlint.analysis.values import (
     Partial,
     TupleOf,
     Value,
+    each_tag,
     tags_of,
 )
 from padlint.analysis.walker_state import WalkerState
@@ -152,7 +152,7 @@ def default_collated(items: Value) -> Value:
     """What a loader without a collate function hands on for rows like `items` (the DataLoader row's
     default_collate): tensors and arrays become stacked tensors; lists are transposed into lists of
     per-position tensors, a form no fix can be written for ("?")."""
-    return frozenset(_collated(tag) for tag in items)
+    return each_tag(items, _collated)
 
 
 def _collated_kind(kind: str) -> str:
@@ -165,8 +165,4 @@ def _collated(tag):
         return tag.but(kind=_collated_kind(tag.kind), mask_kind=mask_kind)
     if isinstance(tag, (Encoding, GoodMask)):
         return dataclasses.replace(tag, kind=_collated_kind(tag.kind))
-    if isinstance(tag, DictOf):
-        return DictOf({k: frozenset(_collated(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
-    if isinstance(tag, TupleOf):
-        return TupleOf(tuple(frozenset(_collated(t) for t in item) for item in tag.items))
     return tag
