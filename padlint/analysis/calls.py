@@ -8,7 +8,7 @@ import libcst as cst
 from padlint.analysis import dataset_uses, dead_code, map_chain, one_row, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
-from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.env import EMPTY, field_place, key_of_subscript, place_key
 from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.objects import MODEL_SELF_METHODS
 from padlint.analysis.values import (
@@ -151,10 +151,7 @@ class CallEvaluator(WalkerState):
         for arg in call.args[1:]:
             self.evaluate(arg.value)  # the default
         key = place_key(receiver)
-        place = f"{key}[{field!r}]" if key else None
-        if place is not None:
-            self.read_place(place, whole=True)
-        held = self.env.get(place) if place is not None else None
+        held = self.read_held(field_place(key, field) if key else None)
         if held is not None:
             return held
         base = self.evaluate_base(receiver, key is not None) if recv is None else recv

@@ -23,8 +23,13 @@ def place_key(expr: cst.BaseExpression) -> str | None:
             key = string_value(index.value)
             base = place_key(expr.value)
             if key is not None and base:
-                return f"{base}[{key!r}]"
+                return field_place(base, key)
     return None
+
+
+def field_place(holder: str, field: str) -> str:
+    """The place of a dict's field: `batch["labels"]` (or `batch.pop("labels")`) -> "batch['labels']"."""
+    return f"{holder}[{field!r}]"
 
 
 def single_index(expr: cst.Subscript) -> cst.BaseExpression | None:

@@ -117,9 +117,7 @@ class ExpressionEvaluator(WalkerState):
 
     def eval_Subscript(self, expr: cst.Subscript) -> Value:
         key = place_key(expr)
-        if key:
-            self.read_place(key, whole=True)
-        held = self.env.get(key) if key else None
+        held = self.read_held(key)
         if held is not None:
             return held
         base = self.evaluate_base(expr.value, key is not None)
@@ -194,6 +192,13 @@ class ExpressionEvaluator(WalkerState):
         value = self.evaluate(index)
         named = "mask" in (place_key(stripped) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
+
+    def read_held(self, key: str | None) -> Value | None:
+        """What the place `key` holds now, read as a whole (None: no place, or nothing known there)."""
+        if not key:
+            return None
+        self.read_place(key, whole=True)
+        return self.env.get(key)
 
     def evaluate_base(self, base: cst.BaseExpression, partial: bool) -> Value:
         """Evaluate `x` of `x["k"]`: reading one key is not reading the whole of `x`."""

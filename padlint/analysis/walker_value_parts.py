@@ -30,6 +30,9 @@ class ValueParts:
     def evaluate_base(self, base: cst.BaseExpression, partial: bool) -> Value: ...
 
     @abstractmethod
+    def read_held(self, key: str | None) -> Value | None: ...
+
+    @abstractmethod
     def evaluate_args(self, call: cst.Call) -> list[Value]: ...
 
     @abstractmethod
