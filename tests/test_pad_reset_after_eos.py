@@ -81,8 +81,10 @@ def test_the_same_inside_the_function_that_makes_the_collator():
             "config.pad_token = None\nif config.pad_token is not None:\n    tokenizer.add_special_tokens({'pad_token': '[PAD]'})",
             SCRIPT,
         ),
+        # given one inside a def that the script does not run on the way
+        ('def later():\n    tokenizer.add_special_tokens({"pad_token": "[PAD]"})', SCRIPT),
     ],
-    ids=["none", "unknown-condition", "another-tokenizer", "constant-overwritten"],
+    ids=["none", "unknown-condition", "another-tokenizer", "constant-overwritten", "inside-a-def"],
 )
 def test_pad_eos_still_reaches_the_collator(reset, source):
     assert codes(reset, source) == ["PAD004"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import libcst as cst
 
-from padlint.analysis.patterns import Imports, contains, dotted, node_order
+from padlint.analysis.patterns import Imports, dotted, node_order
 from padlint.analysis.values import Context, Copy, Encoding, Ones, Padded, PadIdMask
 
 # `tok.pad_token_id`, `self.tokenizer.pad_token`: the tokenizer whose pad a comparison or a fill uses.
@@ -355,8 +355,9 @@ class ModuleFacts:
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
     # starts with its checkpoint's own pad token.
     tokenizer_loads: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
-    # Script statements that surely give a tokenizer (its code) a pad token of its own (pad_guards.pad_resets).
-    pad_resets: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
+    # Statements that surely give a tokenizer (its code) a pad token of its own, with the top-level
+    # function they sit in (None: script code) (pad_guards.pad_resets).
+    pad_resets: list[tuple[cst.CSTNode, str, cst.FunctionDef | None]] = field(default_factory=list)
     dedicated_pads: set[str] = field(default_factory=set)  # tokenizers (code) given a pad token of their own
     current_owner: OwnerOrScript = None  # the top-level def/class being gathered or walked
     # What the flow pass saw, in the order it was seen (one entry per node and kind of fact).
@@ -488,21 +489,24 @@ class ModuleFacts:
         at: cst.CSTNode | None,
     ) -> bool:
         if at is not None and where is not None and where == owner and where.kind == "func":
-            # set and used in one function: a pad token of its own given in between ends pad = EOS
-            set_at, use_at = self.order(node), self.order(at)
-            return not any(
-                tok == tokenizer and set_at < self.order(reset) < use_at and contains(where.node, reset)
-                for reset, tok in self.pad_resets
-            )
+            # set and used in one function: a pad token of its own given in between, in that
+            # function, ends pad = EOS
+            endings = [(tok, reset) for reset, tok, fn in self.pad_resets if fn is where.node]
+            return not self._ended_between(tokenizer, node, at, endings)
         if at is None or where is not None or owner is not None:
             return True  # functions run when called: order in the file says nothing
-        set_at, use_at = self.order(node), self.order(at)
-        if set_at > use_at:
+        if self.order(node) > self.order(at):
             return False
-        return not any(
-            name == tokenizer and set_at < self.order(load) < use_at
-            for name, load in (*self.tokenizer_loads, *((tok, node) for node, tok in self.pad_resets))
-        )
+        # script code: the tokenizer loaded again, or given a pad token of its own by script code
+        endings = [*self.tokenizer_loads, *((tok, reset) for reset, tok, fn in self.pad_resets if fn is None)]
+        return not self._ended_between(tokenizer, node, at, endings)
+
+    def _ended_between(
+        self, tokenizer: str | None, start: cst.CSTNode, end: cst.CSTNode, endings: list[tuple[str, cst.CSTNode]]
+    ) -> bool:
+        """Does one of `endings` (tokenizer code, statement) for `tokenizer` come after `start`, before `end`?"""
+        set_at, use_at = self.order(start), self.order(end)
+        return any(name == tokenizer and set_at < self.order(ending) < use_at for name, ending in endings)
 
     def tokenizer_used(self, node: cst.CSTNode) -> str | None:
         """The tokenizer (its code) whose pad id `node` uses: a collator's `tokenizer` argument, or the

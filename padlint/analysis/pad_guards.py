@@ -140,21 +140,25 @@ def _inner_blocks(stmt: cst.BaseCompoundStatement) -> list:
     return blocks
 
 
-def pad_resets(module: cst.Module) -> list[tuple[cst.CSTNode, str]]:
-    """(statement, tokenizer code) of the statements that give a tokenizer a pad token of its own and
-    run whenever their body reaches them (the script's, or a top-level function's): at the top of the
-    body, or in an `if` whose test is surely
-    true (`params.pad_token is not None` where `params = Params()` and the class body fixes
-    `pad_token = "[PAD]"`). A pad = EOS set earlier no longer holds after them."""
-    found: list[tuple[cst.CSTNode, str]] = []
+PadReset = tuple[cst.CSTNode, str, "cst.FunctionDef | None"]
+
+
+def pad_resets(module: cst.Module) -> list[PadReset]:
+    """(statement, tokenizer code, the top-level function it sits in or None for script code) of the
+    statements that give a tokenizer a pad token of its own and run whenever their body reaches them:
+    at the top of the body, or in an `if` whose test is surely true (`params.pad_token is not None`
+    where `params = Params()` and the class body fixes `pad_token = "[PAD]"`). A pad = EOS set earlier
+    in the same body no longer holds after them."""
+    found: list[PadReset] = []
     # the script's statements, and each top-level function's own (order counts within one body)
-    blocks: list = [module.body, *(s.body.body for s in module.body if isinstance(s, cst.FunctionDef))]
+    blocks: list = [(module.body, None), *((s.body.body, s) for s in module.body if isinstance(s, cst.FunctionDef))]
     while blocks:
-        for stmt in blocks.pop():
+        body, fn = blocks.pop()
+        for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
-                found += [(small, tok) for small in stmt.body for tok in _given_own_pad(small)]
+                found += [(small, tok, fn) for small in stmt.body for tok in _given_own_pad(small)]
             elif isinstance(stmt, cst.If) and _sets_a_pad(stmt.body) and _surely_true(stmt.test, module):
-                blocks.append(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body])
+                blocks.append((stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], fn))
     return found
 
 
