@@ -51,6 +51,10 @@ TRAIN = textwrap.dedent(
     from data.rows import PairRows
 
 
+    def make_loader(tokenizer, pairs):
+        return torch.utils.data.DataLoader(PairRows(tokenizer, pairs), batch_size=4)
+
+
     def validate(model, tokenizer, loader):
         scores = []
         for batch in loader:

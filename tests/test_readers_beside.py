@@ -55,6 +55,10 @@ class TinyDecoder(nn.Module):
     def forward(self, input_ids, attention_mask=None, labels=None):
         logits = self.head(self.body(input_ids))
         return self.criterion(logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten())
+
+
+def training_rows(tokenizer, texts):
+    return PretrainRows(tokenizer, texts)
 """
 
 MODEL_SKIPPING_MINUS_100 = MODEL_SKIPPING_PAD.replace("ignore_index=pad_token_id", "ignore_index=-100")
@@ -100,9 +104,9 @@ def test_a_metric_in_a_script_above_the_package_counts_as_a_reader(tmp_path: Pat
                 from project.data.rows import PretrainRows
 
 
-                def score(model, tokenizer, loader):
+                def score(model, tokenizer, texts):
                     metric = Perplexity(ignore_index=tokenizer.pad_token_id)
-                    for batch in loader:
+                    for batch in PretrainRows(tokenizer, texts):
                         metric.update(model(batch["input_ids"]).logits, batch["labels"])
                     return metric.compute()
                 """,
@@ -114,7 +118,7 @@ def test_a_metric_in_a_script_above_the_package_counts_as_a_reader(tmp_path: Pat
 def test_a_script_beside_that_does_not_import_the_module_is_no_reader(tmp_path: Path):
     """A folder of unrelated scripts: one script's loss that skips the pad id says nothing about who
     reads another script's rows."""
-    unrelated = MODEL_SKIPPING_PAD.replace("from data import PretrainRows", "")
+    unrelated = MODEL_SKIPPING_PAD.split("\n\n\ndef training_rows")[0].replace("from data import PretrainRows", "")
     _write(tmp_path, {"data.py": DATASET, "model.py": unrelated})
     assert "PAD002" in _codes(tmp_path / "data.py")
 
@@ -138,6 +142,10 @@ def test_zero_padded_rows_beside_a_loss_that_skips_zero_are_silent_and_beside_mi
         import torch.nn.functional as F
 
         from collate import TokenRows
+
+
+        def rows(tokenizer, texts):
+            return TokenRows(tokenizer, texts)
 
 
         def lm_loss(logits, labels):
@@ -185,7 +193,9 @@ def test_labels_padded_with_the_pad_id_beside_a_reader_that_skips_it_are_silent(
                     "labels": pad_sequence(labels, batch_first=True, padding_value=pad),
                 }
         """
-    reader = MODEL_SKIPPING_PAD.replace("from data import PretrainRows", "from collate import PadCollator")
+    reader = MODEL_SKIPPING_PAD.replace("from data import PretrainRows", "from collate import PadCollator").replace(
+        "PretrainRows(tokenizer, texts)", "PadCollator(tokenizer)(texts)"
+    )
     _write(tmp_path / "skips_pad", {"collate.py": collate, "model.py": reader})
     default = reader.replace("ignore_index=pad_token_id", "ignore_index=-100")
     _write(tmp_path / "skips_default", {"collate.py": collate, "model.py": default})
@@ -200,6 +210,10 @@ def test_a_minus_100_fix_is_unsafe_beside_a_reader_of_another_value(tmp_path: Pa
         import torch.nn.functional as F
 
         from data import PretrainRows
+
+
+        def scored_rows(tokenizer, texts):
+            return PretrainRows(tokenizer, texts)
 
 
         def token_accuracy_loss(logits, labels):
@@ -245,7 +259,8 @@ def test_an_importer_reads_only_the_definitions_it_names(tmp_path: Path):
                 from data import EvalRows
 
 
-                def score(model, rows, tokenizer):
+                def score(model, texts, tokenizer):
+                    rows = EvalRows(tokenizer, texts)[0]
                     return Perplexity(ignore_index=tokenizer.pad_token_id)(model(rows["input_ids"]), rows["labels"])
                 """,
             "train.py": """

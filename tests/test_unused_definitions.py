@@ -285,3 +285,52 @@ def test_a_name_in_a_string_of_another_module_keeps_it_judged(tmp_path: Path):
         """
     prep = _project(tmp_path, {"speechlm/data/prep.py": PREPROCESS, "speechlm/registry.py": registry})
     assert "PAD003" in _codes(prep)
+
+
+IMPORTS_BUT_NEVER_CALLS = """
+    import torch
+    from speechlm.models import *  # noqa: F403  (a star import of another module of the project)
+    from speechlm.data.prep import encode_with_image_token, preprocess
+
+
+    def prompt_ids(prompt, tokenizer):
+        return encode_with_image_token(prompt, tokenizer)
+    """
+
+
+def test_a_name_an_importer_imports_and_never_reads_is_no_use(tmp_path: Path):
+    """An import is no read: the helper module imports `preprocess` beside what it uses (and star-imports
+    another module, which brings nothing of prep's in by name), and calls only the image-token helper."""
+    files = {
+        "speechlm/data/prep.py": PREPROCESS,
+        "speechlm/models.py": "WIDTH = 512\n",
+        "speechlm/helpers.py": IMPORTS_BUT_NEVER_CALLS,
+    }
+    assert _codes(_project(tmp_path, files)) == []
+
+
+def test_a_name_read_through_the_module_that_imports_it_is_judged(tmp_path: Path):
+    """A third module reads `helpers.preprocess`: the helper module's import passed it on."""
+    reads_through = """
+        from speechlm import helpers
+
+
+        def item(source, tokenizer):
+            return helpers.preprocess([source], tokenizer)
+        """
+    files = {
+        "speechlm/data/prep.py": PREPROCESS,
+        "speechlm/models.py": "WIDTH = 512\n",
+        "speechlm/helpers.py": IMPORTS_BUT_NEVER_CALLS,
+        "speechlm/train.py": reads_through,
+    }
+    assert "PAD003" in _codes(_project(tmp_path, files))
+
+
+def test_a_package_init_importing_it_re_exports_it(tmp_path: Path):
+    files = {
+        "speechlm/data/prep.py": PREPROCESS,
+        "speechlm/infer.py": USES_ONLY_THE_IMAGE_TOKEN,
+        "speechlm/data/__init__.py": "from .prep import preprocess\n",
+    }
+    assert "PAD003" in _codes(_project(tmp_path, files))

@@ -3,7 +3,8 @@
 A module that other modules of the project import is a library of that project. A top-level def or
 class of it that the module never reads, that no decorator registers, whose name is in no string of
 the module (`__all__`, a registry) and that no other file of the project names (code, notebooks,
-configs, docs) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
+configs, docs; a module that imports it and never reads it names it only if a third module reads it
+through that one, as ruff's F401 calls such an import unused) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
 used. What it would do to a batch reaches no model and no loss, so nothing found inside it is a
 manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
 whoever runs it is not in view (a program's own uncalled functions: dead_code.py). A notebook is a
@@ -47,6 +48,7 @@ IMPORT_PATH = re.compile(
     r"\bfrom[ \t]+\.*[\w.]*[ \t]+(?=import\b)|^[ \t]*import[ \t]+[\w.]+(?=[ \t]*(?:as\b|$|,))", re.M
 )
 COMMENT = re.compile(r"(?m)^[ \t]*#.*$|[ \t]#[^'\"\n]*$")  # whole-line and trailing comments
+IMPORT_STATEMENT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*)")
 STAR_IMPORT = re.compile(r"(?m)^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # one-line string literals
 MAGIC_LINE = re.compile(r"(?:^|[\"\s])%%?\w+([^\"\n]*)", re.M)  # a magic line in a notebook's JSON
@@ -96,39 +98,74 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
     stem = os.path.splitext(os.path.basename(path))[0]
     if stem == "__init__":
         stem = os.path.basename(os.path.dirname(path))  # a package's definitions: `import pkg` reads them
+    forwarded: dict[str, set[str]] = {}  # a module's stem -> the candidates it imports and never reads
     for other in files:
         if other == path:
             continue
-        named = _names_in(other, text_of(other) or "", word, stem)
+        named, passed_on = _names_in(other, text_of(other) or "", word, stem)
+        if passed_on:
+            forwarded.setdefault(os.path.splitext(os.path.basename(other))[0], set()).update(passed_on)
         if named:
             unused = _unread_by_live_code(module, {n: candidates[n] for n in unused - named}, reads)
             if not unused:
                 return []
             word = P.any_word(unused)
+    unused -= _read_through(forwarded, unused, files, path)
+    if not unused:
+        return []
+    unused = _unread_by_live_code(module, {n: candidates[n] for n in unused}, reads)
     return [candidates[name] for name in sorted(unused)]
 
 
-def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> set[str]:
+def _read_through(forwarded: dict[str, set[str]], unused: set[str], files: tuple[str, ...], path: str) -> set[str]:
+    """The candidates a module imports without reading them (`from .prep import preprocess` in a
+    helper module that never calls it) that a third module may read through it: one that names that
+    module and reads the candidate's name outside its imports (`helpers.preprocess(...)`). A name only
+    imported and never read anywhere is no use."""
+    alive: set[str] = set()
+    for forwarder, names in forwarded.items():
+        names = names & unused - alive
+        if not names:
+            continue
+        module_word = re.compile(rf"\b{re.escape(forwarder)}\b")
+        word = P.any_word(names)
+        for other in files:
+            if other == path or not other.endswith(".py"):
+                continue
+            code = COMMENT.sub("", text_of(other) or "")
+            if os.path.splitext(os.path.basename(other))[0] != forwarder and module_word.search(code):
+                alive |= set(word.findall(IMPORT_STATEMENT.sub(" ", code)))
+    return alive
+
+
+def _names_in(other: str, text: str, word: re.Pattern, stem: str) -> tuple[set[str], set[str]]:
     """The candidate names (matched by `word`) that the file `other` may mean as this module's
     definitions. A module's own name in an import path (`from pkg.preprocess import helper`) names none
     of them. Another Python module reaches a definition only through an import: a name it imports, an
     attribute of this module imported whole (its name is in the file), a star import, or a string (a
     registry, `getattr`); a comment, or a bare name the file defines or binds itself (its own `def
-    tokenize`), is not this module's definition. Other files (notebooks, configs, docs) name by any word."""
+    tokenize`), is not this module's definition, and an import is no read. Other files (notebooks,
+    configs, docs) name by any word. Returns the names read, and those imported but never read (a
+    module that passes them on: `_read_through`)."""
     if not other.endswith(".py"):
-        return set(word.findall(IMPORT_PATH.sub(" ", text)))
+        return set(word.findall(IMPORT_PATH.sub(" ", text))), set()
     code = COMMENT.sub("", text)
     imported = {original for _, _, original in from_imports(None, code).values()}
     strings = STRING.findall(code)
+    # A name is used where it is read, not where it is imported; a package's `__init__` re-exports what it
+    # imports (its import is the use).
+    read = code if os.path.basename(other) == "__init__.py" else IMPORT_STATEMENT.sub(" ", code)
+    read_words = set(word.findall(read))
+    passed_on = (imported & set(word.findall(code))) - read_words  # imported, never read: maybe read through it
     whole = (
         stem in imported
         or re.search(rf"(?m)^[ \t]*import[ \t]+[\w.]*\b{re.escape(stem)}\b", code)
         or any(re.search(rf"\b{re.escape(stem)}\b", string) for string in strings)  # `import_module("pkg.prep")`
     )
     if whole or STAR_IMPORT.search(code):
-        return set(word.findall(IMPORT_PATH.sub(" ", code)))  # this module whole, or anything, may be read
+        return read_words, passed_on  # this module whole, or anything, may be read
     quoted = {name for string in strings for name in word.findall(string)}
-    return (imported & set(word.findall(code))) | quoted
+    return (imported & read_words) | quoted, passed_on
 
 
 def _unread_by_live_code(module: cst.Module, candidates: dict, reads: dict) -> set[str]:
