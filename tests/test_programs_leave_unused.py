@@ -111,3 +111,69 @@ def test_a_main_block_makes_a_program(tmp_path):
     head, loop = UNCALLED.split("\nfor text")
     guarded = head + '\nif __name__ == "__main__":\n    for text' + loop.replace("\n    ", "\n        ")
     assert codes(tmp_path, guarded) == []
+
+
+LOADERS_BUILT = textwrap.dedent("""
+    import torch
+    from torch.utils.data import DataLoader
+    from transformers import AutoTokenizer, Pix2StructForConditionalGeneration
+
+    tokenizer = AutoTokenizer.from_pretrained("google/pix2struct-base")
+    model = Pix2StructForConditionalGeneration.from_pretrained("google/pix2struct-base")
+    records = [{"answer": "forty two", "patches": torch.zeros(4, 8)}, {"answer": "no", "patches": torch.zeros(4, 8)}]
+
+
+    def collate(items):
+        batch = {"flattened_patches": torch.stack([item["patches"] for item in items])}
+        answers = tokenizer([item["answer"] for item in items], padding="max_length", max_length=32, return_tensors="pt")
+        batch["labels"] = answers.input_ids
+        return batch
+
+
+    train_loader = DataLoader(records, batch_size=2, collate_fn=collate)
+    valid_loader = DataLoader(records[:1], batch_size=1, collate_fn=collate)
+    print(len(train_loader), len(valid_loader))
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+""")
+
+
+def test_a_collate_function_only_loaders_nothing_iterates_take_never_runs(tmp_path):
+    """The script builds its loaders and stops before the training loop: no batch is ever made."""
+    assert codes(tmp_path, LOADERS_BUILT, "train.py") == []
+
+
+def test_the_same_loader_iterated_is_judged(tmp_path):
+    loop = "\nfor batch in train_loader:\n    model(**batch).loss.backward()\n"
+    assert codes(tmp_path, LOADERS_BUILT + loop, "train.py") == ["PAD002"]
+
+
+def test_one_batch_taken_from_the_loader_is_judged(tmp_path):
+    taken = "\nbatch = next(iter(valid_loader))\nprint(model(**batch).loss)\n"
+    assert codes(tmp_path, LOADERS_BUILT + taken, "train.py") == ["PAD002"]
+
+
+def test_a_loader_handed_on_is_judged(tmp_path):
+    handed = "\ntrain(model, train_loader)\n"
+    assert codes(tmp_path, LOADERS_BUILT + handed, "train.py") == ["PAD002"]
+
+
+LABELS_IN_THE_LITERAL = LOADERS_BUILT.replace(
+    """    batch = {"flattened_patches": torch.stack([item["patches"] for item in items])}
+    answers = tokenizer([item["answer"] for item in items], padding="max_length", max_length=32, return_tensors="pt")
+    batch["labels"] = answers.input_ids
+    return batch""",
+    """    answers = tokenizer([item["answer"] for item in items], padding="max_length", max_length=32, return_tensors="pt")
+    return {"flattened_patches": torch.stack([item["patches"] for item in items]), "labels": answers.input_ids}""",
+)
+
+
+def test_loaders_a_module_importing_the_script_may_iterate_are_judged(tmp_path):
+    assert LABELS_IN_THE_LITERAL != LOADERS_BUILT
+    others = {"run.py": "from train import train_loader\n\nfor batch in train_loader:\n    print(batch)\n"}
+    for shape, script in (("stored", LOADERS_BUILT), ("literal", LABELS_IN_THE_LITERAL)):
+        folder = tmp_path / shape
+        folder.mkdir()
+        assert codes(folder, script, "train.py", others) == ["PAD002"], shape
+        (folder / "run.py").unlink()
+        assert codes(folder, script, "train.py") == [], shape

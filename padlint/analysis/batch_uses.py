@@ -35,6 +35,13 @@ def batch_consumers(
     return tuple(uses.consumers) if uses is not None and uses.consumers else None
 
 
+def batches_unread(module: cst.Module, maker: cst.FunctionDef, imports: P.Imports) -> bool:
+    """Is `maker` (a collate function) handed only to DataLoaders that nothing iterates, hands on or
+    returns (a script that builds its loaders and stops before the loop)? Then no batch is ever made."""
+    uses = _followed(module, maker, imports)
+    return uses is not None and uses.loops == 0 and not uses.consumers
+
+
 def item_read_only_by(
     module: cst.Module, maker: cst.FunctionDef | cst.Lambda, imports: P.Imports, key: str, readers: frozenset[str]
 ) -> bool:
@@ -42,7 +49,8 @@ def item_read_only_by(
     straight to a call of `readers` (`tokenizer.batch_decode(batch["labels"])`: text for a metric)? Any
     other read of that item, or of the batch whole (`model(**batch)`, handed to a function), may grade
     it."""
-    return _followed(module, maker, imports, item=(key, readers)) is not None
+    uses = _followed(module, maker, imports, item=(key, readers))
+    return uses is not None and uses.loops > 0  # no loop reads them: batches_unread's business
 
 
 def dataset_item_read_only_by(
@@ -114,7 +122,7 @@ class _Uses:
         self.consumers: list[cst.Call] = []
         self.seen_loaders: set[str] = set()
         self.seen_datasets: set[str] = set()
-        self.loops = 0  # `for` loops over a loader's batches found
+        self.loops = 0  # `for` loops over a loader's batches found (and `next(iter(loader))` takes)
         self.seen_parameters: set[cst.Name] = set()
 
     def qualified(self, call: cst.Call) -> str | None:
@@ -232,6 +240,7 @@ class _Uses:
         if not isinstance(target, cst.Name) or not isinstance(body, (list, tuple)):
             return False
         at = next((i for i, stmt in enumerate(body) if stmt is line), None)
+        self.loops += 1  # a batch taken is a batch read, as by a loop
         return at is not None and self.read(target.value, list(body[at + 1 :]))
 
     def read(self, name: str, region: list) -> bool:

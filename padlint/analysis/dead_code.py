@@ -82,6 +82,18 @@ def program_nobody_imports(module: cst.Module, filename: str) -> bool:
     return not importers(os.path.abspath(filename))
 
 
+def works_nobody_imports(module: cst.Module, filename: str) -> bool:
+    """A module that does work at its top level (`runs_code`: builds datasets, loaders, a model) and that
+    no module beside it imports: what its top-level code leaves unused, nobody in view uses."""
+    if filename in ("-", "<stdin>", "") or filename.endswith(".ipynb"):
+        return False
+    if not any(runs_code(stmt) for stmt in module.body):
+        return False
+    from padlint.look.project_text import importers
+
+    return not importers(os.path.abspath(filename))
+
+
 def _program_statement(stmt: cst.CSTNode) -> bool:
     if isinstance(stmt, (cst.For, cst.While)):
         return True

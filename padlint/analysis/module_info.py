@@ -10,6 +10,7 @@ import libcst as cst
 
 from padlint.analysis import (
     attention,
+    batch_uses,
     call_sites,
     checkpoint_code,
     dead_code,
@@ -230,7 +231,23 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     for top in module.body:
         _gather_top(top, info, facts)
     facts.current_owner = None
+    info.dead_functions |= _unfed_collate_functions(module, info, facts)
     return info
+
+
+def _unfed_collate_functions(module: cst.Module, info: ModuleInfo, facts: ModuleFacts) -> set[cst.FunctionDef]:
+    """The collate functions of a script (top-level work, no importer) handed only to DataLoaders it
+    never iterates (nor hands on): no batch is ever made, so what they would do to one reaches no model and no loss (dead_code.py)."""
+    found: set[cst.FunctionDef] = set()
+    for name in info.collate_functions:
+        fn = info.functions.get(name)
+        if fn is None or fn in info.dead_functions or facts.imports is None:
+            continue
+        if batch_uses.batches_unread(module, fn, facts.imports) and dead_code.works_nobody_imports(
+            module, facts.filename
+        ):
+            found.add(fn)
+    return found
 
 
 def gather_definition(

@@ -86,8 +86,8 @@ class LocalCalls(WalkerState):
         return None
 
     def summarise(self, fn: cst.FunctionDef, parent: Env, values: list, bound: bool, batched=None, call=None) -> Value:
-        if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0:
-            return EMPTY
+        if len(self.active) >= MAX_DEPTH or self.summaries_left <= 0 or fn in self.module_info.dead_functions:
+            return EMPTY  # too deep, out of budget, or a function that never runs (a collate no loop feeds)
         self.summaries_left -= 1
         args = self.bind_arguments(fn, values, bound, call)
         # A helper walked again with the same values, from the same place, over scopes that no
