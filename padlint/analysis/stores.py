@@ -102,9 +102,21 @@ class StoresMixin(WalkerState):
             self.masking_by_pad_id(target, index, base, "index")
         if ignore and at_pads:
             self.facts.masked_copies.update(tags_of(base, Copy))
+            self.targets_by_role(target.value)
             self.mark_place_masked(target.value)
             if isinstance(target.value, cst.Subscript) and key_of_subscript(target.value) == "input_ids":
                 self.ids_masked_in.update(tags_of(self.evaluate(target.value.value), Encoding))
+
+    def targets_by_role(self, receiver: cst.BaseExpression) -> None:
+        """The ignore value written at the pads of padded ids makes them targets, whatever their name: no
+        embedding takes -100, so they are not a model's input and need no attention mask."""
+        key = place_key(receiver)
+        held = self.env.get(key) if key is not None else None
+        if key is None or held is None:
+            return
+        self.env.put(
+            key, frozenset(t.but(of_labels=True) if isinstance(t, Padded) and not t.of_labels else t for t in held)
+        )
 
     def padded_rows_written_into_labels(
         self, target: cst.Subscript, base: Value, value: Value, value_node: cst.BaseExpression
