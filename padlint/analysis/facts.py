@@ -348,6 +348,8 @@ class ModuleFacts:
     module_names: set[str] | None = field(default=None, repr=False)
     quote: str | None = None
     source_text: str | None = field(default=None, repr=False)  # the module's text, where the engine has it
+    # labels_as_inputs.model_feeding_labels, asked once per module ("" until asked: None is an answer)
+    labels_fed_by: str | None = field(default="", repr=False)
     source_lines: list[str] | None = field(default=None, repr=False)  # the module's lines, for fix layout
     dependencies: set[str] = field(default_factory=set)  # other files of the project this analysis read
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)
@@ -415,6 +417,15 @@ class ModuleFacts:
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
         return min(candidates, key=self.order)
+
+    def model_feeding_labels(self) -> str | None:
+        """A model class of the table that feeds its labels to the decoder as input ids, named in this module
+        or its project (labels_as_inputs.py): -100 written into labels would reach its embedding."""
+        if self.labels_fed_by == "":
+            from padlint.analysis.labels_as_inputs import model_feeding_labels
+
+            self.labels_fed_by = model_feeding_labels(self.filename, self.source_text)
+        return self.labels_fed_by
 
     def ignored_by_readers(self, value: int | str | None, holder: str | None) -> bool:
         """Does a loss or metric of this module, or of a module beside it that imports `holder` (the

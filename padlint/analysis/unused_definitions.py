@@ -88,7 +88,7 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
         unused = _unread_by_live_code(module, {n: candidates[n] for n in turned_off - in_magics}, reads)
         return [candidates[name] for name in sorted(unused)]
     path = os.path.abspath(filename)
-    files = _project_files(project_root(path))
+    files = project_files(project_root(path))
     if files is None:
         return []
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
@@ -200,7 +200,7 @@ def project_root(path: str) -> str:
     return top
 
 
-def _project_files(root: str) -> tuple[str, ...] | None:
+def project_files(root: str) -> tuple[str, ...] | None:
     """The files under `root` that may name a definition; None when the tree is too large to read."""
     found: list[str] = []
     directories = 0

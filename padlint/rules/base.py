@@ -147,20 +147,33 @@ def another_ignore_value_in_view(facts: ModuleFacts) -> bool:
     )
 
 
-def withheld_where_labels_decoded(facts: ModuleFacts, fix: FixProposal | None) -> tuple[FixProposal | None, str | None]:
-    """`fix` (writing -100 into labels), or None and why where a reader of the labels in view (this module
-    or one importing it) decodes them as token ids without mapping -100 back: decoding -100 raises."""
+def withheld_where_minus_100_breaks(
+    facts: ModuleFacts, fix: FixProposal | None
+) -> tuple[FixProposal | None, str | None, str | None]:
+    """`fix` (writing -100 into labels), or None with why and what to do by hand where a reader of the
+    labels breaks on -100: one in view (this module or one importing it) that decodes them as token ids
+    without mapping -100 back (decoding -100 raises), or a model the project uses that feeds its labels to
+    the decoder as input ids (labels_as_inputs.py: -100 reaches an embedding)."""
     if fix is None:
-        return None, None
+        return None, None, None
     from padlint.analysis.ignores_beside import labels_decoded_beside
 
     reader = labels_decoded_beside(facts.filename)
-    if reader is None:
-        return fix, None
-    return None, (
-        f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id: map -100 back "
-        "to the pad id before decoding, then set the labels of the pads to -100"
-    )
+    if reader is not None:
+        why = f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id"
+        return None, why, "map -100 back to the pad id before decoding, then set the labels of the pads to -100"
+    model = facts.model_feeding_labels()
+    if model is not None:
+        why = (
+            f"the project uses {model}, which feeds its labels to the decoder as input ids when no "
+            "`decoder_input_ids` are passed: -100 would reach the embedding"
+        )
+        manual = (
+            "pass the padded ids as `decoder_input_ids` (their mask as `decoder_attention_mask`), then set the "
+            "labels of the pads to -100"
+        )
+        return None, why, manual
+    return fix, None, None
 
 
 def unsafe_where_ignore_differs(facts: ModuleFacts, fix: FixProposal | None) -> FixProposal | None:

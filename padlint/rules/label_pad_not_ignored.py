@@ -17,7 +17,7 @@ from padlint.rules.base import (
     FixProposal,
     Rule,
     unsafe_where_ignore_differs,
-    withheld_where_labels_decoded,
+    withheld_where_minus_100_breaks,
 )
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
@@ -93,10 +93,10 @@ def collate(batch, pad_id):
                 continue  # stored in rows of a mapped dataset that nothing reads (dataset_uses.py)
             shown = facts.brief(pad_node) if pad_node is not None else "0"
             message = MESSAGES[event.how].format(pad=shown, **_pad_value_words(pad_node))
-            fix, decoded = withheld_where_labels_decoded(
+            fix, withheld, by_hand = withheld_where_minus_100_breaks(
                 facts, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node))
             )
-            yield Finding(event.node, message, fix, no_fix=decoded)
+            yield Finding(event.node, message, fix, no_fix=withheld, manual_fix=by_hand)
         yield from self.padded_as_labels(facts, ignored)
 
     def padded_as_labels(self, facts: ModuleFacts, ignored: set) -> Iterable[Finding]:

@@ -17,7 +17,7 @@ from padlint.rules.base import (
     pick_fix,
     shorten,
     unsafe_where_ignore_differs,
-    withheld_where_labels_decoded,
+    withheld_where_minus_100_breaks,
 )
 from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
@@ -84,7 +84,7 @@ def group_texts(examples, block=512):
                 continue  # labels padded with the pad id by a step of their own: PAD006's finding
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             fix = unsafe_where_ignore_differs(facts, fix)
-            fix, decoded = withheld_where_labels_decoded(facts, fix)
+            fix, withheld, by_hand = withheld_where_minus_100_breaks(facts, fix)
             padded = event.padded
             if event.reached_in_other_module is not None:
                 message = (
@@ -104,12 +104,12 @@ def group_texts(examples, block=512):
                     f" (the masking {facts.at(void)} compares a Python list with a number: one bool, False,"
                     " that selects no position)"
                 )
-            why = decoded
+            why = withheld
             if fix is None and why is None:
                 why = why_no_mask_fix(
                     padded, event.source_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the labels"
                 )
-            yield Finding(event.node, message, fix, no_fix=why)
+            yield Finding(event.node, message, fix, no_fix=why, manual_fix=by_hand)
 
     def fix(self, facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | None:
         padded = event.padded

@@ -228,6 +228,19 @@ MODEL_ROWS: tuple[Row, ...] = (
         on="class",
         condition="labels hold one class (or score) per row, never a position of the sequence",
     ),
+    # ---- models whose labels are also their decoder's input ids --------------------------------------
+    # -100 written into such labels reaches the decoder's embedding (an IndexError), unless the caller
+    # passes `decoder_input_ids` itself. Other encoder-decoders shift the labels right and replace -100
+    # with the pad id first (`_shift_right`, `shift_tokens_right`).
+    Row(
+        ("transformers.BlipForQuestionAnswering", "transformers.models.blip.BlipForQuestionAnswering"),
+        "labels_as_inputs",
+        f"{TRANSFORMERS}, models/blip/modeling_blip.py BlipForQuestionAnswering.forward (`if labels is not None "
+        "and decoder_input_ids is None: decoder_input_ids = labels`, 'labels are already shifted right'; then "
+        "text_decoder(input_ids=decoder_input_ids, labels=labels))",
+        on="class",
+        condition="`decoder_input_ids` not passed: the labels are the decoder's input ids as they are",
+    ),
     # ---- consumers that rebuild the labels from a mask of their own --------------------------------
     # `roles["mask"]`: the batch key the consumer reads; label positions where it is 0 become -100. The
     # match names what makes the consumer (a config handed to `get_peft_model`).

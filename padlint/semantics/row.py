@@ -34,6 +34,7 @@ Kind = Literal[
     "reduces",  # reduces every element it is given to one number ("mean": divided by their count; "sum")
     "multiplies",  # its two arguments multiplied element by element: the value of `x * y`
     "row_labels",  # a model whose `labels` are one class (or score) per row (also `labels="row"` of a consumer)
+    "labels_as_inputs",  # a model that feeds `labels` to its decoder as input ids (when: `condition`)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]
