@@ -170,7 +170,7 @@ class CallDispatch(WalkerState):
                 self.evaluate_args(call)
                 return mean
         if name in WHOLE_REDUCTIONS and call.args:
-            self.reduced_whole(self.evaluate_args(call)[0])
+            self.reduced_whole(self.evaluate_args(call)[0], averaged=name in MEANS)
             return EMPTY
         if name in P.PAD_SEQUENCE:
             return self.pad_sequence(call)

@@ -103,7 +103,7 @@ class CallEvaluator(WalkerState):
         if method.endswith("_") and tags_of(recv, PerPositionLoss):
             self.written_into_loss(receiver)
         if method in ("mean", "sum", "nanmean", "nansum"):
-            self.reduced_whole(recv)
+            self.reduced_whole(recv, averaged=method in ("mean", "nanmean"))
         if method == "mean":
             if not call.args:
                 averaged = self.mean_over_ignored(call, receiver, recv)

@@ -329,6 +329,9 @@ class ModuleFacts:
     # ... and those whose `labels` column every loop over the dataset's batches drops unread.
     labels_unread: set[cst.CSTNode] = field(default_factory=set)
     labels_at_sink: list[LabelsAtSink] = field(default_factory=list)
+    # Loss calls with one value per position (`reduction="none"`) whose result is averaged whole
+    # (`losses.mean()`): -100 labels make the pads' terms 0 and the mean still counts them.
+    losses_averaged_whole: set[cst.CSTNode] = field(default_factory=set)
     masked_copies: set[Copy] = field(default_factory=set)  # Copy tags set to -100 at pad positions later
     # Copy tags whose masking selects no position (`torch.tensor(ids_list == pad_id)`): copy -> the write
     masking_selects_nothing: dict[Copy, cst.CSTNode] = field(default_factory=dict)

@@ -138,10 +138,13 @@ class LossesAndMeans(WalkerState):
         if key is not None and held and tags_of(held, PerPositionLoss):
             self.env.set(key, frozenset(t for t in held if not isinstance(t, PerPositionLoss)))
 
-    def reduced_whole(self, value: Value) -> None:
-        """`losses.mean()`, `losses.sum()`, `torch.mean(losses)`: every position counts, the pads too."""
+    def reduced_whole(self, value: Value, averaged: bool = False) -> None:
+        """`losses.mean()`, `losses.sum()`, `torch.mean(losses)`: every position counts, the pads too. A mean
+        (`averaged`) also divides by every position: -100 at the pads makes their terms 0, not absent."""
         for loss in tags_of(value, PerPositionLoss):
             if loss.ignored == P.IGNORE_VALUE:
+                if averaged:
+                    self.facts.losses_averaged_whole.add(loss.call)
                 self.label_sink(loss.labels, loss.target, loss.call, "loss")
 
     def mean_over_ignored(self, call: cst.Call, receiver: cst.BaseExpression, value: Value) -> Value:

@@ -85,6 +85,10 @@ def group_texts(examples, block=512):
             event, fix = pick_fix(events, lambda e: self.fix(facts, e))
             fix = unsafe_where_ignore_differs(facts, fix)
             fix, withheld, by_hand = withheld_where_minus_100_breaks(facts, fix)
+            if fix is not None and event.sink in facts.losses_averaged_whole:
+                # -100 zeroes the pads' terms of a loss kept per position, and the mean after it still
+                # divides by every position: the value stays wrong.
+                fix, withheld, by_hand = None, AVERAGED_WHOLE, AVERAGED_WHOLE_BY_HAND
             padded = event.padded
             if event.reached_in_other_module is not None:
                 message = (
@@ -201,6 +205,11 @@ def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | 
 
 
 HANDED_ON_NO_FIX = "the labels are made in another module, from what this call hands it"
+AVERAGED_WHOLE = (
+    "the loss keeps one value per position (`reduction='none'`) and is then averaged over every position: "
+    "-100 at the pads would make their terms 0 but still count them"
+)
+AVERAGED_WHOLE_BY_HAND = "sum the per-position losses times the attention mask and divide by the mask's sum"
 
 
 def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]:
