@@ -7,13 +7,13 @@ unchanged). Fixtures are our own."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from standin_tokenizer import PAD_ID, StandInTokenizer  # noqa: E402
+from test_fix_execution import load_module  # noqa: E402
 
 from padlint.engine import fix_source, lint_source  # noqa: E402
 
@@ -65,9 +65,7 @@ def test_the_encoding_returned_whole_gets_the_fix_and_it_runs(tmp_path):
     assert finding.fix is not None and "Drop" in finding.fix.message
     fixed = tmp_path / "rows_fixed.py"
     fixed.write_text(fix_source(textwrap.dedent(WHOLE), "rows.py").source)
-    spec = importlib.util.spec_from_file_location("padlint_rows_dropped_flag", fixed)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(fixed, "padlint_rows_dropped_flag")
     item = module.ReviewRows(StandInTokenizer(), ["good film", "a long and very slow film"])[0]
     assert item["attention_mask"] == [int(t != PAD_ID) for t in item["input_ids"]]  # 0 exactly at the pads
     assert item["attention_mask"].count(1) == len(StandInTokenizer()("good film")["input_ids"])  # the real tokens

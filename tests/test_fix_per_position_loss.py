@@ -5,7 +5,6 @@ bench/fresh26: a perplexity feature `losses.mean()` over a max_length batch). Fi
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import textwrap
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from standin_tokenizer import FIRST_WORD_ID, PAD_ID, VOCAB_SPAN, StandInTokenizer  # noqa: E402
+from test_fix_execution import load_module  # noqa: E402
 
 from padlint.engine import fix_source, lint_source  # noqa: E402
 
@@ -46,9 +46,7 @@ def test_a_per_position_loss_summed_gets_the_fix_and_it_runs(tmp_path):
     assert finding.fix is not None
     fixed = tmp_path / "score_fixed.py"
     fixed.write_text(fix_source(source, "score.py").source)
-    spec = importlib.util.spec_from_file_location("padlint_score_fixed", fixed)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(fixed, "padlint_score_fixed")
     tokenizer = StandInTokenizer()
     texts = ["a b c", "d"]
     logits = torch.randn(2, 8, FIRST_WORD_ID + VOCAB_SPAN, generator=torch.Generator().manual_seed(0))
