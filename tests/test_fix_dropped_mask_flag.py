@@ -86,3 +86,27 @@ def test_ids_split_off_the_encoding_get_the_flag_dropped_and_then_its_mask():
     assert 'model(enc["input_ids"], attention_mask=enc["attention_mask"])' in fixed
     assert "return_attention_mask" not in fixed
     assert _pad003(fixed) == []
+
+
+SPREAD = """
+from transformers import AutoModelForMaskedLM
+
+model = AutoModelForMaskedLM.from_pretrained("bert-base-uncased")
+
+
+def embed(tokenizer, texts):
+    enc = tokenizer(texts, padding=True, return_attention_mask=False, return_tensors="pt")
+    return model(**enc).logits
+"""
+
+
+def test_an_encoding_without_its_mask_spread_into_the_model_is_reported_and_the_flag_dropped():
+    [finding] = _pad003(SPREAD)
+    assert finding.fix is not None and "Drop" in finding.fix.message
+    fixed = fix_source(textwrap.dedent(SPREAD), "rows.py").source
+    assert "return_attention_mask" not in fixed and _pad003(fixed) == []
+
+
+def test_a_spread_beside_a_mask_of_its_own_is_silent():
+    given = SPREAD.replace("model(**enc)", "model(**enc, attention_mask=enc['input_ids'].ne(tokenizer.pad_token_id))")
+    assert _pad003(given) == []

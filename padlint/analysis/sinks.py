@@ -566,6 +566,19 @@ class SinkChecks(WalkerState):
             first_arg = P.positional(call, 0)
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries, first_arg.value)
+            elif mask is None and not builds_mask:
+                self.spread_without_mask(call)
+
+    def spread_without_mask(self, call: cst.Call) -> None:
+        """`model(**enc)`, the one spread of the call, of an encoding made with `return_attention_mask=False`:
+        the ids go in and no mask does (a spread is otherwise taken to carry its mask)."""
+        spreads = [a for a in call.args if a.star == "**"]
+        if len(spreads) != 1 or any(a.keyword is None and not a.star for a in call.args):
+            return
+        held = self.evaluate(spreads[0].value)
+        if not any(e.padded and e.lost_at is not None for e in tags_of(held, Encoding)):
+            return
+        self.ids_sink(self.encoding_field(held, "input_ids", spreads[0].value, whole=True), call, False)
 
     def hands_a_mask(self, expr: cst.BaseExpression) -> bool:
         """A positional argument that is a padding mask of either polarity: one of the real tokens (the
