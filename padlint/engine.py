@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from padlint import indentation
 from padlint.analysis import parsing
 from padlint.analysis.patterns import child_nodes
 from padlint.types import Applicability, Diagnostic, Edit, Fix, Location
@@ -60,65 +60,19 @@ def parse(source: str) -> cst.Module:
 
 
 def _parse_indented_with_tabs(source: str) -> tuple[cst.Module, str, dict[int, int]]:
-    """`parse(source)`; where libcst refuses code that CPython reads (a line indented with spaces then a
-    tab: CPython puts a tab to the next multiple of 8 columns, libcst compares the characters), the
-    module of the same code with each line's indentation so expanded, the text read, and how many
-    columns each changed row's indentation grew (row -> columns)."""
+    """`parse(source)`; where libcst refuses code that CPython reads because a line indents with spaces
+    then a tab (indentation.py), the module of the same code with its indentation's tabs expanded, the
+    text read, and how many columns each changed row's indentation grew (row -> columns)."""
     try:
         return parse(source), source, {}
     except SourceError as refused:
-        if "\t" not in source or not _cpython_reads(source):
+        expanded = indentation.expanded(source)
+        if expanded is None:
             raise
-        lines = source.splitlines(keepends=True)
-        grown: dict[int, int] = {}
-        for row, line in enumerate(lines, 1):
-            body = line.lstrip(" \t")
-            indent = line[: len(line) - len(body)]
-            if "\t" in indent and body.strip():
-                lines[row - 1] = indent.expandtabs(8) + body
-                grown[row] = len(indent.expandtabs(8)) - len(indent)
-        expanded = "".join(lines)
         try:
-            return parse(expanded), expanded, grown
+            return parse(expanded[0]), *expanded
         except SourceError:
             raise refused from None
-
-
-def _cpython_reads(source: str) -> bool:
-    import ast
-
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-TABS_NO_FIX = (
-    "this file indents lines with spaces and tabs mixed, which libcst cannot parse as written: it was read with "
-    "those tabs expanded, so no edit is written to it; change it by hand (or indent with spaces only)"
-)
-
-
-def _as_written(diagnostics: list[Diagnostic], grown: dict[int, int]) -> list[Diagnostic]:
-    """Findings of the text read with its indentation's tabs expanded, placed in the text as written (a
-    column inside a changed row's indentation stays at its start); without fixes, which are written for
-    the expanded text."""
-
-    def back(location: Location) -> Location:
-        shift = grown.get(location.row, 0)
-        return Location(location.row, max(1, location.column - shift)) if shift else location
-
-    return [
-        dataclasses.replace(
-            d,
-            location=back(d.location),
-            end_location=back(d.end_location),
-            fix=None,
-            no_fix="; ".join(p for p in (TABS_NO_FIX, d.no_fix) if p) if d.fix is not None else d.no_fix,
-        )
-        for d in diagnostics
-    ]
 
 
 def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
@@ -157,7 +111,7 @@ def lint_source(
     module, read, grown = _parse_indented_with_tabs(source)
     diagnostics = _lint_module(module, filename, select, line_length, read)
     if grown:
-        diagnostics = _as_written(diagnostics, grown)
+        diagnostics = indentation.as_written(diagnostics, grown)
     kept = filter_suppressed(source, diagnostics)
     return report_unused_suppressions(source, diagnostics, kept, filename, select)  # PAD100, opt-in
 
