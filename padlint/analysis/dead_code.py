@@ -75,20 +75,26 @@ def runs_as_program(module: cst.Module, filename: str) -> bool:
 def program_nobody_imports(module: cst.Module, filename: str) -> bool:
     """A program (runs_as_program) that no module beside it imports: what it leaves unused is gone
     when it ends."""
-    if filename in ("-", "<stdin>", "") or not runs_as_program(module, filename):
-        return False
-    from padlint.look.project_text import importers
-
-    return not importers(os.path.abspath(filename))
+    return _a_file(filename) and runs_as_program(module, filename) and _nobody_imports(filename)
 
 
 def works_nobody_imports(module: cst.Module, filename: str) -> bool:
     """A module that does work at its top level (`runs_code`: builds datasets, loaders, a model) and that
     no module beside it imports: what its top-level code leaves unused, nobody in view uses."""
-    if filename in ("-", "<stdin>", "") or filename.endswith(".ipynb"):
-        return False
-    if not any(runs_code(stmt) for stmt in module.body):
-        return False
+    return (
+        _a_file(filename)
+        and not filename.endswith(".ipynb")
+        and any(runs_code(stmt) for stmt in module.body)
+        and _nobody_imports(filename)
+    )
+
+
+def _a_file(filename: str) -> bool:
+    return filename not in ("-", "<stdin>", "")
+
+
+def _nobody_imports(filename: str) -> bool:
+    """Does no module beside the file import it (project_text.importers)?"""
     from padlint.look.project_text import importers
 
     return not importers(os.path.abspath(filename))

@@ -238,17 +238,13 @@ def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
 def _unfed_collate_functions(module: cst.Module, info: ModuleInfo, facts: ModuleFacts) -> set[cst.FunctionDef]:
     """The collate functions of a script (top-level work, no importer) handed only to DataLoaders it
     never iterates (nor hands on): no batch is ever made, so what they would do to one reaches no model and no loss (dead_code.py)."""
-    found: set[cst.FunctionDef] = set()
-    for name in info.collate_functions:
-        fn = info.functions.get(name)
-        if fn is None or fn in info.dead_functions or facts.imports is None:
-            continue
-        # the script test first: most modules of collate functions do no work at their top level
-        if dead_code.works_nobody_imports(module, facts.filename) and batch_uses.batches_unread(
-            module, fn, facts.imports
-        ):
-            found.add(fn)
-    return found
+    imports = facts.imports
+    candidates = [info.functions[name] for name in sorted(info.collate_functions) if name in info.functions]
+    candidates = [fn for fn in candidates if fn not in info.dead_functions]
+    # the script test once, and first: most modules of collate functions do no work at their top level
+    if not candidates or imports is None or not dead_code.works_nobody_imports(module, facts.filename):
+        return set()
+    return {fn for fn in candidates if batch_uses.batches_unread(module, fn, imports)}
 
 
 def gather_definition(

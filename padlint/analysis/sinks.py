@@ -567,12 +567,12 @@ class SinkChecks(WalkerState):
             if first_arg is not None:
                 self.ids_sink(self.evaluate(first_arg.value), call, carries, first_arg.value)
             elif mask is None and not builds_mask:
-                self.spread_without_mask(call)
+                self.spread_without_mask(call, spreads)
 
-    def spread_without_mask(self, call: cst.Call) -> None:
-        """`model(**enc)`, the one spread of the call, of an encoding made with `return_attention_mask=False`:
-        the ids go in and no mask does (a spread is otherwise taken to carry its mask)."""
-        spreads = [a for a in call.args if a.star == "**"]
+    def spread_without_mask(self, call: cst.Call, spreads: list[cst.Arg]) -> None:
+        """`model(**enc)`, the one spread of the call (`spreads`), of an encoding made with
+        `return_attention_mask=False`: the ids go in and no mask does (a spread is otherwise taken to carry
+        its mask)."""
         if len(spreads) != 1 or any(a.keyword is None and not a.star for a in call.args):
             return
         held = self.evaluate(spreads[0].value)

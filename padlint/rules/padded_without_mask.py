@@ -187,7 +187,7 @@ def step(rows, targets, pad_id):
             title = "Keep the tokenizer's encoding and pass its attention mask along"
             return FixProposal(safe, title, (*named, *at_sink))
         if event.how == "dropped":
-            if event.padded is not None and event.encoding is None and not _mask_can_follow(event):
+            if _new_mask_reaches_nothing(event):
                 return None  # the ids went on changed (joined, rebuilt): the call's new mask would reach nothing
             made = event.padded or event.encoding  # a dropped mask comes with one of them
             call = made.node if made is not None else None
@@ -254,13 +254,15 @@ def _rebinds(fn: cst.FunctionDef, name: str) -> bool:
     return bool(found)
 
 
-def _mask_can_follow(event: MaskLost) -> bool:
-    """Ids split off an encoding whose mask was turned off reach a place that takes a mask, derived from the
-    encoding as the mask can be (`enc["input_ids"].squeeze(0)`): once the call makes its mask again, the next
-    pass of the fix hands it there. Ids joined or rebuilt on the way (`s + t` of two padded calls) have no
-    such mask."""
+def _new_mask_reaches_nothing(event: MaskLost) -> bool:
+    """Did the ids of a call whose mask was turned off go on alone, changed on the way (`s + t` of two
+    padded calls) or to no place that takes a mask? Ids derived from the encoding as its mask can be
+    (`enc["input_ids"].squeeze(0)`), reaching such a place, get the mask there on the fix's next pass once
+    the call makes it again; an encoding that goes on whole carries it."""
     padded = event.padded
-    return padded is not None and padded.template is not None and _takes_a_mask(event.sink)
+    if padded is None or event.encoding is not None:
+        return False
+    return padded.template is None or not _takes_a_mask(event.sink)
 
 
 def _takes_a_mask(sink) -> bool:
@@ -281,7 +283,7 @@ def _why_no_fix(event: MaskLost) -> str | None:
         )
     if event.how in ("subscript", "encode"):
         return "the encoding cannot be named where the ids are used (another function, or a branch)"
-    if event.how == "dropped" and event.padded is not None and event.encoding is None and not _mask_can_follow(event):
+    if event.how == "dropped" and _new_mask_reaches_nothing(event):
         return (
             "the ids go on changed (joined or rebuilt): dropping `return_attention_mask=False` would make a mask "
             "that nothing hands on and that does not fit them"
