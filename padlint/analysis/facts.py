@@ -443,6 +443,13 @@ class ModuleFacts:
 
         return value in ignore_values_beside(self.filename, frozenset({holder} if holder else ()))
 
+    def collator_labels_unread(self, call: cst.Call) -> bool:
+        """Is the collator object `call` makes handed only to DataLoaders whose every batch is read in
+        view, none of them reading the batch's labels (batch_uses.made_collator_item_unread)?"""
+        from padlint.analysis.batch_uses import made_collator_item_unread
+
+        return self.module is not None and made_collator_item_unread(self.module, call, self.imports, "labels")
+
     def eos_may_be_put_in(self) -> bool:
         """Can the module's data hold a real EOS? Not when it makes its token ids from text itself and
         never puts an EOS in (texts ended by `###`, no `eos_token_id` appended): then a pad id equal to

@@ -95,7 +95,7 @@ def collate(tokenizer, texts):
             yield Finding(event.node, message, fix, no_fix=why)
         for call, owner in facts.lm_collators:
             eos = facts.pad_eos_for(owner, call)
-            if eos is not None and not value_never_read(facts.module, call):
+            if eos is not None and _labels_read(facts, call):
                 suggestion = _collate_by_mask(facts, call) or DEDICATED_PAD
                 yield Finding(
                     call,
@@ -106,7 +106,7 @@ def collate(tokenizer, texts):
                 )
         for call, owner in facts.lm_collator_kin:  # trl's completion-only collator, a project subclass
             eos = facts.pad_eos_for(owner, call)
-            if eos is not None and not value_never_read(facts.module, call):  # a collator never used builds nothing
+            if eos is not None and _labels_read(facts, call):
                 yield Finding(
                     call,
                     f"`{facts.code(call.func)}` builds labels as `DataCollatorForLanguageModeling(mlm=False)` does: "
@@ -114,6 +114,12 @@ def collate(tokenizer, texts):
                     f"(line {facts.line(eos)}): every real EOS loses its label",
                     DEDICATED_PAD,
                 )
+
+
+def _labels_read(facts: ModuleFacts, call: cst.Call) -> bool:
+    """May the labels the collator made by `call` reach a loss? Not when the collator is never used, or
+    its loaders' batches are all read in view and none of their labels."""
+    return not value_never_read(facts.module, call) and not facts.collator_labels_unread(call)
 
 
 def _comprehension_by_mask(facts: ModuleFacts, event) -> FixProposal | None:

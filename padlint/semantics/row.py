@@ -77,6 +77,7 @@ class Row:
     reformats: Literal["", "returns", "in place"] = ""
 
 
+ACCELERATE = "accelerate 1.15.0"
 TORCH = "torch 2.13.0"
 TRANSFORMERS = "transformers 5.24.0"
 TRANSFORMERS_4 = "transformers 4.46.3"

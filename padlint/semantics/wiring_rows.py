@@ -3,7 +3,7 @@ consumers (loaders, trainers, dataset methods, `partial`, iterators); read by an
 
 from __future__ import annotations
 
-from padlint.semantics.row import CPYTHON, DATASETS, TORCH, TQDM, TRANSFORMERS, TRL, Row
+from padlint.semantics.row import ACCELERATE, CPYTHON, DATASETS, TORCH, TQDM, TRANSFORMERS, TRL, Row
 
 WIRING_ROWS: tuple[Row, ...] = (
     # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
@@ -123,4 +123,15 @@ WIRING_ROWS: tuple[Row, ...] = (
         style="same",
     ),
     Row(("next",), "wiring", f"{CPYTHON}, Python/bltinmodule.c builtin_next: one item of the iterator", style="next"),
+    # "returns arguments": hands back each argument in the order given, a DataLoader wrapped in one that
+    # yields the same batches (a method of an instance of the class named before the method's name).
+    Row(
+        ("accelerate.Accelerator.prepare", "accelerate.accelerator.Accelerator.prepare"),
+        "wiring",
+        f"{ACCELERATE}, src/accelerate/accelerator.py Accelerator.prepare(*args, device_placement=None): "
+        "`result = tuple(self._prepare_one(obj, ...) for obj in args)`, `return result if len(result) > 1 else "
+        "result[0]`; _prepare_one wraps a DataLoader with prepare_data_loader; data_loader.py "
+        "DataLoaderShard.__iter__ yields the base loader's batches, moved by send_to_device",
+        style="returns arguments",
+    ),
 )
