@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from padlint.analysis import dataset_uses, dead_code, map_chain, one_row, script_names, shape_ops
+from padlint.analysis import dataset_uses, dead_code, docstring_types, map_chain, one_row, script_names, shape_ops
 from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, field_place, key_of_subscript, place_key
@@ -424,6 +424,8 @@ class CallEvaluator(WalkerState):
                 return True
             if expr.value in self.list_names:
                 return False
+            if self.parameter_documented_as_text(expr.value):
+                return True
         if isinstance(expr, cst.Subscript) and self.map_batched is not None:
             return not self.map_batched
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and tags_of(
@@ -431,6 +433,17 @@ class CallEvaluator(WalkerState):
         ):
             return True  # a helper that returns one string (`prompt = render(conversation)`)
         return None
+
+    def parameter_documented_as_text(self, name: str) -> bool:
+        """Is `name` a parameter of the function walked, with no annotation, that its docstring declares
+        one `str` (docstring_types.py), never stored again?"""
+        fn = self.current_fn
+        if fn is None:
+            return False
+        param = next((p for p in P.parameters(fn.params) if p.name.value == name), None)
+        if param is None or param.annotation is not None or name not in docstring_types.str_parameters(fn):
+            return False
+        return one_row.never_stored(fn, name, self.module_info.stored_names)
 
     def one_text_parameter(self, name: str) -> bool:
         """Is `name` a parameter of the module-level function walked that every call in view hands one
