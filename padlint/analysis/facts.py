@@ -142,6 +142,9 @@ class LabelsPaddedWithToken(Fact):
     labels_code: str | None = None
     # ... or the encoding that carries them as its `labels`, returned as it is
     encoding: Encoding | None = None
+    # text_target: where the labels went ("dict", "store", "return": held in rows; "keyword", "loss":
+    # handed to a model or a loss)
+    sink_kind: str = ""
 
 
 @dataclass

@@ -259,6 +259,7 @@ class SinkChecks(WalkerState):
                 padded=padded,
                 labels_at=node,
                 labels_code=source_code,
+                sink_kind=kind,
             )
             self.facts.record(self.facts.labels_padded_with_token, found)
         if padded.target_ids or padded.of_labels:
@@ -390,7 +391,7 @@ class SinkChecks(WalkerState):
             target = P.keyword(enc.node, "text_target")
             if enc.padded and target is not None and enc.target_ids is False and enc not in self.labels_replaced:
                 # `labels` inside the encoding keep pad ids
-                found = LabelsPaddedWithToken(target, "text_target", encoding=enc)
+                found = LabelsPaddedWithToken(target, "text_target", encoding=enc, sink_kind="return")
                 self.facts.record(self.facts.labels_padded_with_token, found)
             if enc.padded and enc.lost_at is not None and not enc.target_ids:
                 self.facts.mask_lost.append(MaskLost(enc.lost_at, "dropped", encoding=enc, sink=node))

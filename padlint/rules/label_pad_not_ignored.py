@@ -21,7 +21,12 @@ from padlint.rules.base import (
 )
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword, delete_item, ignore_spelling
-from padlint.rules.labels_not_masked import pad_labels_with_ignore, padded_by_their_own_step, unmasked_labels
+from padlint.rules.labels_not_masked import (
+    pad_labels_with_ignore,
+    padded_by_their_own_step,
+    replaced_by_lm_collator,
+    unmasked_labels,
+)
 from padlint.types import Applicability
 
 MESSAGES = {
@@ -89,6 +94,8 @@ def collate(batch, pad_id):
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
             if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node), event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value
+            if event.how == "text_target" and replaced_by_lm_collator(facts, event.sink_kind):
+                continue  # the LM collator the module makes builds the labels again from the ids
             if _in_rows_no_model_reads(facts, event):
                 continue  # stored in rows of a mapped dataset that nothing reads (dataset_uses.py)
             shown = facts.brief(pad_node) if pad_node is not None else "0"

@@ -227,12 +227,23 @@ def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]
             continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
         if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
             continue  # a test's own labels that reach no model or loss in view: checked, not trained on
-        if facts.lm_collator_rebuilds_labels and event.sink_kind != "keyword":
-            continue  # DataCollatorForLanguageModeling(mlm=False) replaces these labels anyway
+        if replaced_by_lm_collator(facts, event.sink_kind):
+            continue
         if event.sink_kind not in TRAINING_SINKS and _read_beside(facts, event):
             continue  # held for a reader out of view, and the project's own readers skip the pad value
         by_node.setdefault(event.node, []).append(event)
     return by_node
+
+
+def replaced_by_lm_collator(facts: ModuleFacts, sink_kind: str) -> bool:
+    """Labels held in rows (not handed to a model or a loss here) where the module makes a
+    `DataCollatorForLanguageModeling`: with mlm on or off it replaces the labels the rows carry
+    (library table), so the padded ones never reach a loss."""
+    return facts.lm_collator_rebuilds_labels and sink_kind in ROW_SINKS
+
+
+# Where labels are held in rows or handed back, not given to a model or a loss.
+ROW_SINKS = frozenset({"dict", "store", "return"})
 
 
 def _read_beside(facts: ModuleFacts, event: LabelsAtSink) -> bool:
