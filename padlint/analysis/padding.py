@@ -42,7 +42,9 @@ class PaddingSteps(WalkerState):
         what = self.run_value(item, expr)
         if what == "one":
             over, code = self.shape_source(count)
-            return Fill("one", count, ones=self.ones(expr, over, code))
+            ones = self.ones(expr, over, code)
+            ones.longer = over is not None and _sum_of_lengths(count)
+            return Fill("one", count, ones=ones)
         if what == "ignore":
             return Fill("ignore", count)
         if what is not None:
@@ -398,3 +400,9 @@ def _last_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 
 def _empty_list(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.List, cst.Tuple)) and not expr.elements
+
+
+def _sum_of_lengths(count: cst.BaseExpression) -> bool:
+    """`len(prompt) + len(ids)`, `len(ids) + 1`: a count that adds to the padded value's length, so a run
+    that long covers more than that value."""
+    return isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Add)

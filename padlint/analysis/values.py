@@ -118,6 +118,8 @@ class Ones:
     over: Padded | None = None
     over_code: str | None = None  # code of the padded expression at the builder
     pads_only: bool = False  # `mask += [1] * gap`: these ones cover only the padding of `over`
+    # `[1] * (len(prompt) + len(ids))`: as long as `over` and more (a row joined from it and other parts)
+    longer: bool = False
     built_in: object = None  # the function whose walk built the mask
     # What a fix written at the builder may read, judged there (an OnesAtMask without its sink): the
     # sink may be in a caller, whose names mean nothing where the ones are built.

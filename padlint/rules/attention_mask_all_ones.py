@@ -107,6 +107,8 @@ def forward(model, input_ids, attention_mask=None):
             why = (
                 None
                 if fix
+                else LONGER_ROW.format(what=what)
+                if isinstance(ones, Ones) and ones.longer
                 else why_no_mask_fix(
                     event.padded, event.padded_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the mask"
                 )
@@ -128,6 +130,8 @@ def forward(model, input_ids, attention_mask=None):
             return FixProposal(Applicability.SAFE, "Pad the mask with zeros", ((ones.node, "0"),))
         if isinstance(ones.node, cst.BaseStatement):
             return None  # no expression to replace with a mask
+        if isinstance(ones, Ones) and ones.longer:
+            return None  # the ones span a row joined from the padded value and more: its mask alone is too short
         shape = fixshapes.attention_mask(
             padded,
             event.padded_code,
@@ -151,6 +155,12 @@ def forward(model, input_ids, attention_mask=None):
                 title = "Build the attention mask where the rows are padded"
                 return FixProposal(Applicability.SAFE, title, (*built.edits, (event.ones.node, built.name)))
         return shape.proposal(event.ones.node, facts) if shape else None
+
+
+LONGER_ROW = (
+    "the ones are longer than `{what}` (its length plus others): they span a row joined from it and other "
+    "parts, so its mask alone would not line up; write 1 for each real part and its mask for `{what}`"
+)
 
 
 def mask_dtype(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
