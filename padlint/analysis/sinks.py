@@ -131,7 +131,7 @@ class SinkChecks(WalkerState):
         for ones in tags_of(value, Ones):
             if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_models_only():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
-            if ones.over is not None and self.right_pads_unread(ones.over.side, handed, ones.over.side_in_code):
+            if ones.over is not None and self.right_pads_unread(ones.over.side, handed, ones.over.side_stated):
                 continue  # the same for pads the code puts on the right: graded pads are the labels' business
             if ones.over is not None and (ones.over in alternatives or None in alternatives):
                 continue
@@ -323,7 +323,7 @@ class SinkChecks(WalkerState):
                 padded.target_ids
                 or padded.of_labels
                 or _prompt_encoder_input(padded.node, self.module_info)
-                or self.right_pads_unread(padded.side, sink)
+                or self.right_pads_unread(padded.side, sink, padded.side_stated)
             ):
                 continue
             if padded.generated_at is not None:

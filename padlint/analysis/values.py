@@ -73,6 +73,14 @@ class Padded:
         whose side is the checkpoint's unless stated, nor a buffer of pads whose rows go who knows where?"""
         return not self.from_tokenizer and not self.filled and self.kind in ("list", "pt", "np")
 
+    @property
+    def side_stated(self) -> bool:
+        """Is `side` known from the code: written there, or told to the tokenizer call that padded
+        (`tokenizer(texts, padding=True, padding_side="right")`)?"""
+        if self.from_tokenizer and isinstance(self.node, cst.Call):
+            return any(a.keyword is not None and a.keyword.value == "padding_side" for a in self.node.args)
+        return self.side_in_code
+
     def derived(self, before: str, after: str, kind: str | None = None) -> Padded:
         """The same padding, seen through `before§after` (a method, an index, a conversion)."""
         template = None if self.template is None else f"{before}{self.template}{after}"
