@@ -428,10 +428,12 @@ class CallEvaluator(WalkerState):
                 return True
         if isinstance(expr, cst.Subscript) and self.map_batched is not None:
             return not self.map_batched
-        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and tags_of(
+        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and tags_of(
             self.evaluate(expr) if value is None else value, OneText
         ):
-            return True  # a helper that returns one string (`prompt = render(conversation)`)
+            # a helper that returns one string (`prompt = render(conversation)`), a field a map function
+            # wrote one string into, read from one row (`train[i]["query"]`, `for row in ds`)
+            return True
         return None
 
     def parameter_documented_as_text(self, name: str) -> bool:

@@ -21,10 +21,12 @@ from padlint.analysis.objects import partial_arguments
 from padlint.analysis.values import (
     Batches,
     DatasetOf,
+    DictOf,
     Encoding,
     FunctionRef,
     GoodMask,
     Instance,
+    OneText,
     Padded,
     Partial,
     TupleOf,
@@ -151,8 +153,22 @@ def _first_param(node: cst.Lambda) -> str:
 def default_collated(items: Value) -> Value:
     """What a loader without a collate function hands on for rows like `items` (the DataLoader row's
     default_collate): tensors and arrays become stacked tensors; lists are transposed into lists of
-    per-position tensors, a form no fix can be written for ("?")."""
-    return each_tag(items, _collated)
+    per-position tensors, a form no fix can be written for ("?"); one string per row becomes a list of
+    them (no longer one text)."""
+    return _without_one_text(each_tag(items, _collated))
+
+
+def _without_one_text(value: Value) -> Value:
+    kept: set = set()
+    for tag in value:
+        if isinstance(tag, OneText):
+            continue
+        if isinstance(tag, TupleOf):
+            tag = TupleOf(tuple(_without_one_text(item) for item in tag.items))
+        elif isinstance(tag, DictOf):
+            tag = DictOf({k: _without_one_text(v) for k, v in tag.entries.items()}, tag.alike)
+        kept.add(tag)
+    return frozenset(kept)
 
 
 def _collated_kind(kind: str) -> str:
