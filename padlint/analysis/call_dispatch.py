@@ -111,6 +111,35 @@ class CallDispatch(WalkerState):
             return frozenset(tags_of(values[0], PadIdMask))  # `int(t != pad_id)`: the comparison as a number
         return EMPTY
 
+    def pads_joined_to_data(self, call: cst.Call, name: str, parts: cst.List | cst.Tuple) -> Value | None:
+        """`torch.cat([torch.full((n,), pad_id), ids])`: a run of pads joined along the sequence to data
+        pads it on the side the run is on (the tensor form of `[pad] * n + ids`). Two parts only, one
+        of them a buffer made whole of the pad value; along the last axis of one row, or dim 1 / -1 of
+        a batch."""
+        if not name.endswith(("cat", "concatenate")) or len(parts.elements) != 2:
+            return None
+        values = [self.evaluate(e.value) for e in parts.elements]
+        runs = [[p for p in tags_of(v, Padded) if p.filled and isinstance(p.node, cst.Call)] for v in values]
+        if bool(runs[0]) == bool(runs[1]):
+            return None
+        run = (runs[0] or runs[1])[0]
+        data = values[1] if runs[0] else values[0]
+        if tags_of(data, Padded) or not self.along_sequence(call, run.node):
+            return None  # data padded already, or rows stacked: no one side
+        side = "left" if runs[0] else "right"
+        return frozenset({run.but(side=side, filled=False, target=None)}) | frozenset(
+            t for t in data if not isinstance(t, (Padded, GoodMask))
+        )
+
+    def along_sequence(self, call: cst.Call, run: cst.Call) -> bool:
+        """Does the join run along the sequence: one row (`full((n,), pad)`, the default axis 0) or a
+        batch of rows joined on axis 1 / -1 (`full((B, n), pad)`, `dim=1`)?"""
+        shape = P.positional(run, 0) or P.keyword(run, "size")
+        dims = len(shape.value.elements) if shape is not None and isinstance(shape.value, (cst.Tuple, cst.List)) else 1
+        axis = P.keyword(call, "dim") or P.keyword(call, "axis") or P.positional(call, 1)
+        at = P.int_value(axis.value) if axis is not None else 0
+        return (dims == 1 and at in (0, -1)) or (dims == 2 and at in (1, -1))
+
     def without_other_parts_ignore(self, parts: cst.List | cst.Tuple, joined: Value) -> Value:
         """`torch.cat([torch.full((B, n), -100), labels], 1)`: a block of the ignore value joined to labels
         copied from padded ids masks its own positions, not the copy's pads. Its mark (Masked) is dropped
@@ -224,6 +253,9 @@ class CallDispatch(WalkerState):
             if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
                 return data
             if isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1:
+                joined = self.pads_joined_to_data(call, name, arg.value)
+                if joined is not None:
+                    return joined
                 # `torch.cat([bos, ids], 1)`, `torch.stack([chosen, rejected], 1)`: the padding is there,
                 # at positions that no earlier mask or lengths describe.
                 padded = sorted(tags_of(data, Padded), key=lambda t: self.code(t.node))[:1]  # one, the same every run
