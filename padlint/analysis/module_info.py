@@ -293,6 +293,9 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
         elif kind is cst.FormattedStringExpression:
             if _adds_eos(cast(cst.FormattedStringExpression, node)):
                 facts.note_eos_in_data(node)
+        elif kind is cst.FormattedStringText or kind is cst.SimpleString:
+            if _template_with_eos_text(cast(cst.FormattedStringText | cst.SimpleString, node)):
+                facts.note_eos_in_data(node)  # `f"[INST] {q} [/INST] {a}</s>"`: the EOS written as text
         elif kind is cst.BooleanOperation:
             either = cast(cst.BooleanOperation, node)
             if type(either.operator) is cst.Or and P.is_pad_id_expression(either.left) and P.mentions_eos(either.right):
@@ -387,10 +390,25 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
 
 
 def _adds_eos(node: cst.BinaryOperation | cst.FormattedStringExpression) -> bool:
-    """`text + tok.eos_token`, `ids + [tok.eos_token_id]`, f"{prompt}{answer}{tok.eos_token}"."""
+    """`text + tok.eos_token`, `ids + [tok.eos_token_id]`, f"{prompt}{answer}{tok.eos_token}", `text + "</s>"`."""
     if isinstance(node, cst.FormattedStringExpression):
         return P.mentions_eos(node.expression)
-    return isinstance(node.operator, cst.Add) and (P.mentions_eos(node.left) or P.mentions_eos(node.right))
+    return isinstance(node.operator, cst.Add) and any(
+        P.mentions_eos(side) or P.string_value(side) in EOS_TEXTS for side in (node.left, node.right)
+    )
+
+
+EOS_TEXTS = T.names("eos_text")
+
+
+def _template_with_eos_text(node: cst.FormattedStringText | cst.SimpleString) -> bool:
+    """A text template that writes an EOS token's text (library table: eos_text rows) among other text:
+    a part of an f-string, or a string literal longer than the token (the token alone is more often
+    something stripped or searched for: `out.replace("</s>", "")`)."""
+    value = node.value if isinstance(node, cst.FormattedStringText) else P.string_value(node)
+    if not isinstance(value, str) or not any(text in value for text in EOS_TEXTS):
+        return False
+    return isinstance(node, cst.FormattedStringText) or value not in EOS_TEXTS
 
 
 def _puts_eos_in_data(call: cst.Call, name: str) -> bool:

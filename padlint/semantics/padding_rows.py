@@ -77,6 +77,18 @@ PADDING_ROWS: tuple[Row, ...] = (
         "(a list of lists); tokenize=False returns the rendered text; without return_dict the result is the ids "
         "(4.x) or the encoding (5.x): the mask is known lost only with return_dict=False",
     ),
+    # The EOS token's text, as tokenizer classes default it: written into a template (`"... [/INST]
+    # {answer}</s>"`), a tokenizer that knows it as a special token parses it as the EOS id.
+    Row(
+        ("</s>", "<|endoftext|>", "<eos>"),
+        "eos_text",
+        f"{TRANSFORMERS}, models/llama/tokenization_llama.py LlamaTokenizer.__init__(eos_token='</s>') (also "
+        "t5, bart, marian and 36 more tokenization_*.py); models/gpt2/tokenization_gpt2.py GPT2Tokenizer.__init__"
+        "(eos_token='<|endoftext|>'); models/qwen2/tokenization_qwen2.py Qwen2Tokenizer.__init__(eos_token="
+        "'<|endoftext|>'); models/gemma/tokenization_gemma.py GemmaTokenizer.__init__(eos_token='<eos>'); "
+        "tokenization_utils_tokenizers.py: added special tokens in a text are split out as their ids",
+        condition="a text holding it holds an EOS for the tokenizers whose EOS it is",
+    ),
     Row(
         ("decode", "batch_decode"),
         "decodes",
