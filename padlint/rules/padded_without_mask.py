@@ -184,7 +184,7 @@ def step(rows, targets, pad_id):
             at_sink = sites.fit_line(facts, [split, edit])  # one line: broken up together
             if at_sink == [split, edit]:
                 at_sink = [split, *sites.fit_line(facts, [edit])]
-            title = "Keep the tokenizer's encoding and pass its attention mask along"
+            title = "Keep the tokenizer's encoding and pass its attention mask along" + _left_padding_caveat(event)
             return FixProposal(safe, title, (*named, *at_sink))
         if event.how == "dropped":
             if _new_mask_reaches_nothing(event):
@@ -197,13 +197,26 @@ def step(rows, targets, pad_id):
             return FixProposal(safe, "Drop `return_attention_mask=False`", (edit,)) if edit else None
         if event.how == "sink" and event.mask_code and event.sink is not None:
             edit = add_mask_beside_ids(facts, event.sink, event.mask_code)
-            return FixProposal(safe, "Pass the tokenizer's attention mask along", (edit,)) if edit else None
+            title = "Pass the tokenizer's attention mask along" + _left_padding_caveat(event)
+            return FixProposal(safe, title, (edit,)) if edit else None
         if event.how == "call" and isinstance(event.node, cst.Call) and event.padded is not None:
             return _mask_into_callee(facts, event.node, event.sink, event.padded.encoding_mask())
         if event.how == "columns" and isinstance(event.sink, cst.Call):
             edit = _columns_with_mask(facts, event.sink)
             return FixProposal(safe, "Keep the `attention_mask` column", (edit,)) if edit else None
         return None
+
+
+def _left_padding_caveat(event: MaskLost) -> str:
+    """`generate` continues each row after its last position: for a decoder-only model the mask alone
+    does not help prompts padded on the right, whose new tokens follow their pads (PAD013 reports that
+    where the side is known). Where the side is not known to be left, the title says so."""
+    sink = event.sink
+    if not (isinstance(sink, cst.Call) and P.last_name(sink.func) == "generate"):
+        return ""
+    if event.padded is not None and event.padded.side == "left":
+        return ""  # told so, by the call or the module
+    return ' (for a decoder-only model, also pad the prompts on the left: padding_side="left")'
 
 
 def _mask_into_callee(facts: ModuleFacts, call: cst.Call, sink, mask_code: str | None) -> FixProposal | None:
