@@ -496,13 +496,16 @@ class NoneValue:
 
 def each_tag(value: Value, change: Callable[[Any], Any]) -> Value:
     """`value` with `change` applied to every tag in it that is no container, inside the tuples and
-    feature dicts it holds too (their shape kept)."""
+    feature dicts it holds too (their shape kept); a tag `change` maps to None is dropped."""
+
+    def convert_all(tags) -> Value:
+        return frozenset(t for t in map(convert, tags) if t is not None)
 
     def convert(tag):
         if isinstance(tag, TupleOf):
-            return TupleOf(tuple(frozenset(convert(t) for t in item) for item in tag.items))
+            return TupleOf(tuple(convert_all(item) for item in tag.items))
         if isinstance(tag, DictOf):
-            return DictOf({k: frozenset(convert(t) for t in v) for k, v in tag.entries.items()}, tag.alike)
+            return DictOf({k: convert_all(v) for k, v in tag.entries.items()}, tag.alike)
         return change(tag)
 
-    return frozenset(convert(t) for t in value)
+    return convert_all(value)

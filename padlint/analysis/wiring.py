@@ -21,7 +21,6 @@ from padlint.analysis.objects import partial_arguments
 from padlint.analysis.values import (
     Batches,
     DatasetOf,
-    DictOf,
     Encoding,
     FunctionRef,
     GoodMask,
@@ -155,20 +154,7 @@ def default_collated(items: Value) -> Value:
     default_collate): tensors and arrays become stacked tensors; lists are transposed into lists of
     per-position tensors, a form no fix can be written for ("?"); one string per row becomes a list of
     them (no longer one text)."""
-    return _without_one_text(each_tag(items, _collated))
-
-
-def _without_one_text(value: Value) -> Value:
-    kept: set = set()
-    for tag in value:
-        if isinstance(tag, OneText):
-            continue
-        if isinstance(tag, TupleOf):
-            tag = TupleOf(tuple(_without_one_text(item) for item in tag.items))
-        elif isinstance(tag, DictOf):
-            tag = DictOf({k: _without_one_text(v) for k, v in tag.entries.items()}, tag.alike)
-        kept.add(tag)
-    return frozenset(kept)
+    return each_tag(items, _collated)
 
 
 def _collated_kind(kind: str) -> str:
@@ -176,6 +162,8 @@ def _collated_kind(kind: str) -> str:
 
 
 def _collated(tag):
+    if isinstance(tag, OneText):
+        return None  # one string per row, collated: a list of them
     if isinstance(tag, Padded):
         mask_kind = _collated_kind(tag.mask_kind) if tag.mask_kind is not None else None
         return tag.but(kind=_collated_kind(tag.kind), mask_kind=mask_kind)
