@@ -48,12 +48,8 @@ def made_collator_item_unread(module: cst.Module, made: cst.Call, imports: P.Imp
     if not isinstance(target, cst.Name):
         return False
     uses = LoaderUses(module, parents, imports, (key, frozenset()))
-    handed = [n for n in names_in(module, {target.value}) if not uses.bound_at(n)]
-    for node in handed:
-        loader = uses.collate_of(node)
-        if loader is None or not uses.follow_loader(loader):
-            return False
-    return bool(handed) and uses.loops > 0
+    followed = _follow_handed(uses, [n for n in names_in(module, {target.value}) if not uses.bound_at(n)])
+    return followed is not None and followed.loops > 0
 
 
 def item_read_only_by(
@@ -117,7 +113,12 @@ def _followed(
             return None  # a method: handed as `self.collate`, whose uses are attributes
         defined = definition_names(module)  # another def of that name (a method) is no use of this one
         handed = [n for n in names_in(module, {maker.name.value}) if id(n) not in defined]
-    uses = LoaderUses(module, parents, imports, item)
+    return _follow_handed(LoaderUses(module, parents, imports, item), handed)
+
+
+def _follow_handed(uses: LoaderUses, handed: list[cst.CSTNode]) -> LoaderUses | None:
+    """`uses`, once every one of `handed` (mentions of a collate function or collator) is followed into
+    the DataLoader it is the collate function of; None when it is handed nowhere, or one goes elsewhere."""
     for node in handed:
         loader = uses.collate_of(node)
         if loader is None or not uses.follow_loader(loader):

@@ -66,10 +66,10 @@ class LoaderUses:
     def handed_to_function(self, node: cst.Name) -> bool:
         """A loader handed to a module-level function of the module (`train(train_loader, model)`):
         every mention of the parameter it binds is read as the loader's."""
-        arg = self.parents.get(node)
-        call = self.parents.get(arg)
-        if not (isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and not arg.star):
+        handed = self.argument_of(node)
+        if handed is None:
             return False
+        arg, call = handed
         name = call.func.value if isinstance(call.func, cst.Name) else None
         fn = next((s for s in self.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
         if fn is None:
@@ -83,6 +83,14 @@ class LoaderUses:
         self.seen_parameters.add(param)
         mentions = [n for n in S.name_nodes([fn.body], {param.value})]
         return all(not self.bound_at(n) and (self.is_size_read(n) or self.iterated(n)) for n in mentions)
+
+    def argument_of(self, node: cst.CSTNode) -> tuple[cst.Arg, cst.Call] | None:
+        """The argument `node` is (not starred), and the call it is handed to."""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        if isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and not arg.star:
+            return arg, call
+        return None
 
     def follow_loader(self, loader: cst.Call) -> bool:
         """Is every batch of this loader read where its consumers are in view?"""
@@ -118,10 +126,10 @@ class LoaderUses:
         """A loader handed to a call that hands each argument back in order (wiring rows of style "returns
         arguments": `train_dl, model = accelerator.prepare(train_dl, model)`): the name it is bound to
         again is the loader, followed as such."""
-        arg = self.parents.get(node)
-        call = self.parents.get(arg)
-        if not (isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and not arg.star):
+        handed = self.argument_of(node)
+        if handed is None:
             return False
+        arg, call = handed
         row = T.wiring_row(self.method_of_instance(call) or "")
         assign = self.parents.get(call)
         if row is None or row.style != "returns arguments" or arg.keyword is not None:
@@ -342,8 +350,16 @@ def instance_classes(module: cst.Module, imports: P.Imports) -> dict[str, str | 
     return found
 
 
+# The module whose parents were last mapped, and its map: the questions about a module's loaders (whose
+# batches reach which calls, whose labels are read, which collate function is fed) come one module at a
+# time, so one entry serves them all and no earlier module's tree is kept alive.
+_LAST: list[tuple[cst.Module, dict[cst.CSTNode, cst.CSTNode]]] = []
+
+
 def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     """Each node's parent (libcst's nodes have no parent link), by identity."""
+    if _LAST and _LAST[0][0] is module:
+        return _LAST[0][1]
     parents: dict[cst.CSTNode, cst.CSTNode] = {}
     stack: list[cst.CSTNode] = [module]
     while stack:
@@ -351,6 +367,7 @@ def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
         for child in P.child_nodes(node):
             parents[child] = node
             stack.append(child)
+    _LAST[:] = [(module, parents)]
     return parents
 
 
