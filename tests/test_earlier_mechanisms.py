@@ -387,8 +387,7 @@ TRAINER_MODULE = """
         def __init__(self, name):
             self.model = Policy(name)
             self.tokenizer = AutoTokenizer.from_pretrained(name)
-            if self.tokenizer.pad_token is None:
-                self.tokenizer.pad_token_id = self.tokenizer.eos_token_id
+            self.tokenizer.pad_token_id = self.tokenizer.eos_token_id
 
         def score(self, texts):
             ids = self.tokenizer(texts, padding=True, return_tensors="pt").input_ids
@@ -404,8 +403,8 @@ TRAINER_MODULE = """
 def test_pad_eos_found_inside_another_module_is_not_placed_in_this_one(tmp_path: Path):
     paths = _project(tmp_path, {"policies": POLICY_MODULE, "trainer": TRAINER_MODULE})
     found = lint_source(paths["trainer"].read_text(), str(paths["trainer"]))
-    assert [(d.code, d.location.row) for d in found] == [("PAD005", 16)]
-    assert "(line 12)" in found[0].message  # where this module sets pad = EOS, never "line 0"
+    assert [(d.code, d.location.row) for d in found] == [("PAD005", 15)]
+    assert "(line 11)" in found[0].message  # where this module sets pad = EOS, never "line 0"
 
 
 # ---- labels a test builds for a metric: checked by the test, never trained on -----------------------

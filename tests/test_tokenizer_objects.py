@@ -56,12 +56,10 @@ class RolloutTrainer:
 """
 
 REWARD_TOKENIZER_PAD_EOS = """\
-            if reward_tokenizer.pad_token_id is None:
-                reward_tokenizer.pad_token = reward_tokenizer.eos_token"""
+            reward_tokenizer.pad_token = reward_tokenizer.eos_token"""
 
 POLICY_TOKENIZER_PAD_EOS = """\
-            if self.tokenizer.pad_token_id is None:
-                self.tokenizer.pad_token = self.tokenizer.eos_token"""
+            self.tokenizer.pad_token = self.tokenizer.eos_token"""
 
 POLICY_PARAMETER_PAD_EOS = """\
             tokenizer.pad_token = tokenizer.eos_token"""

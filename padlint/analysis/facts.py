@@ -360,6 +360,8 @@ class ModuleFacts:
     dependencies: set[str] = field(default_factory=set)  # other files of the project this analysis read
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)
     pad_eos: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
+    # where pad is set to EOS only for a tokenizer without a pad token (note_pad_eos), alike
+    pad_eos_fallbacks: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
     # starts with its checkpoint's own pad token.
     tokenizer_loads: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
@@ -402,16 +404,29 @@ class ModuleFacts:
             fact.owner = self.current_owner
             found.append(fact)
 
-    def note_pad_eos(self, node: cst.CSTNode, tokenizer: str | None = None, padding: bool = False) -> None:
+    def note_pad_eos(
+        self, node: cst.CSTNode, tokenizer: str | None = None, padding: bool = False, fallback: bool = False
+    ) -> None:
         """The module makes the pad token of `tokenizer` (its code, when known) the EOS token here;
         `padding`: by padding with the EOS id (then comparisons with the EOS id are comparisons with
-        the pad id, see pads_with_eos)."""
+        the pad id, see pads_with_eos); `fallback`: only where the tokenizer has no pad token of its
+        own (`if tok.pad_token is None:`, `tok.pad_token_id or tok.eos_token_id`). Whether it has one
+        is the checkpoint's, out of view: a fallback makes the pad possibly the EOS (`pad_eos_possible`,
+        which fixes must be right for), not surely (`pad_is_eos`, which findings need)."""
+        if fallback:
+            self.pad_eos_fallbacks.append((node, self.current_owner, tokenizer))
+            return
         self.pad_is_eos = True
         self.pad_eos.append((node, self.current_owner, tokenizer))
         if padding:
             self.pads_with_eos = True
         else:
             self.pad_token_set_to_eos = True
+
+    @property
+    def pad_eos_possible(self) -> bool:
+        """May the pad be the EOS somewhere in the module: surely, or where a tokenizer has no pad token?"""
+        return self.pad_is_eos or bool(self.pad_eos_fallbacks)
 
     def pad_eos_for(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> cst.CSTNode | None:
         """Where pad is set to EOS in a way that reaches code owned by `owner` (at node `at`), if anywhere.

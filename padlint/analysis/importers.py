@@ -39,6 +39,7 @@ MODULE_WIDE = (
     "map_calls",
     "eos_additions",
     "pad_eos",
+    "pad_eos_fallbacks",
     "tokenizer_loads",
 )
 MAX_IMPORTERS = 6  # modules beside the linted one walked for it

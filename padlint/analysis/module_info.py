@@ -56,6 +56,7 @@ class ModuleInfo:
     # `tok.pad_token = tok.eos_token` under `if tok.pad_token is None:` after the pad token was set
     # to something else: the assignment never runs.
     unreachable_pad_eos: set = field(default_factory=set)
+    pad_eos_fallbacks: set = field(default_factory=set)  # pad = EOS only where no pad token is set (pad_guards)
     # Module-level functions -> parameters every call of the module hands at most one item (one_row.py),
     # worked out when a tokenizer first pads a list a parameter may have made.
     one_row_params: dict | None = None
@@ -214,8 +215,9 @@ class ModuleInfo:
 
 def gather_module_info(module: cst.Module, facts: ModuleFacts) -> ModuleInfo:
     info = ModuleInfo()
-    info.unreachable_pad_eos, dedicated = pad_guards.pad_settings(module)
-    facts.dedicated_pads |= dedicated
+    settings = pad_guards.pad_settings(module)
+    info.unreachable_pad_eos, info.pad_eos_fallbacks = settings.dead, settings.fallbacks
+    facts.dedicated_pads |= settings.dedicated
     facts.pad_resets = pad_guards.pad_resets(module)
     info.dead_functions = dead_code.dead_functions(module, facts.filename)
     for stmt in module.body:
@@ -252,9 +254,10 @@ def gather_definition(
 ) -> None:
     """Add one top-level definition, parsed on its own (project.load_for_definitions), to the facts
     of its module gathered without it."""
-    dead, dedicated = pad_guards.pad_settings(part)
-    info.unreachable_pad_eos |= dead
-    facts.dedicated_pads |= dedicated
+    settings = pad_guards.pad_settings(part)
+    info.unreachable_pad_eos |= settings.dead
+    info.pad_eos_fallbacks |= settings.fallbacks
+    facts.dedicated_pads |= settings.dedicated
     if isinstance(stmt, cst.FunctionDef):
         info.functions[stmt.name.value] = stmt
     _gather_top(stmt, info, facts)
@@ -299,7 +302,7 @@ def _gather(top: cst.CSTNode, info: ModuleInfo, facts: ModuleFacts) -> None:
         elif kind is cst.BooleanOperation:
             either = cast(cst.BooleanOperation, node)
             if type(either.operator) is cst.Or and P.is_pad_id_expression(either.left) and P.mentions_eos(either.right):
-                facts.note_pad_eos(either)
+                facts.note_pad_eos(either)  # `tok.pad_token_id or tok.eos_token_id`: a pad id 0 becomes EOS
         elif kind is cst.Param:
             param = cast(cst.Param, node)
             if param.default is not None and P.int_value(param.default) == P.CLIP_CONTEXT:
@@ -380,7 +383,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
         if arg.keyword is None:
             continue
         if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
-            facts.note_pad_eos(arg)
+            facts.note_pad_eos(arg, fallback=pad_guards.falls_back_to_eos(arg.value))
         if arg.keyword.value in PAD_VALUE_KEYWORDS and name in PADDING_CALLS and P.is_eos_expression(arg.value):
             facts.note_pad_eos(arg, padding=True)  # `pad_sequence(..., padding_value=tok.eos_token_id)`
         if arg.keyword.value == "padding_side":
@@ -485,7 +488,8 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             and P.mentions_eos(node.value)
             and node not in info.unreachable_pad_eos
         ):
-            facts.note_pad_eos(node, P.dotted(t.value) or None)
+            fallback = node in info.pad_eos_fallbacks or pad_guards.falls_back_to_eos(node.value)
+            facts.note_pad_eos(node, P.dotted(t.value) or None, fallback=fallback)
         if (
             facts.current_owner is None
             and isinstance(t, cst.Name)

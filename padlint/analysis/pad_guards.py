@@ -1,6 +1,8 @@
 """Pad = EOS assignments that cannot run: `if tok.pad_token is None: tok.pad_token = tok.eos_token`
-after the same tokenizer's pad token was set to a token of its own, in the same block, earlier; and
-script statements that surely give a tokenizer a pad token of its own again (`pad_resets`), ending a
+after the same tokenizer's pad token was set to a token of its own, in the same block, earlier; those
+that run only for a tokenizer without a pad token (the same guard anywhere else, `tok.pad_token or
+tok.eos_token`): whether the pad becomes the EOS then depends on the checkpoint, which is not in view;
+and script statements that surely give a tokenizer a pad token of its own again (`pad_resets`), ending a
 pad = EOS set before them.
 
 Only statements are walked (blocks and their compound statements), never expressions: the pass is
@@ -8,6 +10,8 @@ cheap next to the module-info walk.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -17,11 +21,19 @@ from padlint.analysis.class_constants import class_constant
 PAD_ATTRS = ("pad_token", "pad_token_id")
 
 
-def pad_settings(module: cst.Module) -> tuple[set[cst.Assign], set[str]]:
-    """The pad = EOS assignments that cannot run, and the tokenizers (by code) given a pad token of
-    their own anywhere in the module (`tok.add_special_tokens({"pad_token": "<pad>"})`)."""
-    dead: set[cst.Assign] = set()
-    dedicated: set[str] = set()
+@dataclass
+class PadSettings:
+    dead: set[cst.Assign] = field(default_factory=set)  # pad = EOS assignments that cannot run
+    fallbacks: set[cst.Assign] = field(default_factory=set)  # those that run only where no pad token is set
+    dedicated: set[str] = field(default_factory=set)  # tokenizers (code) given a pad token of their own
+
+
+def pad_settings(module: cst.Module) -> PadSettings:
+    """The pad = EOS assignments that cannot run, those guarded by `if tok.pad_token is None:`, and the
+    tokenizers (by code) given a pad token of their own anywhere in the module
+    (`tok.add_special_tokens({"pad_token": "<pad>"})`)."""
+    found = PadSettings()
+    dead, dedicated = found.dead, found.dedicated
     blocks: list = [module.body]
     while blocks:
         body = blocks.pop()
@@ -36,8 +48,10 @@ def pad_settings(module: cst.Module) -> tuple[set[cst.Assign], set[str]]:
                 guarded = _pad_missing_test(stmt.test)
                 if guarded is not None and guarded in own_pad:
                     dead.update(_pad_eos_assignments(stmt.body))
+                elif guarded is not None:
+                    found.fallbacks.update(_pad_eos_assignments(stmt.body))
             blocks.extend(_inner_blocks(stmt))
-    return dead, dedicated
+    return found
 
 
 def _note_pad_setting(small: cst.BaseSmallStatement, own_pad: set[str]) -> None:
@@ -107,6 +121,22 @@ def _pad_missing_test(test: cst.BaseExpression) -> str | None:
     if isinstance(subject, cst.Attribute) and subject.attr.value in PAD_ATTRS:
         return P.dotted(subject.value) or None
     return None
+
+
+def falls_back_to_eos(value: cst.BaseExpression) -> bool:
+    """`tok.pad_token or tok.eos_token`, `tok.eos_token if tok.pad_token is None else tok.pad_token`: the
+    EOS only where the tokenizer has no pad token. (`tok.pad_token_id or tok.eos_token_id` is not one:
+    it also turns a real pad id of 0 into the EOS.)"""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        return isinstance(value.left, cst.Attribute) and value.left.attr.value == "pad_token"
+    if isinstance(value, cst.IfExp):
+        test = value.test
+        if _pad_missing_test(test) is not None:
+            return P.mentions_eos(value.body) and not P.mentions_eos(value.orelse)
+        present = _compared_with_none(test, (cst.IsNot, cst.NotEqual))
+        if isinstance(present, cst.Attribute) and present.attr.value in PAD_ATTRS:
+            return P.mentions_eos(value.orelse) and not P.mentions_eos(value.body)
+    return False
 
 
 def _compared_with_none(test: cst.BaseExpression, operators: tuple[type, ...]) -> cst.BaseExpression | None:

@@ -110,7 +110,13 @@ def forward(model, input_ids, attention_mask=None):
                 else LONGER_ROW.format(what=what)
                 if isinstance(ones, Ones) and ones.longer
                 else why_no_mask_fix(
-                    event.padded, event.padded_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the mask"
+                    event.padded,
+                    event.padded_code,
+                    event.lengths_ok,
+                    event.pad_code,
+                    facts.pad_is_eos,
+                    "the mask",
+                    bool(facts.pad_eos_fallbacks),
                 )
             )
             yield Finding(ones.node, message, fix, no_fix=why)
@@ -140,7 +146,7 @@ def forward(model, input_ids, attention_mask=None):
             gap_ok=event.gap_ok,
             data_ok=event.data_ok,
             pad_code=event.pad_code,
-            pad_is_eos=facts.pad_is_eos,
+            pad_is_eos=facts.pad_eos_possible,
             dtype=mask_dtype(facts, event.ones.node),
         )
         if shape is None or shape.applicability is not Applicability.SAFE:

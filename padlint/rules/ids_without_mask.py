@@ -58,7 +58,7 @@ def _fix(facts: ModuleFacts, event: UnmaskedIds) -> FixProposal | None:
         lengths_ok=event.lengths_ok,
         gap_ok=event.gap_ok,
         pad_code=event.pad_code,
-        pad_is_eos=facts.pad_is_eos,
+        pad_is_eos=facts.pad_eos_possible,
         dtype=None,
     )
     if shape is None or shape.setup or shape.needs_torch or shape.imports:

@@ -90,7 +90,8 @@ def collate(batch, pad_id):
                 continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
             if pad_node is not None and event.how in ("padding_value", "list") and _marks(facts, pad_node):
                 continue  # the module marks the labels it does not train on with this value: its own ignore value
-            if pad_node is not None and P.is_eos_expression(pad_node) and not facts.pad_token_set_to_eos:
+            pad_token_may_be_eos = facts.pad_token_set_to_eos or bool(facts.pad_eos_fallbacks)
+            if pad_node is not None and P.is_eos_expression(pad_node) and not pad_token_may_be_eos:
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
             if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node), event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value

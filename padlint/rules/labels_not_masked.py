@@ -111,7 +111,13 @@ def group_texts(examples, block=512):
             why = withheld
             if fix is None and why is None:
                 why = why_no_mask_fix(
-                    padded, event.source_code, event.lengths_ok, event.pad_code, facts.pad_is_eos, "the labels"
+                    padded,
+                    event.source_code,
+                    event.lengths_ok,
+                    event.pad_code,
+                    facts.pad_is_eos,
+                    "the labels",
+                    bool(facts.pad_eos_fallbacks),
                 )
             yield Finding(event.node, message, fix, no_fix=why, manual_fix=by_hand)
 
@@ -142,7 +148,7 @@ def group_texts(examples, block=512):
                 lengths_ok=event.lengths_ok,
                 gap_ok=event.gap_ok,
                 pad_code=event.pad_code,
-                pad_is_eos=facts.pad_is_eos,
+                pad_is_eos=facts.pad_eos_possible,
             )
 
         shape = labels_masked_by(event.mask_code)
@@ -196,7 +202,7 @@ def _mask_held_labels(facts: ModuleFacts, event: LabelsAtSink) -> FixProposal | 
         lengths_ok=False,  # the lengths and the gap describe one row as it was padded, not the entry
         gap_ok=False,
         pad_code=event.pad_code,
-        pad_is_eos=facts.pad_is_eos,
+        pad_is_eos=facts.pad_eos_possible,
     )
     if shape is None:
         return None
