@@ -12,9 +12,11 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
+from nbwriters import code, jupyter, notebook  # noqa: E402
 from standin_tokenizer import EOS_ID, PAD_ID, StandInTokenizer  # noqa: E402
 
 from padlint.engine import fix_source, lint_source  # noqa: E402
+from padlint.files.notebook import Notebook  # noqa: E402
 
 DATASET = textwrap.dedent(
     """
@@ -135,3 +137,107 @@ def test_labels_copied_from_the_ids_likewise(tmp_path):
     finding = label_finding(rows)
     assert finding.code == "PAD002" and finding.fix is None
     assert "decodes labels" in finding.no_fix
+
+
+# A notebook: targets tokenized as labels in one cell, a metric that maps -100 back only in the
+# predictions, and a cell that decodes each stored label row to print it.
+PREPARE_CELL = """\
+from transformers import AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("facebook/bart-base")
+
+
+def preprocess(batch):
+    enc = tokenizer(batch["dialogue"], max_length=64, padding="max_length", truncation=True)
+    targets = tokenizer(text_target=batch["summary"], max_length=16, padding="max_length", truncation=True)
+    enc["labels"] = targets["input_ids"]
+    return enc
+
+
+rows = dataset.map(preprocess, batched=True)"""
+
+METRIC_CELL = """\
+import numpy as np
+
+
+def compute_metrics(eval_pred):
+    preds, labels = eval_pred
+    preds = np.where(preds != -100, preds, tokenizer.pad_token_id)
+    return {"n": len(tokenizer.batch_decode(preds, skip_special_tokens=True))}"""
+
+SHOW_CELL = """\
+for i in range(3):
+    item = rows["validation"][i]
+    reference = item["labels"]
+    print(tokenizer.decode(reference, skip_special_tokens=True))"""
+
+
+def notebook_label_finding(*cells: str):
+    nb = notebook(*(code(text, f"c{i}") for i, text in enumerate(cells)))
+    virtual = Notebook(jupyter(nb)).virtual_text()
+    [finding] = [d for d in lint_source(virtual, "summaries.ipynb") if d.code in ("PAD002", "PAD006")]
+    return finding
+
+
+def test_a_notebook_cell_that_decodes_the_stored_labels_counts():
+    finding = notebook_label_finding(PREPARE_CELL, METRIC_CELL, SHOW_CELL)
+    assert finding.fix is None
+    assert "decodes labels" in finding.no_fix
+
+
+def test_mapping_back_the_predictions_only_does_not_map_the_labels():
+    decoding_metric = METRIC_CELL.replace(
+        'return {"n"', 'refs = tokenizer.batch_decode(labels, skip_special_tokens=True)\n    return {"n"'
+    )
+    assert notebook_label_finding(PREPARE_CELL, decoding_metric).fix is None
+    mapped = decoding_metric.replace(
+        "    refs =", "    labels = np.where(labels != -100, labels, tokenizer.pad_token_id)\n    refs ="
+    )
+    assert notebook_label_finding(PREPARE_CELL, mapped).fix is not None
+
+
+def test_the_notebook_without_a_decoding_reader_takes_the_fix():
+    assert notebook_label_finding(PREPARE_CELL, METRIC_CELL).fix is not None
+
+
+# An evaluation helper the module imports: it receives the loader and decodes each label row it takes
+# out of the batch under another name.
+EVALUATION = textwrap.dedent(
+    """
+    def predict(model, tokenizer, loader):
+        targets = []
+        for data in loader:
+            y_ids = data["labels"].to("cpu")
+            generated = model.generate(input_ids=data["input_ids"], attention_mask=data["attention_mask"])
+            targets += [tokenizer.decode(t, skip_special_tokens=True) for t in y_ids]
+        return targets
+    """
+)
+
+EXPERIMENT = DATASET.replace(
+    "from torch.utils.data import Dataset\n",
+    "from torch.utils.data import DataLoader, Dataset\n\nfrom data.evaluation import predict\n",
+) + textwrap.dedent(
+    """
+
+    def evaluate(model, tokenizer, pairs):
+        return predict(model, tokenizer, DataLoader(PairRows(tokenizer, pairs), batch_size=4))
+    """
+)
+
+
+def test_an_imported_helper_that_decodes_the_labels_under_another_name_counts(tmp_path):
+    rows = project(tmp_path, "")
+    (tmp_path / "data" / "evaluation.py").write_text(EVALUATION)
+    rows.write_text(EXPERIMENT)
+    finding = label_finding(rows)
+    assert finding.fix is None
+    assert "evaluation.py decodes labels" in finding.no_fix
+
+
+def test_decoding_what_a_model_returned_for_the_batch_is_not_decoding_labels(tmp_path):
+    rows = project(tmp_path, "")
+    outputs = EVALUATION.replace('y_ids = data["labels"].to("cpu")', "y_ids = model(**data).logits.argmax(-1)")
+    (tmp_path / "data" / "evaluation.py").write_text(outputs)
+    rows.write_text(EXPERIMENT)
+    assert label_finding(rows).fix is not None

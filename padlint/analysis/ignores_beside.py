@@ -95,21 +95,3 @@ def ignore_value_of(code: str) -> int | str | None:
     if last in P.PAD_ID_ATTR or P.PAD_ID_NAME.match(last):
         return "pad"
     return None
-
-
-# `tokenizer.batch_decode(labels, ...)`, `tok.decode(batch["labels"][0])`: labels read back as text.
-DECODED_LABELS = re.compile(r"\b(?:batch_)?decode\(\s*[^,()\n]*label")
-# ... after the reader maps the ignore value back to a token (`np.where(labels != -100, labels, pad)`).
-IGNORE_HANDLED = re.compile(r"[!=]=\s*-\s*100\b|-100\s*[!=]=|[!=]=\s*\w*IGNORE\w*")
-
-
-def labels_decoded_beside(filename: str) -> str | None:
-    """The first module among `filename` and its importers that decodes labels as token ids
-    (`batch_decode(labels)`) without comparing them with the ignore value first: there -100 at the
-    pads is no token id, and decoding raises. Its file name, or None."""
-    own = [os.path.abspath(filename)] if filename.endswith(".py") else []
-    for reader in [*own, *readers_beside(filename)]:
-        text = text_of(reader)
-        if text is not None and DECODED_LABELS.search(text) and not IGNORE_HANDLED.search(text):
-            return os.path.basename(reader)
-    return None

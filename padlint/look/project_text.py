@@ -254,14 +254,14 @@ def importers_in(path: str, places: list[str]) -> list[str]:
                 continue
             if any(
                 module_path(candidate, module, level) == path
-                for module, level, _ in _import_sources(candidate, text)
+                for module, level, _ in import_sources(candidate, text)
                 if word.search(module) or module == ""
             ):
                 found.append(candidate)
     return found
 
 
-def _import_sources(path: str, text: str) -> list[tuple[str, int, str]]:
+def import_sources(path: str, text: str) -> list[tuple[str, int, str]]:
     sources = [(f"{m}.{n}" if m else n, level, n) for m, level, n in from_imports(path, text).values()]
     sources += [(m, level, "") for m, level, _ in from_imports(path, text).values()]
     sources += [(m.group(1), 0, "") for m in PLAIN_IMPORT.finditer(text)]

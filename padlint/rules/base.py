@@ -156,9 +156,9 @@ def withheld_where_minus_100_breaks(
     the decoder as input ids (labels_as_inputs.py: -100 reaches an embedding)."""
     if fix is None:
         return None, None, None
-    from padlint.analysis.ignores_beside import labels_decoded_beside
+    from padlint.analysis.label_decoders import labels_decoded_beside
 
-    reader = labels_decoded_beside(facts.filename)
+    reader = labels_decoded_beside(facts.filename, facts.source_text)
     if reader is not None:
         why = f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id"
         return None, why, "map -100 back to the pad id before decoding, then set the labels of the pads to -100"
