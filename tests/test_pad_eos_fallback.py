@@ -19,6 +19,12 @@ GUARD = """\
 if tokenizer.pad_token is None:
     tokenizer.pad_token = tokenizer.eos_token"""
 UNGUARDED = "tokenizer.pad_token = tokenizer.eos_token"
+NESTED_GUARD = """\
+if tokenizer.pad_token_id is None:
+    if tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token
+    else:
+        tokenizer.add_special_tokens({"pad_token": "<pad>"})"""
 BY_OR = "tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token"
 BY_IF_EXPRESSION = (
     "tokenizer.pad_token = tokenizer.pad_token if tokenizer.pad_token is not None else tokenizer.eos_token"
@@ -55,7 +61,9 @@ def test_a_pad_set_to_eos_unconditionally_is_reported():
     assert codes(SFT_SCRIPT.format(setting=UNGUARDED)) == ["PAD004"]
 
 
-@pytest.mark.parametrize("setting", [GUARD, BY_OR, BY_IF_EXPRESSION], ids=["if-is-none", "or", "if-expression"])
+@pytest.mark.parametrize(
+    "setting", [GUARD, NESTED_GUARD, BY_OR, BY_IF_EXPRESSION], ids=["if-is-none", "nested", "or", "if-expression"]
+)
 def test_a_pad_set_to_eos_only_where_the_checkpoint_has_none_is_not_evidence(setting: str):
     assert codes(SFT_SCRIPT.format(setting=setting)) == []
 
@@ -95,7 +103,11 @@ class Scorer:
 """
 
 
-@pytest.mark.parametrize(("setting", "expected"), [(GUARD, []), (UNGUARDED, ["PAD005"])], ids=["guarded", "always"])
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [(GUARD, []), (NESTED_GUARD, []), (UNGUARDED, ["PAD005"])],
+    ids=["guarded", "nested", "always"],
+)
 def test_a_helper_of_another_module_that_falls_back_to_eos(tmp_path: Path, setting: str, expected: list[str]):
     (tmp_path / "helpers.py").write_text(HELPERS.format(setting=textwrap.indent(setting, "    ")))
     scorer = tmp_path / "scorer.py"

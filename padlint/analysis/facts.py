@@ -145,6 +145,7 @@ class LabelsPaddedWithToken(Fact):
     # text_target: where the labels went ("dict", "store", "return": held in rows; "keyword", "loss":
     # handed to a model or a loss)
     sink_kind: str = ""
+    sink: cst.CSTNode | None = None  # the labels place they reached (a feature dict, a store), None for a loss
 
 
 @dataclass
@@ -422,6 +423,11 @@ class ModuleFacts:
             self.pads_with_eos = True
         else:
             self.pad_token_set_to_eos = True
+
+    def held_with_loss_mask(self, sink: cst.CSTNode) -> bool:
+        """Do the labels that reached `sink` (a feature dict, a return, a store) travel with a loss mask of
+        their own (`"loss_mask"`, `"response_mask"`: P.LOSS_MASK_KEYS), which their reader weighs the loss by?"""
+        return sink in self.loss_masked or self.label_store_places.get(sink) in self.loss_masked
 
     @property
     def pad_eos_possible(self) -> bool:

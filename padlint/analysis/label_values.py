@@ -89,7 +89,8 @@ class LabelValues(WalkerState):
         handed = [t.node for t in tags_of(self.evaluate(pad), PadId) if t.handed]
         return handed[0] if len(handed) == 1 and isinstance(handed[0], cst.BaseExpression) else None
 
-    def label_pads_reaching(self, value: Value) -> None:
+    def label_pads_reaching(self, value: Value, sink: cst.CSTNode | None = None) -> None:
+        """Labels padded with a token reached a labels place: `sink` (a feature dict, a store), or a loss."""
         for padded in tags_of(value, Padded):
             pending = self.facts.pending_label_pads.get(padded.node)
             if pending is not None:
@@ -97,9 +98,9 @@ class LabelValues(WalkerState):
                 self.note_label_value(padded.node, pad.value if isinstance(pad, cst.Arg) else pad)
                 # A pad value handed in by a caller is reported where it was handed (objects.py).
                 found = (
-                    LabelsPaddedWithToken(origin, pending[0], origin)
+                    LabelsPaddedWithToken(origin, pending[0], origin, sink=sink)
                     if isinstance(origin, cst.BaseExpression)
-                    else LabelsPaddedWithToken(padded.node, pending[0], pad)
+                    else LabelsPaddedWithToken(padded.node, pending[0], pad, sink=sink)
                 )
                 self.facts.record(self.facts.labels_padded_with_token, found)
 

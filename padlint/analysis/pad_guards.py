@@ -49,7 +49,12 @@ def pad_settings(module: cst.Module) -> PadSettings:
                 if guarded is not None and guarded in own_pad:
                     dead.update(_pad_eos_assignments(stmt.body))
                 elif guarded is not None:
-                    found.fallbacks.update(_pad_eos_assignments(stmt.body))
+                    # nested too: `if tok.pad_token_id is None: if tok.eos_token is not None: tok.pad_token = ...`
+                    found.fallbacks.update(
+                        node
+                        for node in P.walk(stmt.body)
+                        if isinstance(node, cst.Assign) and P.mentions_eos(node.value)
+                    )
             blocks.extend(_inner_blocks(stmt))
     return found
 

@@ -230,7 +230,7 @@ class SinkChecks(WalkerState):
             self.labels_built_here(value)
         if pad_masking(value) or self.row_labels_at(sink, value):
             return
-        self.label_pads_reaching(value)
+        self.label_pads_reaching(value, sink)
         self.note_tokenizer_label_padding(value | frozenset(c.padded for c in tags_of(value, Copy) if c.padded))
         # In reading order of their padding steps: the events, and so the findings, come out the same on every run.
         # Copies of one padding step (two paths to the same ids, their masks spelled apart) in reading order

@@ -97,6 +97,8 @@ def collate(batch, pad_id):
                 continue  # no loss here grades them, and the project's own readers skip this value
             if event.how == "text_target" and replaced_by_lm_collator(facts, event.sink_kind):
                 continue  # the LM collator the module makes builds the labels again from the ids
+            if event.sink is not None and facts.held_with_loss_mask(event.sink):
+                continue  # handed on with a loss mask of their own (`response_mask`): the reader weighs the pads out
             if _in_rows_no_model_reads(facts, event):
                 continue  # stored in rows of a mapped dataset that nothing reads (dataset_uses.py)
             shown = facts.brief(pad_node) if pad_node is not None else "0"

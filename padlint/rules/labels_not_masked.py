@@ -229,7 +229,7 @@ def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]
             continue  # rows no model reads, or labels every loop drops unread: no loss grades them
         if event.padded.node in facts.row_label_paddings:
             continue  # a model that takes one class per row gets them: no position of them is padding
-        if event.sink in facts.loss_masked or facts.label_store_places.get(event.sink) in facts.loss_masked:
+        if facts.held_with_loss_mask(event.sink):
             continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
         if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
             continue  # a test's own labels that reach no model or loss in view: checked, not trained on
