@@ -53,6 +53,14 @@ class StoresMixin(WalkerState):
             self.facts.corrected_ones.update(tags_of(base, Ones))
             self.zeroed_at_pad_ids(target, base)  # `mask[ids == pad_id] = 0`: now a mask from the pad id
             return
+        generated_ones = [o for o in tags_of(base, Ones) if o.over is not None and o.over.generated_at is not None]
+        if generated_ones and _prefix(target) and tags_of(value, GoodMask):
+            # `mask = ones_like(seqs); mask[:, :n] = enc["attention_mask"]` over what a decoder's `generate`
+            # continued: a right mask written over the leading columns, where the prompt's pads are; what
+            # is left of the ones are the new tokens, whose pads (after each row's EOS) trail every real
+            # token of a causal decoder.
+            self.facts.corrected_ones.update(generated_ones)
+            return
         self.written_in_place(target.value, value_node)
         if self.selects_ignored(target):
             return  # `labels[labels == -100] = 0`: ignored positions made valid indices (a gather), not padding
