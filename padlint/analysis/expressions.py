@@ -511,8 +511,12 @@ class ExpressionEvaluator(WalkerState):
         return None
 
     def comprehension_has_ignore(self, elt: cst.BaseExpression) -> bool:
-        """`[t if m else -100 for ...]`, `[(l if l != pad else -100) for l in row]`, nested once."""
+        """`[t if m else -100 for ...]`, `[(l if l != pad else -100) for l in row]`, nested once. Not where
+        the test compares with a token's text (`l != tok.pad_token`): an id never equals a string, so the
+        -100 branch is never taken."""
         if isinstance(elt, cst.IfExp):
+            if _compares_with_token_text(elt.test):
+                return False
             return self.is_ignore(elt.body) or self.is_ignore(elt.orelse)
         if isinstance(elt, (cst.ListComp, cst.GeneratorExp)):
             return self.comprehension_has_ignore(elt.elt)
@@ -662,3 +666,19 @@ def _is_one_index(expr: cst.Subscript) -> bool:
     if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
         return False
     return not isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+
+
+# A tokenizer's special tokens as text (`tok.pad_token` is "<pad>"; `tok.pad_token_id` is its id).
+TOKEN_TEXTS = frozenset({"pad_token", "eos_token", "bos_token", "unk_token", "sep_token", "cls_token", "mask_token"})
+
+
+def _compares_with_token_text(test: cst.BaseExpression) -> bool:
+    """`t != tok.pad_token`, `tok.pad_token == t`: a comparison (`==`/`!=`) with a special token's text."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            return any(
+                isinstance(side, cst.Attribute) and side.attr.value in TOKEN_TEXTS
+                for side in (test.left, target.comparator)
+            )
+    return False
