@@ -64,11 +64,8 @@ def buggy(as_list: bool = True) -> dict:
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    for name in ("FORCE_COLOR", "PADLINT_OUTPUT_FORMAT"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
+def project(cli_project):
+    return cli_project
 
 
 def run(*args: str, stdin: bytes | None = None):

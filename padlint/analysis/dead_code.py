@@ -1,13 +1,13 @@
 """Functions that never run: defined in a script and called from nowhere.
 
 A module with a `if __name__ == "__main__":` block is a program, and so is a `.py` script that parses
-its arguments or loops at its top level (`runs_as_program`); a module-level function of it whose name
-is never read (in the module, or in the modules beside it that import it) and that no decorator
-registers is dead code: a loss helper left behind after training switched to the model's own loss.
-Its body is not walked on its own: what it would do to a batch reaches no model and no loss. A module
-that only defines and sets up (loads a tokenizer, builds constants) is a library whose functions any
-caller may use, and stays walked; so does a notebook without a main block (a cell still to be written
-may call what nothing calls yet).
+its arguments or loops at its top level, or a notebook whose cells do any work (a call at the top
+level) (`runs_as_program`); a module-level function of it whose name is never read (in the module, or
+in the modules beside it that import it) and that no decorator registers is dead code: a loss helper
+left behind after training switched to the model's own loss, a tokenizing function a notebook defines
+and never maps. Its body is not walked on its own: what it would do to a batch reaches no model and no
+loss. A module that only defines and sets up (loads a tokenizer, builds constants) is a library whose
+functions any caller may use, and stays walked; so does a notebook of definitions only.
 """
 
 from __future__ import annotations
@@ -59,6 +59,14 @@ def dead_functions(module: cst.Module, filename: str) -> set[cst.FunctionDef]:
         return unread
     from padlint.look.project_text import importers, text_of
 
+    if filename.endswith(".ipynb"):
+        # IPython lines are blank to the analysis (`%time batch = collate(rows)`, `collate?`): a name the
+        # notebook's own text mentions beside its `def` may be read there
+        raw = text_of(os.path.abspath(filename))
+        if raw is None:
+            return set()  # (a notebook given on stdin: its IPython lines are not at hand)
+        return {fn for fn in unread if len(re.findall(rf"\b{re.escape(fn.name.value)}\b", raw)) <= 1}
+
     for path in importers(os.path.abspath(filename)):
         text = text_of(path) or ""
         unread = {fn for fn in unread if not re.search(rf"\b{re.escape(fn.name.value)}\b", text)}
@@ -66,10 +74,12 @@ def dead_functions(module: cst.Module, filename: str) -> set[cst.FunctionDef]:
 
 
 def runs_as_program(module: cst.Module, filename: str) -> bool:
-    """Does the module run as a program: a main block, or (a `.py` script) arguments parsed or a loop at
-    its top level?"""
-    script = not filename.endswith(".ipynb")
-    return any(_is_main_block(stmt) or script and _program_statement(stmt) for stmt in module.body)
+    """Does the module run as a program: a main block; for a `.py` script, arguments parsed or a loop at
+    its top level; for a notebook, any work at its top level (its cells are run top to bottom, and
+    nothing imports a notebook)?"""
+    if filename.endswith(".ipynb"):
+        return any(_is_main_block(stmt) or runs_code(stmt) for stmt in module.body)
+    return any(_is_main_block(stmt) or _program_statement(stmt) for stmt in module.body)
 
 
 def program_nobody_imports(module: cst.Module, filename: str) -> bool:
