@@ -9,6 +9,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import MaskLost, ModuleFacts
+from padlint.analysis.script_names import string_key
 from padlint.rules import sites
 from padlint.rules.base import Finding, FixProposal, Rule, pick_fix
 from padlint.rules.catalogue import requires
@@ -186,6 +187,8 @@ def step(rows, targets, pad_id):
                 at_sink = [split, *sites.fit_line(facts, [edit])]
             title = "Keep the tokenizer's encoding and pass its attention mask along" + _left_padding_caveat(event)
             return FixProposal(safe, title, (*named, *at_sink))
+        if event.how in ("subscript", "encode") and event.padded is not None and isinstance(sink, cst.Subscript):
+            return _mask_stored_beside(facts, event.padded, sink)
         if event.how == "dropped":
             if _new_mask_reaches_nothing(event):
                 return None  # the ids went on changed (joined, rebuilt): the call's new mask would reach nothing
@@ -205,6 +208,41 @@ def step(rows, targets, pad_id):
             edit = _columns_with_mask(facts, event.sink)
             return FixProposal(safe, "Keep the `attention_mask` column", (edit,)) if edit else None
         return None
+
+
+def _mask_stored_beside(facts: ModuleFacts, padded, sink: cst.Subscript) -> FixProposal | None:
+    """`example["input_ids"] = tokenizer(texts, padding=...).input_ids` in a map function: name the
+    encoding and store its mask under `"attention_mask"` of the same features, right after the ids.
+    Not where the function stores a mask there already (another finding's business) or the features
+    are not a plain name."""
+    if string_key(sink) != "input_ids" or not isinstance(sink.value, cst.Name):
+        return None
+    site = sites.site_of(facts, sink)
+    fn = next((s for s in reversed(sites.path_to(facts, sink)) if isinstance(s, cst.FunctionDef)), None)
+    if site is None or fn is None or _stores_key(fn, sink.value.value, "attention_mask"):
+        return None
+    kept = keep_encoding(facts, padded, (sink,))
+    if kept is None:
+        return None
+    container = sink.value.value
+    mask = f"{container}[{sites.key(facts, 'attention_mask')}] = {kept.mask_where_ids_are()}"
+    *named, split = kept.edits
+    edits = (*named, *sites.fit_line(facts, [split]), site.insertion_after([mask]))
+    return FixProposal(
+        Applicability.SAFE, "Keep the tokenizer's encoding and store its attention mask beside the ids", edits
+    )
+
+
+def _stores_key(fn: cst.FunctionDef, container: str, key: str) -> bool:
+    """Does `fn` store anything under `container[key]`?"""
+    return any(
+        isinstance(node, cst.AssignTarget)
+        and isinstance(node.target, cst.Subscript)
+        and isinstance(node.target.value, cst.Name)
+        and node.target.value.value == container
+        and string_key(node.target) == key
+        for node in P.walk(fn)
+    )
 
 
 def _left_padding_caveat(event: MaskLost) -> str:
