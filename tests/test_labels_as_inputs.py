@@ -91,3 +91,28 @@ def test_the_table_row_holds_for_the_installed_transformers():
         model(input_ids=question, pixel_values=pixels, labels=masked)
     out = model(input_ids=question, pixel_values=pixels, decoder_input_ids=answer, labels=masked)
     assert torch.isfinite(out.loss).all()
+
+
+# One value handed to the model both as its decoder's input ids and as its labels (a seq2seq loop that
+# passes its targets unshifted): -100 written into the labels would reach the decoder's embedding.
+LOOP = """
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("t5-small")
+model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")
+sources, summaries = ["a b c", "d"], ["e f", "g h i j"]
+ids = tokenizer(sources, padding=True, return_tensors="pt").input_ids
+train_labels = tokenizer(summaries, padding=True, return_tensors="pt").input_ids
+for x, y in DataLoader(TensorDataset(ids, train_labels), batch_size=2):
+    loss = model(input_ids=x{decoder}, labels=y).loss
+    loss.backward()
+"""
+
+
+@pytest.mark.parametrize(("decoder", "fixed"), [(", decoder_input_ids=y", False), ("", True)], ids=["same", "none"])
+def test_labels_also_given_as_decoder_inputs_get_no_minus_100_fix(decoder: str, fixed: bool):
+    [finding] = [d for d in lint_source(LOOP.format(decoder=decoder), "loop.py") if d.code in ("PAD002", "PAD006")]
+    assert (finding.fix is not None) == fixed
+    if not fixed:
+        assert "both as `labels=` and as `decoder_input_ids=`" in finding.no_fix

@@ -14,10 +14,14 @@ from __future__ import annotations
 import functools
 import os
 import re
+from typing import TYPE_CHECKING
 
 from padlint.analysis import patterns as P
 from padlint.look.project_text import text_of
 from padlint.semantics import table as T
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 @functools.cache
@@ -47,3 +51,30 @@ def model_feeding_labels(filename: str, text: str | None) -> str | None:
             if found is not None:
                 return found.group(1)
     return None
+
+
+INPUT_KEYWORDS = ("decoder_input_ids", "input_ids")
+
+
+def labels_given_as_inputs(module: cst.Module) -> list[tuple[cst.BaseExpression, str, str]]:
+    """The calls of the module that hand one value both as `labels=` and as input ids
+    (`model(input_ids=x, decoder_input_ids=y, labels=y)`): (the `labels=` value's node, its code, the
+    other keyword). A fix that writes -100 into that value where it is made, not at `labels=`, writes it
+    into the input ids too: -100 reaches the embedding."""
+    import libcst as cst
+
+    found: list[tuple[cst.BaseExpression, str, str]] = []
+    for node in P.walk(module):
+        if not isinstance(node, cst.Call):
+            continue
+        given = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        labels = given.get("labels")
+        if labels is None:
+            continue
+        code = cst.Module([]).code_for_node(labels)
+        for keyword in INPUT_KEYWORDS:
+            value = given.get(keyword)
+            if value is not None and cst.Module([]).code_for_node(value) == code:
+                found.append((labels, code, keyword))
+                break
+    return found

@@ -265,3 +265,27 @@ def _attribute_stored(module: cst.Module, holder: str, attr: str) -> bool:
         )
         for node in P.walk(module)
     )
+
+
+def pad_is_eos_test(test: cst.BaseExpression) -> bool | None:
+    """What a branch test says of the pad and the EOS: False where it holds only if they differ
+    (`tok.pad_token_id != tok.eos_token_id`, also one conjunct of an `and`), True where it holds only if
+    they are one token (`pad == eos`), None otherwise (an `or` says nothing of either)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        parts = [pad_is_eos_test(test.left), pad_is_eos_test(test.right)]
+        return False if False in parts else True if True in parts else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        sides = (test.left, target.comparator)
+        pad_and_eos = any(P.is_pad_id_expression(a) or _names_pad_token(a) for a in sides) and any(
+            P.is_eos_expression(a) for a in sides
+        )
+        if pad_and_eos and isinstance(target.operator, (cst.NotEqual, cst.IsNot)):
+            return False
+        if pad_and_eos and isinstance(target.operator, (cst.Equal, cst.Is)):
+            return True
+    return None
+
+
+def _names_pad_token(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and expr.attr.value in PAD_ATTRS

@@ -162,6 +162,13 @@ def withheld_where_minus_100_breaks(
     if reader is not None:
         why = f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id"
         return None, why, "map -100 back to the pad id before decoding, then set the labels of the pads to -100"
+    from padlint.analysis.labels_as_inputs import labels_given_as_inputs
+
+    for labels, value, keyword in labels_given_as_inputs(facts.module) if facts.module is not None else ():
+        if _edits_within(facts, fix, labels):
+            continue  # the fix writes at `labels=` itself: the input ids keep their tokens
+        why = f"the module gives `{value}` both as `labels=` and as `{keyword}=`: -100 would reach the embedding"
+        return None, why, f"keep the ids as `{keyword}` and give the model a copy with -100 at the pads as `labels`"
     model = facts.model_feeding_labels()
     if model is not None:
         why = (
@@ -181,3 +188,41 @@ def unsafe_where_ignore_differs(facts: ModuleFacts, fix: FixProposal | None) -> 
     if fix is None or fix.applicability is not Applicability.SAFE or not another_ignore_value_in_view(facts):
         return fix
     return replace(fix, applicability=Applicability.UNSAFE)
+
+
+def where_pad_is_not_eos(facts: ModuleFacts, node: cst.CSTNode) -> bool:
+    """Does `node` sit in a branch that runs only where the pad differs from the EOS: the body of
+    `if tok.pad_token_id != tok.eos_token_id:` (or of an `and` holding that), or the `else` of
+    `if pad == eos:`? A comparison with the pad id there hides no real EOS."""
+    import libcst
+
+    from padlint.analysis.pad_guards import pad_is_eos_test
+    from padlint.rules.sites import path_to
+
+    path = path_to(facts, node)
+    for i, step in enumerate(path[:-1]):
+        if isinstance(step, libcst.If):
+            said = pad_is_eos_test(step.test)
+            in_body = path[i + 1] is step.body
+            if said is False and in_body or said is True and not in_body:
+                return True
+    return False
+
+
+def _edits_within(facts: ModuleFacts, fix: FixProposal, node) -> bool:
+    """Does one of the fix's edits rewrite text of `node` (inside it, or a line rewritten around it)?"""
+    where = facts.span(node)
+    if where is None:
+        return False
+    first, last = (where.start.line, where.start.column), (where.end.line, where.end.column)
+    for edit in fix.replacements:
+        span = facts.span(edit[0]) if len(edit) == 2 else None
+        if span is not None:
+            start, end = (span.start.line, span.start.column), (span.end.line, span.end.column)
+        elif len(edit) == 3:
+            start, end = (edit[0].line, edit[0].column), (edit[1].line, edit[1].column)
+        else:
+            continue
+        if start < end and start < last and first < end:
+            return True
+    return False

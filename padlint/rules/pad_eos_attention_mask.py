@@ -9,7 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.values import PadIdMask
-from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.base import Finding, FixProposal, Rule, where_pad_is_not_eos
 from padlint.rules.catalogue import requires
 from padlint.rules.keep_mask import keep_encoding
 from padlint.rules.no_fix_reasons import why_no_mask_fix
@@ -70,8 +70,8 @@ def collate(rows, tok):
             if not facts.is_local(event.node):
                 continue  # found in a callee of another module: reported there
             eos = facts.pad_eos_for(event.owner, event.node)
-            if eos is None:
-                continue
+            if eos is None or where_pad_is_not_eos(facts, event.node):
+                continue  # (a branch that runs only where the pad is not the EOS)
             mask = event.at_sink
             if isinstance(mask.ones, PadIdMask) and mask.ones.zeroed_in_place:
                 # `mask = ones_like(ids); mask[ids == pad_id] = 0`: two statements make the mask, and no

@@ -12,7 +12,7 @@ from padlint.analysis.facts import ModuleFacts
 from padlint.analysis.output_use import value_never_read
 from padlint.analysis.values import Context
 from padlint.rules import sites
-from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.base import Finding, FixProposal, Rule, where_pad_is_not_eos
 from padlint.rules.catalogue import requires
 from padlint.types import Applicability
 
@@ -75,8 +75,8 @@ def collate(tokenizer, texts):
             if not facts.is_local(event.node):
                 continue  # found in a callee of another module: reported there
             eos = facts.pad_eos_for(event.owner, event.node)
-            if eos is None:
-                continue
+            if eos is None or where_pad_is_not_eos(facts, event.node):
+                continue  # (a branch that runs only where the pad is not the EOS)
             message = (
                 f"labels are masked where they equal the pad id, which is the EOS token (line {facts.line(eos)}): "
                 "every real EOS gets -100 and the model never learns to stop"
