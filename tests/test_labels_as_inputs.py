@@ -116,3 +116,29 @@ def test_labels_also_given_as_decoder_inputs_get_no_minus_100_fix(decoder: str, 
     assert (finding.fix is not None) == fixed
     if not fixed:
         assert "both as `labels=` and as `decoder_input_ids=`" in finding.no_fix
+
+
+# A causal LM given one encoding's ids as `input_ids=` and as `labels=` in two loops: each finding's fix
+# writes at its own call's `labels=`, so the ids the model reads keep their tokens in both.
+TWO_LOOPS = """
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("microsoft/git-base")
+model = AutoModelForCausalLM.from_pretrained("microsoft/git-base")
+
+
+def train_step(texts):
+    enc = tokenizer(texts, padding="max_length", max_length=16, return_tensors="pt")
+    return model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=enc["input_ids"]).loss
+
+
+def eval_step(texts):
+    enc = tokenizer(texts, padding="max_length", max_length=16, return_tensors="pt")
+    return model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=enc["input_ids"]).loss
+"""
+
+
+def test_each_call_fixed_at_its_own_labels_keeps_its_fix():
+    findings = [d for d in lint_source(TWO_LOOPS, "loops.py") if d.code == "PAD002"]
+    assert len(findings) == 2
+    assert all(d.fix is not None for d in findings)

@@ -164,9 +164,11 @@ def withheld_where_minus_100_breaks(
         return None, why, "map -100 back to the pad id before decoding, then set the labels of the pads to -100"
     from padlint.analysis.labels_as_inputs import labels_given_as_inputs
 
-    for labels, value, keyword in labels_given_as_inputs(facts.module) if facts.module is not None else ():
-        if _edits_within(facts, fix, labels):
-            continue  # the fix writes at `labels=` itself: the input ids keep their tokens
+    shared = labels_given_as_inputs(facts.module) if facts.module is not None else []
+    # A fix that writes at one such call's `labels=` leaves the input ids alone (each call is its own
+    # finding); one that writes where the labels are made changes what those calls get as ids too.
+    if shared and not any(_edits_within(facts, fix, labels) for labels, _, _ in shared):
+        _, value, keyword = shared[0]
         why = f"the module gives `{value}` both as `labels=` and as `{keyword}=`: -100 would reach the embedding"
         return None, why, f"keep the ids as `{keyword}` and give the model a copy with -100 at the pads as `labels`"
     model = facts.model_feeding_labels()
