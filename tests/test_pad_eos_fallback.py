@@ -1,8 +1,10 @@
 """`if tok.pad_token is None: tok.pad_token = tok.eos_token` makes the pad the EOS only for a checkpoint
-whose tokenizer ships no pad token. Which checkpoint is loaded (an argument, a config file, a shell
-script) is not in view, so the fallback is no evidence that a real EOS loses its label (PAD004) or its
-attention (PAD005): those rules need a pad that surely is the EOS. A fix still has to be right for the
-tokenizer the fallback does fire for: no fix compares with a pad id that may be the EOS.
+whose tokenizer ships no pad token. In a program (a script, a notebook) the checkpoint it loads (an
+argument, a config file, a shell script) is not in view, so the fallback is no evidence that a real EOS
+loses its label (PAD004) or its attention (PAD005): those rules need a pad that surely is the EOS.
+Library code (a trainer, a scorer other code imports) serves every checkpoint its callers pass: for
+those without a pad the fallback fires, so there it counts. A fix has to be right for the tokenizer the
+fallback fires for: no fix compares with a pad id that may be the EOS.
 """
 
 from __future__ import annotations
@@ -103,16 +105,31 @@ class Scorer:
 """
 
 
+MAIN = """
+
+if __name__ == "__main__":
+    print(Scorer(None, "gpt2").score(["a b", "c"]))
+"""
+
+
 @pytest.mark.parametrize(
-    ("setting", "expected"),
-    [(GUARD, []), (NESTED_GUARD, []), (UNGUARDED, ["PAD005"])],
-    ids=["guarded", "nested", "always"],
+    ("setting", "program", "expected"),
+    [
+        (GUARD, True, []),
+        (NESTED_GUARD, True, []),
+        (UNGUARDED, True, ["PAD005"]),
+        (GUARD, False, ["PAD005"]),
+    ],
+    ids=["guarded-program", "nested-program", "always-program", "guarded-library"],
 )
-def test_a_helper_of_another_module_that_falls_back_to_eos(tmp_path: Path, setting: str, expected: list[str]):
+def test_a_helper_of_another_module_that_falls_back_to_eos(
+    tmp_path: Path, setting: str, program: bool, expected: list[str]
+):
     (tmp_path / "helpers.py").write_text(HELPERS.format(setting=textwrap.indent(setting, "    ")))
     scorer = tmp_path / "scorer.py"
-    scorer.write_text(SCORER)
-    assert codes(SCORER, str(scorer)) == expected
+    source = SCORER + (MAIN if program else "")
+    scorer.write_text(source)
+    assert codes(source, str(scorer)) == expected
 
 
 # Labels copied from ids padded by a tokenizer whose attention mask is split off: a fix that compared with

@@ -118,6 +118,16 @@ def _program_statement(stmt: cst.CSTNode) -> bool:
     )
 
 
+def loads_at_top_level(module: cst.Module) -> bool:
+    """Does a top-level statement (not a def or a class) load a pretrained model or tokenizer
+    (`*.from_pretrained(...)`): a script that picks its checkpoint, not a library a caller hands one?"""
+    return any(
+        not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+        and any(isinstance(node, cst.Call) and P.last_name(node.func) == "from_pretrained" for node in P.walk(stmt))
+        for stmt in module.body
+    )
+
+
 def runs_code(stmt: cst.CSTNode) -> bool:
     """A top-level statement that does work when the module runs (not a def, a class, an import or a
     constant): a call, a loop, a branch, a `with` or a `try`."""

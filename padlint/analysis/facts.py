@@ -363,6 +363,7 @@ class ModuleFacts:
     pad_eos: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
     # where pad is set to EOS only for a tokenizer without a pad token (note_pad_eos), alike
     pad_eos_fallbacks: list[tuple[cst.CSTNode, OwnerOrScript, str | None]] = field(default_factory=list)
+    program: bool | None = field(default=None, repr=False)  # is_program, once asked
     # Script code (owner None) binding a tokenizer name anew: (name, node). A tokenizer loaded again
     # starts with its checkpoint's own pad token.
     tokenizer_loads: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
@@ -411,12 +412,16 @@ class ModuleFacts:
         """The module makes the pad token of `tokenizer` (its code, when known) the EOS token here;
         `padding`: by padding with the EOS id (then comparisons with the EOS id are comparisons with
         the pad id, see pads_with_eos); `fallback`: only where the tokenizer has no pad token of its
-        own (`if tok.pad_token is None:`, `tok.pad_token_id or tok.eos_token_id`). Whether it has one
-        is the checkpoint's, out of view: a fallback makes the pad possibly the EOS (`pad_eos_possible`,
-        which fixes must be right for), not surely (`pad_is_eos`, which findings need)."""
+        own (`if tok.pad_token is None:`, `tok.pad_token or tok.eos_token`). In a program, whether it has
+        one is the checkpoint's, out of view: a fallback makes the pad possibly the EOS
+        (`pad_eos_possible`, which fixes must be right for), not surely (`pad_is_eos`, which findings
+        need). In library code it is pad = EOS for every caller whose checkpoint has no pad token."""
         if fallback:
             self.pad_eos_fallbacks.append((node, self.current_owner, tokenizer))
-            return
+            if self.is_program():
+                return  # the program's own checkpoint decides, and it is not in view
+            # Library code (a trainer, a collator other code imports) serves every checkpoint its callers
+            # pass: for those that ship no pad token the fallback fires, and the pad is the EOS.
         self.pad_is_eos = True
         self.pad_eos.append((node, self.current_owner, tokenizer))
         if padding:
@@ -428,6 +433,21 @@ class ModuleFacts:
         """Do the labels that reached `sink` (a feature dict, a return, a store) travel with a loss mask of
         their own (`"loss_mask"`, `"response_mask"`: P.LOSS_MASK_KEYS), which their reader weighs the loss by?"""
         return sink in self.loss_masked or self.label_store_places.get(sink) in self.loss_masked
+
+    def is_program(self) -> bool:
+        """Does the module run as a program (a main block, arguments parsed, a notebook, or a script no
+        module imports that loads a model or tokenizer at its top level): code that runs with the
+        checkpoint it loads, not a library?"""
+        if self.program is None:
+            from padlint.analysis import dead_code
+
+            module, name = self.module, self.filename
+            self.program = module is not None and (
+                dead_code.runs_as_program(module, name)
+                or dead_code.loads_at_top_level(module)
+                and dead_code.works_nobody_imports(module, name)
+            )
+        return self.program
 
     @property
     def pad_eos_possible(self) -> bool:

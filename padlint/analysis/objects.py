@@ -113,11 +113,12 @@ class ObjectCalls(WalkerState):
             and context.aside is not None
         ):
             aside = context.aside
-            if any(owner is not None and owner[1] is fn for _, owner, _tokenizer in aside.pad_eos):
+            if any(owner is not None and owner[1] is fn for _, owner, _tokenizer in aside.pad_eos_fallbacks):
+                # the helper gives EOS as pad only where there is none: this module decides (note_pad_eos)
+                self.facts.note_pad_eos(call, fallback=True)
+            elif any(owner is not None and owner[1] is fn for _, owner, _tokenizer in aside.pad_eos):
                 # `tok = load_tokenizer(name)` where the project's helper sets the pad token to EOS.
                 self.facts.note_pad_eos(call)
-            elif any(owner is not None and owner[1] is fn for _, owner, _tokenizer in aside.pad_eos_fallbacks):
-                self.facts.note_pad_eos(call, fallback=True)
         # `self._pad_to_max_len(labels, n)`: what the helper pads out of labels it is handed is labels
         # padded on their own (the -100 already in them stays), not a copy of padded ids.
         first = call.args[0] if call is not None and call.args else None
