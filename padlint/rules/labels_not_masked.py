@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis import fixshapes
+from padlint.analysis import patterns as P
 from padlint.analysis.facts import LabelsAtSink, ModuleFacts
 from padlint.analysis.ignores_beside import pad_value
 from padlint.rules import sites
@@ -161,6 +162,13 @@ def group_texts(examples, block=512):
                 # the labels are the ids read off the call itself (`tok.pad(...)["input_ids"]`): they
                 # become the kept encoding's ids, masked, in one edit of that node
                 ids_code, edits = split[1], edits[:-1]
+            elif split is not None and len(split) == 2 and P.contains(node, split[0]):
+                # the ids read off the call, moved on (`tok(...).input_ids.to(device)`): one edit of the
+                # labels writes the kept encoding's ids, moved the same way, masked
+                whole, part = facts.code(node), facts.code(split[0])
+                if whole.count(part) != 1:
+                    return None
+                ids_code, edits = whole.replace(part, split[1]), edits[:-1]
             by_mask = labels_masked_by(kept.mask_where_ids_are()) if kept is not None else None
             if (
                 kept is not None
