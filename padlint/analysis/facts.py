@@ -357,6 +357,8 @@ class ModuleFacts:
     source_text: str | None = field(default=None, repr=False)  # the module's text, where the engine has it
     # labels_as_inputs.model_feeding_labels, asked once per module ("" until asked: None is an answer)
     labels_fed_by: str | None = field(default="", repr=False)
+    # labels_as_inputs.labels_given_as_inputs, asked once per module (None until asked)
+    labels_shared: list | None = field(default=None, repr=False)
     source_lines: list[str] | None = field(default=None, repr=False)  # the module's lines, for fix layout
     dependencies: set[str] = field(default_factory=set)  # other files of the project this analysis read
     # where pad is set to EOS: (node, owner, the tokenizer's code when known)
@@ -473,6 +475,14 @@ class ModuleFacts:
 
             self.labels_fed_by = model_feeding_labels(self.filename, self.source_text)
         return self.labels_fed_by
+
+    def labels_given_as_inputs(self) -> list:
+        """The module's calls that hand one value as `labels=` and as input ids (labels_as_inputs.py), once."""
+        if self.labels_shared is None:
+            from padlint.analysis.labels_as_inputs import labels_given_as_inputs
+
+            self.labels_shared = labels_given_as_inputs(self.module) if self.module is not None else []
+        return self.labels_shared
 
     def ignored_by_readers(self, value: int | str | None, holder: str | None) -> bool:
         """Does a loss or metric of this module, or of a module beside it that imports `holder` (the

@@ -15,6 +15,7 @@ text, it errs towards finding a reader: then only the fix is withheld, never the
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -47,7 +48,10 @@ def labels_decoded_beside(filename: str, own_text: str | None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=32)  # the texts of one module's readers: small, asked once per fix
 def decodes_labels(text: str) -> bool:
+    """Does a def (or the script code) of `text` decode the labels without mapping -100 back? (Asked for
+    every -100 fix of a module, of the same texts: kept per text.)"""
     if "decode(" not in text:
         return False
     return any(_decodes_labels_unmapped(part) for part in _parts(text))

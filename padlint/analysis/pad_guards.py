@@ -12,6 +12,7 @@ cheap next to the module-info walk.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -19,6 +20,11 @@ from padlint.analysis import patterns as P
 from padlint.analysis.class_constants import class_constant
 
 PAD_ATTRS = ("pad_token", "pad_token_id")
+
+
+def _names_pad(expr: cst.BaseExpression) -> TypeGuard[cst.Attribute]:
+    """`tok.pad_token`, `tok.pad_token_id`."""
+    return isinstance(expr, cst.Attribute) and expr.attr.value in PAD_ATTRS
 
 
 @dataclass
@@ -63,7 +69,7 @@ def _note_pad_setting(small: cst.BaseSmallStatement, own_pad: set[str]) -> None:
     if isinstance(small, cst.Assign):
         for target in small.targets:
             t = target.target
-            if isinstance(t, cst.Attribute) and t.attr.value in PAD_ATTRS:
+            if _names_pad(t):
                 receiver = P.dotted(t.value)
                 if P.mentions_eos(small.value):
                     own_pad.discard(receiver)
@@ -92,7 +98,7 @@ def _given_own_pad(small: cst.BaseSmallStatement) -> set[str]:
         given = set()
         for target in small.targets:
             t = target.target
-            if isinstance(t, cst.Attribute) and t.attr.value in PAD_ATTRS and _own_token(small.value):
+            if _names_pad(t) and _own_token(small.value):
                 given.add(P.dotted(t.value))
         return given
     own: set[str] = set()
@@ -123,7 +129,7 @@ def _pad_missing_test(test: cst.BaseExpression) -> str | None:
         if compared is None:
             return None
         subject = compared
-    if isinstance(subject, cst.Attribute) and subject.attr.value in PAD_ATTRS:
+    if _names_pad(subject):
         return P.dotted(subject.value) or None
     return None
 
@@ -139,7 +145,7 @@ def falls_back_to_eos(value: cst.BaseExpression) -> bool:
         if _pad_missing_test(test) is not None:
             return P.mentions_eos(value.body) and not P.mentions_eos(value.orelse)
         present = _compared_with_none(test, (cst.IsNot, cst.NotEqual))
-        if isinstance(present, cst.Attribute) and present.attr.value in PAD_ATTRS:
+        if present is not None and _names_pad(present):
             return P.mentions_eos(value.orelse) and not P.mentions_eos(value.body)
     return False
 
@@ -277,7 +283,7 @@ def pad_is_eos_test(test: cst.BaseExpression) -> bool | None:
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         sides = (test.left, target.comparator)
-        pad_and_eos = any(P.is_pad_id_expression(a) or _names_pad_token(a) for a in sides) and any(
+        pad_and_eos = any(P.is_pad_id_expression(a) or _names_pad(a) for a in sides) and any(
             P.is_eos_expression(a) for a in sides
         )
         if pad_and_eos and isinstance(target.operator, (cst.NotEqual, cst.IsNot)):
@@ -285,7 +291,3 @@ def pad_is_eos_test(test: cst.BaseExpression) -> bool | None:
         if pad_and_eos and isinstance(target.operator, (cst.Equal, cst.Is)):
             return True
     return None
-
-
-def _names_pad_token(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and expr.attr.value in PAD_ATTRS

@@ -162,9 +162,7 @@ def withheld_where_minus_100_breaks(
     if reader is not None:
         why = f"{reader} decodes labels as token ids (`batch_decode(labels)`) and -100 is no token id"
         return None, why, "map -100 back to the pad id before decoding, then set the labels of the pads to -100"
-    from padlint.analysis.labels_as_inputs import labels_given_as_inputs
-
-    shared = labels_given_as_inputs(facts.module) if facts.module is not None else []
+    shared = facts.labels_given_as_inputs()
     # A fix that writes at one such call's `labels=` leaves the input ids alone (each call is its own
     # finding); one that writes where the labels are made changes what those calls get as ids too.
     if shared and not any(_edits_within(facts, fix, labels) for labels, _, _ in shared):

@@ -167,7 +167,7 @@ def _unpacking_assign(facts: ModuleFacts, sink: cst.Call, ids: str, index: int) 
     if len(bindings) != 1 or not isinstance(bindings[0], cst.AssignTarget):
         return None
     target = bindings[0].target
-    statement = next((s for s in reversed(sites.path_to(facts, target)) if isinstance(s, cst.Assign)), None)
+    statement = sites.enclosing(facts, target, cst.Assign)
     if statement is None or len(statement.targets) != 1 or not isinstance(statement.value, cst.Call):
         return None
     if not isinstance(target, cst.Tuple) or not all(

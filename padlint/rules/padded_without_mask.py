@@ -218,7 +218,7 @@ def _mask_stored_beside(facts: ModuleFacts, padded, sink: cst.Subscript) -> FixP
     if string_key(sink) != "input_ids" or not isinstance(sink.value, cst.Name):
         return None
     site = sites.site_of(facts, sink)
-    fn = next((s for s in reversed(sites.path_to(facts, sink)) if isinstance(s, cst.FunctionDef)), None)
+    fn = sites.enclosing(facts, sink, cst.FunctionDef)
     if site is None or fn is None or _stores_key(fn, sink.value.value, "attention_mask"):
         return None
     kept = keep_encoding(facts, padded, (sink,))
@@ -265,7 +265,7 @@ def _mask_into_callee(facts: ModuleFacts, call: cst.Call, sink, mask_code: str |
     given = P.keyword(sink, "attention_mask")
     if given is None or not isinstance(given.value, cst.Name):
         return None
-    callee = next((s for s in reversed(sites.path_to(facts, sink)) if isinstance(s, cst.FunctionDef)), None)
+    callee = sites.enclosing(facts, sink, cst.FunctionDef)
     if callee is None or not _called_here(call, callee):
         return None
     param = given.value.value

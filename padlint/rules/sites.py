@@ -12,12 +12,14 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 
 from padlint.analysis.facts import ModuleFacts
 from padlint.rules.layout import wrap
 
+NodeT = TypeVar("NodeT", bound="cst.CSTNode")  # a string: `cst.` is not read at import
 DEFAULT_LINE_LENGTH = 88  # black's and ruff's default, when the project sets none
 # A value computed here may not move out of these: a lambda's or comprehension's names are its own.
 # (Names, not classes: `cst.` is not read while padlint imports, see padlint/lazy_imports.py.)
@@ -271,6 +273,11 @@ def path_to(facts: ModuleFacts, node: cst.CSTNode) -> list:
         path.append(nxt)
         current = nxt
     return path
+
+
+def enclosing(facts: ModuleFacts, node: cst.CSTNode, kind: type[NodeT]) -> NodeT | None:
+    """The innermost node of type `kind` that `node` sits in (or is), or None."""
+    return next((s for s in reversed(path_to(facts, node)) if isinstance(s, kind)), None)
 
 
 def _contains(outer, inner) -> bool:
