@@ -13,6 +13,7 @@ tail -n +2 "$here/files.csv" | tr -d '\r' | while IFS=, read -r id repository co
   git_dir=/work/.mirror/${repository/\//+}/repo
   for side in before after; do
     rev=$commit; [ $side = before ] && rev=$commit^
+    mkdir -p "$work/$id/$side/.git"  # a checkout's root (see ../validation/extract.sh): the other side is not its project
     for path in $paths; do
       mkdir -p "$work/$id/$side/$(dirname "$path")"
       git --git-dir="$git_dir" show "$rev:$path" > "$work/$id/$side/$path" 2>/dev/null || rm -f "$work/$id/$side/$path"
