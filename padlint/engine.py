@@ -162,6 +162,8 @@ def _lint_module(
         if fix is not None and fix.elsewhere:
             fix = _spelled_beside(fix, filename)
         no_fix = rule.no_fix_help(finding) if fix is None else None
+        if fix is None and finding.fix is not None:  # the rule wrote a fix that cannot be applied as edits
+            no_fix = "; ".join(p for p in (UNWRITABLE_FIX, finding.manual_fix or rule.MANUAL_FIX) if p)
         if fix is not None:
             from padlint.rules.bound_names import NameCheck
 
@@ -283,7 +285,14 @@ def _quote(facts) -> str:
     return quote(facts)
 
 
+UNWRITABLE_FIX = (
+    "padlint found a fix but could not write it as separate edits of this file (a padlint bug: please report it)"
+)
+
+
 def _make_fix(proposal, positions, module: cst.Module, quote: str = '"') -> Fix | None:
+    """The proposal as text edits, or None where they cannot be applied together: a node without a
+    position, or two edits changing the same text (applied one after the other they would garble it)."""
     from padlint.rules.edits import to_edits
 
     edits = to_edits(proposal.replacements, positions, quote)
