@@ -296,6 +296,8 @@ class ExpressionEvaluator(WalkerState):
         return frozenset({DictOf({k: v for k, (v, _) in entries.items()})}) if entries and not splat else EMPTY
 
     def eval_BooleanOperation(self, expr: cst.BooleanOperation) -> Value:
+        if isinstance(expr.operator, cst.And):
+            self.note_pads_excluded(expr)
         left, right = self.evaluate(expr.left), self.evaluate(expr.right)
         if isinstance(expr.operator, cst.Or) and tags_of(left, PadId) and P.mentions_eos(expr.right):
             return frozenset({PadId(expr, eos_fallback=True, names=self.versions_of(expr))})
@@ -367,11 +369,36 @@ class ExpressionEvaluator(WalkerState):
         if pair is not None and any(self.is_ignore(side) for side in pair):
             self.ids_restored_at.add(condition.value)
 
+    def note_pads_excluded(self, expr: cst.BooleanOperation) -> None:
+        """`t != -100 and t != pad_id`: the positions picked are neither ignored nor pads, so the
+        comparison with the ignore value grades no pad, whatever the labels hold there."""
+        operands: list[cst.BaseExpression] = []
+        stack: list[cst.BaseExpression] = [expr]
+        while stack:
+            part = stack.pop()
+            if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.And):
+                stack.extend((part.right, part.left))
+            else:
+                operands.append(part)
+        unpadded = set()
+        for part in operands:
+            pair = P.comparison_operand(part, (cst.NotEqual,))
+            for value, other in (pair, pair[::-1]) if pair is not None else ():
+                if self.is_pad_id(other) and not self.is_pad_id(value):
+                    unpadded.add(self.code(value))
+        for part in operands:
+            pair = P.comparison_operand(part, (cst.NotEqual,))
+            if pair is not None and any(self.code(side) in unpadded for side in pair):
+                self.pads_excluded_at.add(part)
+
     def graded_labels(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
         """`labels != -100`, `labels.ne(IGNORE_INDEX)`: the code grades the positions whose label is not
         the ignore value (a hand-written loss, sequence log-probs), so the labels reach a consumer that
-        needs -100 at the pads, as a loss's target does."""
+        needs -100 at the pads, as a loss's target does. Not where the same test also leaves the pad id
+        out (`t != -100 and t != pad_id`)."""
         if node in self.ids_restored_at:
+            return True
+        if node in self.pads_excluded_at:
             return True
         for labels, other in ((left, right), (right, left)):
             if self.is_ignore(other) and not self.is_ignore(labels):

@@ -98,6 +98,8 @@ class WalkerState(ValueParts, CallParts):
         # Comparisons with the ignore index that pick the positions a token id is written back into
         # (`x.masked_fill_(x == -100, pad_id)`, `np.where(y != -100, y, pad_id)`): ids, not graded labels.
         self.ids_restored_at: set[cst.CSTNode] = set()
+        # `t != -100` beside `t != pad_id` in one `and`: the positions it picks hold no pad
+        self.pads_excluded_at: set[cst.CSTNode] = set()
 
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)
