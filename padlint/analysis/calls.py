@@ -461,8 +461,9 @@ class CallEvaluator(WalkerState):
         """Is each item of `iterable` one text, as a comprehension hands them one by one to a tokenizer?
         A sequence annotated `Sequence[str]`; or a parameter of the function, never stored again, whose
         value the analysis knows nothing of (batches a loader yields are known as such) and that no
-        call in view hands a list of lists (`[texts[i : i + 8] for i in ...]`)."""
-        if place_key(iterable) in self.str_seq_names:
+        call in view hands a list of lists (`[texts[i : i + 8] for i in ...]`). Or the sequence itself
+        holds texts one by one (`for text in ["a b", "c"]`, `f.readlines()`)."""
+        if place_key(iterable) in self.str_seq_names or self.texts_one_by_one(iterable):
             return True
         fn = self.current_fn
         if fn is None or not isinstance(iterable, cst.Name):

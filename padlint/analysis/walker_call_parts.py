@@ -75,6 +75,10 @@ class CallParts:
     @abstractmethod
     def holds_texts(self, iterable: cst.BaseExpression) -> bool: ...
 
+    # ---- statements.py
+    @abstractmethod
+    def texts_one_by_one(self, expr: cst.BaseExpression) -> bool: ...
+
     @abstractmethod
     def walking_home(self) -> bool: ...
 
