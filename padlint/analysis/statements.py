@@ -69,7 +69,15 @@ class StatementWalker(WalkerState):
             elif known is False:
                 self.execute_block(stmt.body.body)
             else:
-                self.run_branches([stmt.body.body, _orelse_body(stmt.orelse)], guards=[stmt.test, None])
+                narrowed = not_a_sequence_test(stmt.test)
+                self.run_branches(
+                    [stmt.body.body, _orelse_body(stmt.orelse)],
+                    guards=[stmt.test, None],
+                    not_sequences=[
+                        narrowed[0] if narrowed and narrowed[1] else None,
+                        narrowed[0] if narrowed and not narrowed[1] else None,
+                    ],
+                )
         elif isinstance(stmt, (cst.For, cst.While)):
             arm = self.env.branch()
             saved, self.env = self.env, arm
@@ -161,7 +169,10 @@ class StatementWalker(WalkerState):
         # True: the body never runs (the test is false).
         return is_none == negated
 
-    def run_branches(self, bodies: list, guards: list | None = None) -> None:
+    def run_branches(self, bodies: list, guards: list | None = None, not_sequences: list | None = None) -> None:
+        """Walk each body on its own copy of the environment, then merge them. `not_sequences[i]`: a
+        place the i-th body only runs for when it holds no tuple or list (`if not isinstance(b, (tuple,
+        list)):`): what it holds as a tuple's parts is not there."""
         arms = []
         # A write through an alias in one arm is not pending in another (trl's DPO: `labels =
         # completion_input_ids; labels[...] = -100` in the encoder-decoder arm, the ids read in the
@@ -174,6 +185,9 @@ class StatementWalker(WalkerState):
             guard = guards[i] if guards else None
             if guard is not None:
                 self.guards.append(guard)
+            place = not_sequences[i] if not_sequences else None
+            if place is not None and (held := self.env.get(place)) is not None:
+                self.env.put(place, _without_tuples(held))
             self.execute_block(body)
             if guard is not None:
                 self.guards.pop()
@@ -404,3 +418,44 @@ def _orelse_body(orelse) -> list:
     if isinstance(orelse, cst.If):
         return [orelse]
     return list(orelse.body.body)
+
+
+SEQUENCE_TYPES = frozenset({"tuple", "list"})
+
+
+def not_a_sequence_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`isinstance(b, (tuple, list))` -> (b's place, False): the test holds when b is a sequence, so the
+    else branch runs only for b that is none; `not isinstance(...)` or `isinstance(b, torch.Tensor)`
+    -> (b's place, True): the body runs only for b that is no sequence."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
+        return None
+    if len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    place = place_key(call.args[0].value)
+    kinds = call.args[1].value
+    names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    dotted = [P.dotted(n) for n in names]
+    if place is None or any(d is None for d in dotted):
+        return None
+    short = {d.rsplit(".", 1)[-1] for d in dotted if d is not None}
+    if short <= SEQUENCE_TYPES:
+        return place, negated  # a sequence in the body (not negated): the else branch holds none
+    if short == {"Tensor"} or short == {"ndarray"}:
+        return (place, True) if not negated else None
+    return None
+
+
+def _without_tuples(held: Value) -> Value:
+    """What a place holds once it is known to be no tuple: its tuples, and the parts they hand out, go."""
+    tuples = tags_of(held, TupleOf)
+    # a loader hands a tuple's parts on as copies (stacked, moved): the same padding step, another object
+    parts = {_made_at(t) for tup in tuples for item in tup.items for t in item}
+    return frozenset(t for t in held if not isinstance(t, TupleOf) and _made_at(t) not in parts)
+
+
+def _made_at(tag: object) -> tuple[type, int]:
+    """A tag by its kind and the node that made it (its own identity where it names none)."""
+    node = getattr(tag, "node", None)
+    return type(tag), id(node if node is not None else tag)
