@@ -112,9 +112,16 @@ class SinkChecks(WalkerState):
 
     def bound_here(self, code: str | None, padded: Padded) -> bool:
         """Is the encoding `code` names readable here: padded in this function (not in a caller or a
-        callee walked from here) and its name still bound (not a comprehension's variable, gone after it)?"""
+        callee walked from here) and its name still bound (not a comprehension's variable, gone after it)
+        to an encoding or a dict of fields (`inputs = torch.tensor(inputs["input_ids"])` leaves a
+        tensor under the name: its mask is no longer there)?"""
         root = re.match(r"[A-Za-z_]\w*", code or "")
-        return padded.made_in is self.current_fn and root is not None and self.env.get(root.group()) is not None
+        if padded.made_in is not self.current_fn or root is None:
+            return False
+        held = self.env.get(root.group())
+        if held is None:
+            return False
+        return code != root.group() or bool(tags_of(held, (Encoding, DictOf)))
 
     def mask_sink(
         self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: cst.Call | None = None
@@ -349,7 +356,7 @@ class SinkChecks(WalkerState):
                 lost = MaskLost(padded.lost_at, how, padded=padded, sink=sink, mask_accepted=accepted)
                 self.facts.mask_lost.append(lost)
             elif padded.encoding and not carries_mask:
-                mask = padded.encoding_mask()
+                mask = padded.encoding_mask() if self.bound_here(padded.encoding, padded) else None
                 lost = MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=mask, mask_accepted=accepted)
                 self.facts.mask_lost.append(lost)
 
