@@ -79,6 +79,8 @@ class Settings:
     force_exclude: bool = False
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
     target_version: str | None = None  # the code's Python (`py312`); None: the newest libcst reads
+    # pyproject.toml files passed over on the way up: invalid TOML that names no [tool.padlint] (one line each)
+    passed_over: tuple[str, ...] = ()
 
 
 def known_codes() -> tuple[str, ...]:

@@ -5,6 +5,7 @@ naming the file, the key's line and the key), and Settings made from it (config.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -50,8 +51,13 @@ def _section(data: dict) -> dict | None:
     return tool.get("padlint") if isinstance(tool, dict) else None
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above `start` that has a [tool.padlint] table."""
+_NAMES_PADLINT = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?padlint\b|\bpadlint\s*=", re.MULTILINE)
+
+
+def find_pyproject(start: Path, passed_over: list[str] | None = None) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a [tool.padlint] table. One that is not
+    valid TOML and whose text names no padlint table is another tool's broken file: it is passed over
+    (noted in `passed_over`) rather than stopping the run; one that names it is an error."""
     try:
         start = start.resolve()
     except (OSError, RuntimeError):  # a loop of symbolic links: discovery reports it
@@ -60,9 +66,28 @@ def find_pyproject(start: Path) -> Path | None:
         start = start.parent
     for directory in (start, *start.parents):
         candidate = directory / PYPROJECT
-        if candidate.is_file() and _section(load_toml(candidate)) is not None:
+        if not candidate.is_file():
+            continue
+        try:
+            data = load_toml(candidate)
+        except ConfigError as exc:
+            if "invalid TOML" not in str(exc) or _names_padlint(candidate):
+                raise
+            if passed_over is not None:
+                passed_over.append(f"{exc}; it has no [tool.padlint] table, so it was passed over")
+            continue
+        if _section(data) is not None:
             return candidate
     return None
+
+
+def _names_padlint(path: Path) -> bool:
+    """Does the file's text name a padlint table (`[tool.padlint]`, `padlint = {...}`)?"""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return _NAMES_PADLINT.search(text) is not None
 
 
 class _BadValue(Exception):
@@ -188,7 +213,9 @@ def load_settings(start: Path | None = None, config: Path | None = None) -> Sett
             raise ConfigError(f"{config}: No such file")
         table = _section(load_toml(config))
         return settings_from_table(table or {}, config)
-    found = find_pyproject(start if start is not None else Path.cwd())
+    passed_over: list[str] = []
+    found = find_pyproject(start if start is not None else Path.cwd(), passed_over)
     if found is None:
-        return Settings(root=Path.cwd().resolve())
-    return settings_from_table(_section(load_toml(found)) or {}, found)
+        return Settings(root=Path.cwd().resolve(), passed_over=tuple(passed_over))
+    settings = settings_from_table(_section(load_toml(found)) or {}, found)
+    return dataclasses.replace(settings, passed_over=tuple(passed_over)) if passed_over else settings

@@ -182,3 +182,50 @@ def test_per_file_ignores_are_relative_to_the_pyproject(tmp_path, monkeypatch):
     assert resolve_selection(s, "../lib/train.py") == EVERYTHING
     assert resolve_selection(s, "../lib/conftest.py") == EVERYTHING - {"PAD002", "PAD003"}
     assert resolve_selection(s, "-") == EVERYTHING
+
+
+BROKEN_OTHER_TOOLS = '[project]\nname = "demo"\n\n[tool.pytest.ini_options]\nmarkers = ["slow: "very" slow"]\n'
+
+
+def test_another_tools_broken_pyproject_is_passed_over_with_a_note(tmp_path, monkeypatch):
+    # A repository's own pyproject.toml that is not valid TOML, and names no padlint table, says nothing
+    # about padlint: the defaults apply, and the user is told which file was passed over.
+    monkeypatch.chdir(tmp_path)
+    write_pyproject(tmp_path, BROKEN_OTHER_TOOLS)
+    settings = load_settings(tmp_path)
+    assert settings.config_path is None
+    (note,) = settings.passed_over
+    assert "pyproject.toml: invalid TOML" in note and "no [tool.padlint] table" in note
+
+
+def test_a_nearer_broken_file_does_not_hide_the_padlint_table_above(tmp_path, monkeypatch):
+    write_pyproject(tmp_path, '[tool.padlint]\nignore = ["PAD002"]\n')
+    inner = tmp_path / "vendor"
+    inner.mkdir()
+    write_pyproject(inner, BROKEN_OTHER_TOOLS)
+    monkeypatch.chdir(inner)
+    settings = load_settings(inner)
+    assert settings.config_path == tmp_path / "pyproject.toml"
+    assert "PAD002" not in resolve_selection(settings, "x.py")
+    assert len(settings.passed_over) == 1
+
+
+def test_a_broken_file_that_names_padlint_is_still_an_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_pyproject(tmp_path, '[tool.padlint]\nselect = ["PAD001"\n')
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_settings(tmp_path)
+
+
+def test_check_warns_and_lints_under_a_broken_pyproject(cli_project):
+    write_pyproject(cli_project, BROKEN_OTHER_TOOLS)
+    (cli_project / "collate.py").write_text(
+        "def collate(tok, texts):\n"
+        '    enc = tok(texts, padding="max_length", max_length=8, return_tensors="pt")\n'
+        '    enc["labels"] = enc["input_ids"].clone()\n'
+        "    return enc\n"
+    )
+    result = CliRunner().invoke(main, ["check", "--no-cache", "collate.py"])
+    assert result.exit_code == 1, result.output
+    assert "PAD002" in result.stdout
+    assert "padlint: warning: pyproject.toml: invalid TOML" in result.stderr
