@@ -27,8 +27,8 @@ def settings_for(config: str | None, start: Path, cli: dict) -> Settings:
     from padlint.config_file import load_settings
 
     settings = load_settings(start=start, config=Path(config) if config else None)
-    for note in settings.passed_over:
-        _warning(note)
+    for passed in settings.passed_over:
+        _warning(passed)
     return with_cli(settings, **cli)
 
 
