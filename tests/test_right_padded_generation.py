@@ -56,6 +56,27 @@ def answer(questions):
     return model.generate(input_ids=enc.input_ids, attention_mask=enc.attention_mask, max_new_tokens=16)
 """
 
+# One module loads an encoder-decoder into `model` for translation and, elsewhere, a causal decoder
+# into `model` too: the helper whose `model` is a parameter gets the translator (its callers in view).
+TWO_MODELS_ONE_PLACE = """
+def load_translator(path):
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForSeq2SeqLM.from_pretrained(path).eval()
+    return tokenizer, model
+
+
+def translate(sentences, model, tokenizer):
+    inputs = tokenizer(sentences, padding="longest", return_tensors="pt")
+    return model.generate(**inputs, max_new_tokens=64, num_beams=4)
+
+
+def load_student(path):
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "right"
+    model = AutoModelForCausalLM.from_pretrained(path)
+    return tokenizer, model
+"""
+
 BY_HAND = """
 model = AutoModelForCausalLM.from_pretrained("org/chat-model")
 
@@ -100,12 +121,20 @@ def test_right_padded_prompts_reaching_a_decoder_generate_are_flagged(body):
         STATED_IN_LOAD.replace(
             "return model.generate(**batch, max_new_tokens=16)", "return model(**batch, labels=None)"
         ),
+        # `model` is loaded as an encoder-decoder in one place and a causal decoder in another: the
+        # class of the parameter is not known to be causal
+        TWO_MODELS_ONE_PLACE,
         # padded on the left by hand
         BY_HAND.replace("padding_value=pad_id)", 'padding_value=pad_id, padding_side="left")'),
     ],
 )
 def test_near_misses_stay_silent(body):
     assert [code for code, _ in findings(body) if code == "PAD013"] == []
+
+
+def test_a_place_loaded_only_as_causal_decoders_is_still_judged():
+    only_causal = TWO_MODELS_ONE_PLACE.replace("AutoModelForSeq2SeqLM", "AutoModelForCausalLM")
+    assert [code for code, _ in findings(only_causal)] == ["PAD013"]
 
 
 @pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL])

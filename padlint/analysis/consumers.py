@@ -97,7 +97,9 @@ class ConsumerQuestions(WalkerState):
         return all(row.attends == "causal" for row in consumers) and all(written.values())
 
     def loaded_consumers(self) -> list[T.Row]:
-        rows = [T.class_row(name) for name in self.module_info.model_classes.values()]
+        # every class loaded, not only each place's last: `model` loaded as a seq2seq model in one cell
+        # and as a causal decoder in another is not a module of causal decoders only
+        rows = [T.class_row(name) for name in sorted(self.module_info.classes_loaded)]
         return [row for row in rows if row is not None and row.kind == "consumer"]
 
     def continued_ids(self, call: cst.Call, receiver: cst.BaseExpression) -> Value:
@@ -128,13 +130,16 @@ class ConsumerQuestions(WalkerState):
     def model_class(self, receiver: cst.BaseExpression) -> str | None:
         """The class the model at `receiver` was loaded as: from the value it holds here (a name bound
         to one model in this function and another elsewhere holds each where it is bound), else from
-        what the module assigns to that place."""
+        what the module assigns to that place (unknown where it assigns it models of several classes)."""
         key = place_key(receiver)
         held = self.env.get(key) if key is not None else None
         loaded = {m.loaded_class for m in tags_of(held or EMPTY, Model) if m.loaded_class}
         if len(loaded) == 1:
             return loaded.pop()
-        return self.module_info.model_classes.get(P.dotted(receiver))
+        place = P.dotted(receiver)
+        if place in self.module_info.places_loaded_as_several:
+            return None
+        return self.module_info.model_classes.get(place)
 
     def right_padded_prompts(self, call: cst.Call, ids: Value) -> None:
         """Ids padded on the right reach a decoder-only `generate`, which continues each row after its last

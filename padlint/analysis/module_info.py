@@ -43,6 +43,8 @@ class ModuleInfo:
     # `model = T5ForConditionalGeneration.from_pretrained(...)`: the code of the place -> the class's
     # qualified name, for the library table's consumer rows.
     model_classes: dict = field(default_factory=dict)
+    classes_loaded: set = field(default_factory=set)  # every class loaded, also where a place is loaded again
+    places_loaded_as_several: set = field(default_factory=set)  # `model` loaded as one class here, another there
     # `self.encoder = nn.TransformerEncoder(...)`: place -> the class, for layers whose key padding mask is
     # True at the keys they ignore (library table: ignores_true_keys rows).
     key_ignoring_layers: dict = field(default_factory=dict)
@@ -478,7 +480,11 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
         if loaded is not None and isinstance(t, (cst.Name, cst.Attribute)):
             qualified = facts.imports.qualify(loaded)
             if qualified:
-                info.model_classes[P.dotted(t)] = qualified
+                place = P.dotted(t)
+                if info.model_classes.get(place, qualified) != qualified:
+                    info.places_loaded_as_several.add(place)
+                info.model_classes[place] = qualified
+                info.classes_loaded.add(qualified)
             info.model_loads.setdefault(P.dotted(t), []).append(loading)
         if isinstance(t, cst.Name) and P.MASK_NAME.search(t.value) and _compares_with_pad_id(node.value):
             facts.mask_rebuilt_from_pad_id = True
