@@ -267,7 +267,9 @@ class CallEvaluator(WalkerState):
             special = P.keyword(call, "add_special_tokens")
             if special is None or P.int_value(special.value) != 0:
                 self.facts.special_tokens_added = True  # the tokenizer's own tokens, EOS for some
-        single = self.is_single_text(text.value) if text is not None else None
+        # what is padded: the texts, or the targets alone (`tok(text_target=answer, padding=True)`)
+        padded_text = text if text is not None else P.keyword(call, "text_target")
+        single = self.is_single_text(padded_text.value) if padded_text is not None else None
         rows = None if single is None else not single
         # Tokenizing or padding `labels` / `targets`: label ids by design (their padding value is a fact of its own).
         of_labels = text is not None and self.is_label_code(text.value)
@@ -292,10 +294,15 @@ class CallEvaluator(WalkerState):
                 }
             )
         padding = P.padding_requested(call, self.constants, self.class_attribute_value)
-        if single is None and padding == "longest" and text is not None and isinstance(text.value, cst.Name):
+        if (
+            single is None
+            and padding == "longest"
+            and padded_text is not None
+            and isinstance(padded_text.value, cst.Name)
+        ):
             # a parameter every caller hands one text (asked only where it decides the padding: it
             # reads the calls in view)
-            if self.one_text_parameter(text.value.value):
+            if self.one_text_parameter(padded_text.value.value):
                 single, rows = True, False
         # `[prompt] * n` (no second text): n copies of one text, all of one length: "longest" pads nothing.
         pair = P.positional(call, 1) or P.keyword(call, "text_pair")

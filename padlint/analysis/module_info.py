@@ -334,6 +334,31 @@ def _called_by_lambda(function: cst.Lambda) -> str | None:
 DATA_BUILDERS = {"append", "extend", "insert", "format", "join", "cat", "concatenate", "hstack"}
 
 
+def _note_mapped(info: ModuleInfo, name: str, batched: bool | None) -> None:
+    """`name` is mapped with this `batched=`; mapped with another elsewhere, its rows' form is unknown."""
+    info.map_batched[name] = batched if info.map_batched.get(name, batched) == batched else None
+
+
+def _functions_bound_to(owner: object, name: str) -> list[str]:
+    """The functions a local `name` of the owner's def or class is bound to by plain assignments
+    (`fn = self.encode`, `fn = encode`, either arm of a conditional expression): their last names."""
+    node = getattr(owner, "node", None)
+    if node is None:
+        return []
+    found = []
+    for stmt in P.walk(node):
+        if isinstance(stmt, cst.Assign) and any(
+            isinstance(t.target, cst.Name) and t.target.value == name for t in stmt.targets
+        ):
+            values = [stmt.value.body, stmt.value.orelse] if isinstance(stmt.value, cst.IfExp) else [stmt.value]
+            found += [
+                v.value if isinstance(v, cst.Name) else v.attr.value
+                for v in values
+                if isinstance(v, (cst.Name, cst.Attribute))
+            ]
+    return found
+
+
 def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     name = P.last_name(call.func)
     if _puts_eos_in_data(call, name):
@@ -358,15 +383,20 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
             if isinstance(handed, cst.Name):
                 info.collate_functions.add(handed.value)  # `collate_fn=collate`, `data_collator=self.collate`
     if name == "map" and call.args and isinstance(call.args[0].value, cst.Name):
-        info.map_batched[call.args[0].value.value] = P.map_batched(call)
-        facts.map_calls.append((call.args[0].value.value, facts.current_owner))
+        mapped_name = call.args[0].value.value
+        _note_mapped(info, mapped_name, P.map_batched(call))
+        # `fn = self.encode_a if multiple else self.encode_b`, then `ds.map(fn, batched=False)`
+        for alias in _functions_bound_to(facts.current_owner, mapped_name):
+            _note_mapped(info, alias, P.map_batched(call))
+        facts.map_calls.append((mapped_name, facts.current_owner))
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Attribute):
+        _note_mapped(info, call.args[0].value.attr.value, P.map_batched(call))
         facts.map_calls.append((call.args[0].value.attr.value, facts.current_owner))  # `ds.map(self.encode)`
     elif name == "map" and call.args and isinstance(call.args[0].value, cst.Lambda):
         facts.map_calls.append(("<lambda>", facts.current_owner))
         mapped = _called_by_lambda(call.args[0].value)
         if mapped is not None:  # `ds.map(lambda ex: encode(ex, tok))`: the rows are what `encode` returns
-            info.map_batched[mapped] = P.map_batched(call)
+            _note_mapped(info, mapped, P.map_batched(call))
             facts.map_calls.append((mapped, facts.current_owner))
     if subclass is not None:
         lm_collator = subclass[0]
