@@ -52,7 +52,7 @@ class CallDispatch(WalkerState):
         finally:
             self.home_call = saved
         self.check_call_keywords(call)
-        return value
+        return value | self.model_output(call)
 
     def dispatch_call(self, call: cst.Call) -> Value:
         func = call.func
@@ -194,6 +194,7 @@ class CallDispatch(WalkerState):
             if over:
                 return over
         if name in MEANS and call.args:
+            self.mean_over_positions(call, call.args[0].value, self.evaluate(call.args[0].value), method=False)
             mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)
             if mean:
                 self.evaluate_args(call)

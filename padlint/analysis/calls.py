@@ -53,6 +53,12 @@ class CallEvaluator(WalkerState):
         if method == "pop" and (field := _popped_key(call)) is not None:
             return self.popped(call, receiver, field, recv)
         recv = self.evaluate(receiver) if recv is None else recv
+        if method == "mean":
+            self.mean_over_positions(call, receiver, recv, method=True)
+        kept = self.states_kept(method, recv)
+        if kept is not None:
+            self.evaluate_args(call)
+            return kept  # `h.detach().cpu()`: the same hidden states
         if method in MODEL_SELF_METHODS and any(isinstance(t, (Model, Instance)) for t in recv):
             self.evaluate_args(call)
             return frozenset(t for t in recv if isinstance(t, (Model, Instance)))

@@ -107,6 +107,9 @@ class ExpressionEvaluator(WalkerState):
             role = holder.attributes.get(attr)
             if role is not None:
                 return frozenset({Model(expr) if role == "model" else Tokenizer(expr)})
+        states = self.states_field(base, attr)  # `out.last_hidden_state` of a padded batch
+        if states is not None:
+            return states
         if attr in ("input_ids", "attention_mask"):
             return self.encoding_field(base, attr, expr)
         if attr == "shape":
@@ -122,6 +125,9 @@ class ExpressionEvaluator(WalkerState):
             return held
         base = self.evaluate_base(expr.value, key is not None)
         name = key_of_subscript(expr)
+        states = self.states_field(base, name) if name is not None else self.one_layer(base)
+        if states is not None:
+            return states  # `out["last_hidden_state"]`, `out.hidden_states[-1]`
         if name is not None:
             # `mapped["train"]`: a split of a mapped DatasetDict holds the same rows (a column indexed by
             # one int is no row: reading a field of it would fail, so nothing else reads rows from it)

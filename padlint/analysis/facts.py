@@ -203,6 +203,17 @@ class MaskedMean(Fact):
 
 
 @dataclass
+class MeanOverPositions(Fact):
+    """A mean over the sequence axis of a model's hidden states for a padded batch, not weighted by
+    its mask (`out.last_hidden_state.mean(dim=1)`; node: the mean call). The pads' states count."""
+
+    states: cst.BaseExpression  # what is averaged (the receiver, or torch.mean's first argument)
+    mask: str | None  # code of the mask the model was given, when it still holds here
+    model_call: cst.Call
+    method: bool  # `states.mean(...)` rather than `torch.mean(states, ...)`
+
+
+@dataclass
 class MeanOverIgnored(Fact):
     """`losses.mean()` over a per-position loss (`reduction="none"`) whose ignored positions are there:
     the loss was told what to ignore, or the labels it grades hold the ignore value at their pads.
@@ -383,6 +394,7 @@ class ModuleFacts:
     real_tokens_as_ignored_keys: list[RealTokensAsIgnoredKeys] = field(default_factory=list)
     masked_means: list[MaskedMean] = field(default_factory=list)
     means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
+    means_over_positions: list[MeanOverPositions] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)
     unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with

@@ -18,6 +18,7 @@ from padlint.analysis.consumers import ConsumerQuestions
 from padlint.analysis.env import EMPTY, Env
 from padlint.analysis.expressions import ExpressionEvaluator
 from padlint.analysis.facts import ModuleFacts, Positions
+from padlint.analysis.hidden_states import HiddenStateFlow
 from padlint.analysis.importers import Importers
 from padlint.analysis.label_aliases import LabelAliases
 from padlint.analysis.label_values import LabelValues
@@ -59,6 +60,7 @@ class ScopeWalker(
     StoresMixin,
     ShapeFlow,
     ZeroPadding,
+    HiddenStateFlow,
 ):
     """The walk itself: the module, functions, classes and lambdas as scopes; their statements are run by
     statements.py (the parts: walker_state.py)."""

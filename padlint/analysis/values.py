@@ -336,6 +336,26 @@ class OneText:
 
 
 @dataclass(eq=False)
+class ModelOutput:
+    """What a model returns for a batch whose ids were padded: its per-position fields (the hidden
+    states) hold a vector at every position, pads included (hidden_states.py)."""
+
+    call: cst.Call  # the model call
+    mask: str | None = None  # code of the mask the model was given
+    mask_names: tuple = ()  # the bindings the mask's code reads, where it was given
+    base_model: bool = False  # a model without a head: `out[0]` is its last hidden state
+
+
+@dataclass(eq=False)
+class HiddenStates:
+    """One vector per position of a padded batch, from a model (`out.last_hidden_state`); `layers`:
+    a tuple of them, one per layer (`out.hidden_states`)."""
+
+    output: ModelOutput
+    layers: bool = False
+
+
+@dataclass(eq=False)
 class LossInstance:
     """A loss module (`nn.CrossEntropyLoss(...)`): its calls show what targets it grades."""
 

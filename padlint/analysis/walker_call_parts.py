@@ -20,6 +20,22 @@ from padlint.analysis.values import Padded, Value
 class CallParts:
     """The walk and call parts' methods one part calls on another (implemented by the module each group names)."""
 
+    # ---- hidden_states.py
+    @abstractmethod
+    def model_output(self, call: cst.Call) -> Value: ...
+
+    @abstractmethod
+    def states_field(self, base: Value, field: str) -> Value | None: ...
+
+    @abstractmethod
+    def one_layer(self, base: Value) -> Value | None: ...
+
+    @abstractmethod
+    def states_kept(self, method: str, recv: Value) -> Value | None: ...
+
+    @abstractmethod
+    def mean_over_positions(self, call: cst.Call, states: cst.BaseExpression, value: Value, method: bool) -> None: ...
+
     # ---- flow.py
     @abstractmethod
     def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None: ...

@@ -59,6 +59,8 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
         "KeyPaddingMaskInverted",
         ("key_padding_mask",),
     ),
+    # hidden states read from a model's output
+    "PAD015": ("mean-pool-over-padding", "mean_pool_over_padding", "MeanPoolOverPadding", ("hidden_state",)),
     # a suppression comment
     "PAD100": ("unused-noqa", "unused_noqa", "UnusedNoqa", ("noqa", "padlint")),
 }

@@ -1,0 +1,134 @@
+"""PAD015 mean-pool-over-padding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from padlint.analysis.facts import MeanOverPositions, ModuleFacts
+from padlint.analysis.hidden_states import SAME_STATES
+from padlint.rules.base import Finding, FixProposal, Rule
+from padlint.rules.catalogue import requires
+from padlint.types import Applicability
+
+# A model that puts positions of its own into the states (image or prefix tokens) makes them longer
+# than the mask of the ids it was handed: the fix's product would then fail on the shapes.
+UNSAFE_WHY = "the mask must cover the same positions as the states; a model that adds positions breaks that"
+
+
+class MeanPoolOverPadding(Rule):
+    """The hidden states of a padded batch are averaged over the sequence without the mask."""
+
+    code = "PAD015"
+    REQUIRES = requires(code)
+    name = "mean-pool-over-padding"
+    summary = "Hidden states of a padded batch averaged over the sequence: the pads' states count in each row"
+    fix_safety = "unsafe (weigh the mean by the attention mask); none where no mask is in view"
+    MANUAL_FIX = (
+        "weigh the states by the attention mask: "
+        "`(h * mask.unsqueeze(-1)).sum(dim=1) / mask.sum(dim=1, keepdim=True).clamp(min=1)`"
+    )
+
+    INVALID = [
+        """
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("org/encoder")
+model = AutoModel.from_pretrained("org/encoder")
+
+def embed(sentences):
+    enc = tokenizer(sentences, padding=True, truncation=True, return_tensors="pt")
+    with torch.no_grad():
+        out = model(**enc)
+    return out.last_hidden_state.mean(dim=1)
+""",
+    ]
+    VALID = [
+        # weighted by the mask: only the real tokens count
+        """
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("org/encoder")
+model = AutoModel.from_pretrained("org/encoder")
+
+def embed(sentences):
+    enc = tokenizer(sentences, padding=True, truncation=True, return_tensors="pt")
+    with torch.no_grad():
+        out = model(**enc)
+    mask = enc["attention_mask"].unsqueeze(-1).float()
+    return (out.last_hidden_state * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1)
+""",
+        # one sentence at a time: nothing is padded
+        """
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("org/encoder")
+model = AutoModel.from_pretrained("org/encoder")
+
+def embed(sentence: str):
+    enc = tokenizer(sentence, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        return model(**enc).last_hidden_state.mean(dim=1)
+""",
+    ]
+
+    @classmethod
+    def may_fire(cls, look) -> bool:
+        # the states are read in this file (the analysis tags a model's output only where its text does)
+        return "hidden_state" in look.lower and "mean" in look.lower
+
+    @classmethod
+    def scopes(cls, look) -> set | None:
+        return None  # the padding, the model call and the mean may sit in different defs
+
+    def check(self, facts: ModuleFacts) -> Iterable[Finding]:
+        for event in facts.means_over_positions:
+            mean = f"{facts.brief(event.node)}"
+            message = (
+                f"`{mean}` averages the hidden states of `{facts.brief(event.model_call)}` over every position, "
+                "pads included, though its batch was padded: each row's vector takes in its pads' states "
+                "and changes with the other rows of its batch"
+            )
+            fix = self.fix(facts, event)
+            why = (
+                None if fix is not None or event.mask is not None else "no attention mask of the batch is in view here"
+            )
+            yield Finding(event.node, message, fix, no_fix=why)
+
+    def fix(self, facts: ModuleFacts, event: MeanOverPositions) -> FixProposal | None:
+        """`(h * m.unsqueeze(-1).to(h)).sum(dim=1) / m.to(h).sum(dim=1, keepdim=True).clamp(min=1)`."""
+        call = event.node
+        if event.mask is None or not isinstance(call, cst.Call) or not _pure(event.states):
+            return None
+        if any(a.keyword is not None and a.keyword.value == "keepdim" for a in call.args):
+            return None
+        states = facts.code(event.states)
+        if not isinstance(event.states, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            states = f"({states})"
+        mask = event.mask
+        code = (
+            f"({states} * {mask}.unsqueeze(-1).to({states})).sum(dim=1) / "
+            f"{mask}.to({states}).sum(dim=1, keepdim=True).clamp(min=1)"
+        )
+        title = f"Weigh the mean by the attention mask (unsafe: {UNSAFE_WHY})"
+        return FixProposal(Applicability.UNSAFE, title, ((call, f"({code})"),))
+
+
+def _pure(node: cst.CSTNode) -> bool:
+    """Names, attributes, subscripts and methods that hand the same states on: safe to read twice."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _pure(node.value)
+    if isinstance(node, cst.Subscript):
+        return _pure(node.value) and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.UnaryOperation, cst.Name))
+            for e in node.slice
+        )
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in SAME_STATES:
+        return _pure(node.func.value) and all(isinstance(a.value, (cst.Name, cst.Attribute)) for a in node.args)
+    return False
