@@ -76,6 +76,9 @@ class MaskLost:
     mask_code: str | None = None  # the mask to carry along, when known
     # Does the model call the mask would go into take `attention_mask=`? None: its signature is not in view.
     mask_accepted: bool | None = None
+    # The ids' name is stored again in a loop around the sink (a decoding loop growing them): a mask
+    # taken once fits the first pass only.
+    ids_grown: bool = False
 
 
 class Owner(NamedTuple):

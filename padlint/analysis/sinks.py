@@ -123,6 +123,25 @@ class SinkChecks(WalkerState):
             return False
         return code != root.group() or bool(tags_of(held, (Encoding, DictOf)))
 
+    def grown_in_loop(self, sink: cst.CSTNode, ids_expr: cst.BaseExpression | None, made_at: cst.CSTNode) -> bool:
+        """Is the name of the ids handed at `sink` stored again in a loop around it that does not make
+        them anew (`ids = torch.cat([ids, next_token], dim=1)` in a decoding loop, the tokenizer call
+        `made_at` before the loop)? The encoding's mask fits the first pass only: from the second on,
+        the ids are longer than it."""
+        name = ids_expr.value if isinstance(ids_expr, cst.Name) else None
+        scope = self.current_fn or self.facts.module
+        if name is None or scope is None:
+            return False
+        for node in P.walk(scope):
+            if (
+                isinstance(node, (cst.For, cst.While))
+                and P.contains(node.body, sink)
+                and not P.contains(node.body, made_at)
+            ):
+                if any(P.assigns_name(inner, name) for inner in P.walk(node.body)):
+                    return True
+        return False
+
     def mask_sink(
         self, value: Value, sink: cst.CSTNode, labels_masked: bool = False, handed: cst.Call | None = None
     ) -> None:
@@ -353,11 +372,26 @@ class SinkChecks(WalkerState):
                     if isinstance(padded.lost_at, cst.Arg)
                     else ("encode" if isinstance(padded.lost_at, cst.Call) else "subscript")
                 )
-                lost = MaskLost(padded.lost_at, how, padded=padded, sink=sink, mask_accepted=accepted)
+                lost = MaskLost(
+                    padded.lost_at,
+                    how,
+                    padded=padded,
+                    sink=sink,
+                    mask_accepted=accepted,
+                    ids_grown=self.grown_in_loop(sink, ids_expr, padded.node),
+                )
                 self.facts.mask_lost.append(lost)
             elif padded.encoding and not carries_mask:
                 mask = padded.encoding_mask() if self.bound_here(padded.encoding, padded) else None
-                lost = MaskLost(sink, "sink", padded=padded, sink=sink, mask_code=mask, mask_accepted=accepted)
+                lost = MaskLost(
+                    sink,
+                    "sink",
+                    padded=padded,
+                    sink=sink,
+                    mask_code=mask,
+                    mask_accepted=accepted,
+                    ids_grown=self.grown_in_loop(sink, ids_expr, padded.node),
+                )
                 self.facts.mask_lost.append(lost)
 
     def ids_without_any_mask(

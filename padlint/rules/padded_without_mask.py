@@ -157,6 +157,8 @@ def step(rows, targets, pad_id):
         yield from (f for f in unmasked_ids_findings(facts) if f.node not in by_node)
 
     def fix(self, facts: ModuleFacts, event: MaskLost) -> FixProposal | None:
+        if event.ids_grown:
+            return None  # a mask taken once no longer fits ids a decoding loop grows (the loop must grow it too)
         if event.how == "call" or not isinstance(event.sink, cst.Call) or _is_feature_dict(event.sink):
             return self.fix_in_view(facts, event)  # a feature dict, or a callee whose parameters were checked
         if event.mask_accepted is False:
@@ -322,6 +324,11 @@ def _takes_a_mask(sink) -> bool:
 
 
 def _why_no_fix(event: MaskLost) -> str | None:
+    if event.ids_grown:
+        return (
+            "a loop around the model call grows the ids (a decoding loop), so a mask taken once fits only its "
+            "first pass: grow the mask with the ids (a 1 for each token added)"
+        )
     if event.mask_accepted is False and isinstance(event.sink, cst.Call) and not _is_feature_dict(event.sink):
         return "the model called here takes no `attention_mask` parameter (nor `**kwargs`): give its forward one first"
     if event.how in ("subscript", "encode", "sink") and not _takes_a_mask(event.sink):
