@@ -367,6 +367,9 @@ class ModuleFacts:
     line_length: int = 88  # the scanned project's line length: fixes keep their lines within it
     # What fixes work out once per module (rules/sites.py): every identifier in it, its string quote.
     module_names: set[str] | None = field(default=None, repr=False)
+    # Names the module's fixes bind (`encoding`, `encoding_2`): two fixes applied together must not
+    # bind one name twice, or the second's reads pick up the first's value.
+    names_bound_by_fixes: set[str] = field(default_factory=set, repr=False)
     quote: str | None = None
     source_text: str | None = field(default=None, repr=False)  # the module's text, where the engine has it
     # labels_as_inputs.model_feeding_labels, asked once per module ("" until asked: None is an answer)

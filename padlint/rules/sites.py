@@ -38,13 +38,14 @@ class Site:
     taken: set = field(default_factory=set)  # names the fix has chosen so far
 
     def fresh(self, preferred: str) -> str:
-        """`preferred`, or `preferred_2`, ...: a name bound nowhere in the module."""
-        used = module_names(self.facts) | self.taken
+        """`preferred`, or `preferred_2`, ...: a name bound nowhere in the module, nor by another of its fixes."""
+        used = module_names(self.facts) | self.taken | self.facts.names_bound_by_fixes
         name, n = preferred, 1
         while name in used:
             n += 1
             name = f"{preferred}_{n}"
         self.taken.add(name)
+        self.facts.names_bound_by_fixes.add(name)
         return name
 
     def insertion(self, statements: list[str]) -> tuple:
