@@ -118,7 +118,8 @@ class HiddenStateFlow(WalkerState):
             axis = positional[0 if method else 1] if len(positional) > (0 if method else 1) else None
         if axis is None or P.int_value(axis.value) not in SEQUENCE_AXES:
             return
-        if isinstance(states, cst.Name) and written_into(self.current_fn or self.facts.module, states.value):
+        scope = self.current_fn or self.facts.module
+        if isinstance(states, cst.Name) and (written_into(scope, states.value) or weighed_too(scope, states.value)):
             return
         output = hidden[0].output
         in_scope = output.mask is not None and self.still_valid(output.mask_names)
@@ -141,4 +142,19 @@ def written_into(scope: cst.CSTNode | None, name: str) -> bool:
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if node.func.attr.value.endswith("_") and place_key(node.func.value) == name:
                 return True
+    return False
+
+
+def weighed_too(scope: cst.CSTNode | None, name: str) -> bool:
+    """Does `scope` also weigh the same states by a mask (`h * mask`)? Both means side by side are a
+    comparison the code makes on purpose (the plain one an ablation, a replication): not judged."""
+    if scope is None:
+        return False
+    for node in P.walk(scope):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if place_key(side) == name and any(
+                    isinstance(n, cst.Name) and "mask" in n.value.lower() for n in P.walk(other)
+                ):
+                    return True
     return False
