@@ -238,12 +238,23 @@ def test_a_library_modules_uncalled_helper_stays_walked():
     assert "PAD007" in codes(library, "losses.py")
 
 
-def test_a_helper_another_module_imports_is_alive(tmp_path: Path):
+def codes_beside(tmp_path: Path, importer: str) -> set[str]:
+    """Codes for SCRIPT as train.py of a project (the marker makes tmp_path its root: without it the root
+    was pytest's shared temporary directory, whose size decided whether the project was read at all)
+    whose evaluate.py holds `importer`."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'trainer'\n")
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(SCRIPT))
-    (tmp_path / "evaluate.py").write_text("from train import sequence_loss\n")
-    diagnostics = lint_source(script.read_text(), str(script))
-    assert "PAD007" in {d.code for d in diagnostics}
+    (tmp_path / "evaluate.py").write_text(importer)
+    return {d.code for d in lint_source(script.read_text(), str(script))}
+
+
+def test_a_helper_another_module_imports_and_calls_is_alive(tmp_path: Path):
+    assert "PAD007" in codes_beside(tmp_path, "from train import sequence_loss\n\nprint(sequence_loss(None, [], 0))\n")
+
+
+def test_a_helper_another_module_only_imports_stays_dead(tmp_path: Path):
+    assert "PAD007" not in codes_beside(tmp_path, "from train import sequence_loss  # noqa: F401\n")
 
 
 @pytest.mark.parametrize("source", [ONE_EXAMPLE_PER_ITEM, SCORER, DIALOGUE, FOREIGN_MODEL])
