@@ -220,3 +220,51 @@ def _holder_name(scope: cst.CSTNode, call: cst.Call) -> tuple[str, bool] | None:
             return None
         stack.extend(P.child_nodes(node))
     return None
+
+
+def read_at_row_zero_only(scope: cst.CSTNode, call: cst.Call) -> bool:
+    """Is every read of `call`'s output a field of it indexed at row 0 (`model(ids).logits[0, -1]`, or
+    `out = model(ids)` read only as `out.logits[0]`)? Such code runs the model on a batch of one: the
+    other rows of a larger batch would be dropped unread."""
+    parents = _parents_in(scope)
+    return _row_zero(scope, parents, call, field_taken=False)
+
+
+def _row_zero(
+    scope: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode], expr: cst.CSTNode, field_taken: bool
+) -> bool:
+    parent = parents.get(expr)
+    if isinstance(parent, cst.Subscript) and parent.value is expr:
+        # `model(ids)[0]` is the first field of a tuple output, not a row: only a field's index counts.
+        return field_taken and _first_index_is_zero(parent)
+    if isinstance(parent, cst.Attribute) and parent.value is expr and not field_taken:
+        return _row_zero(scope, parents, parent, field_taken=True)
+    if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        reads = [
+            node
+            for node in P.walk(scope)
+            if isinstance(node, cst.Name)
+            and node.value == target.value
+            and not isinstance(parents.get(node), cst.AssignTarget)
+        ]
+        return bool(reads) and all(_row_zero(scope, parents, read, field_taken) for read in reads)
+    return False
+
+
+def _first_index_is_zero(subscript: cst.Subscript) -> bool:
+    first = subscript.slice[0].slice
+    return isinstance(first, cst.Index) and isinstance(first.value, cst.Integer) and first.value.value == "0"
+
+
+def _parents_in(scope: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        for child in P.child_nodes(node):
+            parents[child] = node
+            stack.append(child)
+    return parents

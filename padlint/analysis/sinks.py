@@ -350,6 +350,7 @@ class SinkChecks(WalkerState):
                 or padded.of_labels
                 or _prompt_encoder_input(padded.node, self.module_info)
                 or self.right_pads_unread(padded.side, sink, padded.side_stated)
+                or self.run_on_one_row(padded, sink)
             ):
                 continue
             if padded.generated_at is not None:
@@ -393,6 +394,16 @@ class SinkChecks(WalkerState):
                     ids_grown=self.grown_in_loop(sink, ids_expr, padded.node),
                 )
                 self.facts.mask_lost.append(lost)
+
+    def run_on_one_row(self, padded: Padded, sink: cst.CSTNode) -> bool:
+        """Texts of unknown count padded to the longest, run through a model whose output the code reads
+        at row 0 alone (`model(ids).logits[0, -1]`): the code runs a batch of one, where "longest" pads
+        nothing. A list known to hold several texts is no batch of one (`rows`)."""
+        if padded.rows is not None or not isinstance(padded.node, cst.Call) or not isinstance(sink, cst.Call):
+            return False
+        if P.padding_requested(padded.node, self.constants, self.class_attribute_value) != "longest":
+            return False
+        return output_use.read_at_row_zero_only(self.current_fn or self.facts.module, sink)
 
     def ids_without_any_mask(
         self, padded: Padded, call: cst.Call, ids_expr: cst.BaseExpression, accepted: bool | None
