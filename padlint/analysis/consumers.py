@@ -227,7 +227,14 @@ class ConsumerQuestions(WalkerState):
     def consumer_builds_mask(self, call: cst.Call, keywords: dict) -> bool:
         """Does the callee make the mask itself from the pad id (library table: builds_mask)? `generate`
         does when it is told a pad id that is not the EOS (`pad_token_id=tok.pad_token_id`), or when the
-        model's config carries a dedicated one (an encoder-decoder consumer row)."""
+        model's config carries a dedicated one (an encoder-decoder consumer row). A model loaded as a class
+        that makes its own mask whatever it is called through (a builds_mask class row) does too."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        for place in (call.func, receiver):
+            named = self.model_class(place)
+            own = T.class_row(named) if named else None
+            if own is not None and own.kind == "builds_mask":
+                return True
         row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
         if row is None or row.kind != "builds_mask" or not isinstance(call.func, cst.Attribute):
             return False

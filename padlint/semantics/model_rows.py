@@ -4,7 +4,7 @@ model."""
 
 from __future__ import annotations
 
-from padlint.semantics.row import PEFT, PETALS, TORCH, TRANSFORMERS, TRANSFORMERS_4, Row
+from padlint.semantics.row import PEFT, PETALS, TORCH, TRANSFORMER_LENS, TRANSFORMERS, TRANSFORMERS_4, Row
 
 # The encoder families whose classes the bidirectional consumer rows name.
 ENCODER_FAMILIES = (
@@ -79,6 +79,24 @@ MODEL_ROWS: tuple[Row, ...] = (
         on="class",
         condition="no mask passed: the encoder masks its config's pad id",
         attends="bidirectional",
+    ),
+    Row(
+        (
+            "transformer_lens.HookedTransformer",
+            "transformer_lens.HookedTransformer.HookedTransformer",
+            "transformer_lens.HookedSAETransformer",
+        ),
+        "builds_mask",
+        f"{TRANSFORMER_LENS}, HookedTransformer.py HookedTransformer.forward lines 287-307 (no attention_mask "
+        "given: utils.get_attention_mask(self.tokenizer, tokens, prepend_bos) when self.tokenizer.padding_side "
+        "== 'left' or a past_kv_cache is used), generate lines 1991-2146 (no attention_mask argument; "
+        "use_past_kv_cache=True by default, each step through forward); utils.py get_attention_mask lines "
+        "969-1005 (zeros only the leading pads on the left, the trailing ones on the right: a pad that is the "
+        "EOS keeps every later EOS)",
+        on="class",
+        condition="no mask passed: a causal decoder that masks its tokenizer's leading pads itself where that "
+        "tokenizer pads on the left; pads on the right follow every real token, which a causal decoder never reads",
+        attends="causal",
     ),
     Row(
         (
