@@ -204,8 +204,9 @@ def test_labels_padded_with_the_pad_id_beside_a_reader_that_skips_it_are_silent(
 
 
 def test_a_minus_100_fix_is_unsafe_beside_a_reader_of_another_value(tmp_path: Path):
-    """The dataset's labels are trained on by a -100 model in view of nobody; beside it a metric skips 0:
-    which reader gets these rows decides whether -100 is right, so the fix is not applied as safe."""
+    """The dataset's labels are trained on by a -100 model in view of nobody; beside it a metric skips -1:
+    which reader gets these rows decides whether -100 is right, so the fix is not applied as safe. (A
+    metric skipping 0 may skip these pads: the pad id's value is out of view. Then nothing is reported.)"""
     metric = """
         import torch.nn.functional as F
 
@@ -217,10 +218,11 @@ def test_a_minus_100_fix_is_unsafe_beside_a_reader_of_another_value(tmp_path: Pa
 
 
         def token_accuracy_loss(logits, labels):
-            return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=0)
+            return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-1)
         """
     _write(tmp_path / "alone", {"data.py": DATASET})
     _write(tmp_path / "beside", {"data.py": DATASET, "metric.py": metric})
+    _write(tmp_path / "zero", {"data.py": DATASET, "metric.py": metric.replace("ignore_index=-1", "ignore_index=0")})
 
     def fixes(folder: Path) -> str:
         result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", str(folder / "data.py")])
@@ -229,6 +231,7 @@ def test_a_minus_100_fix_is_unsafe_beside_a_reader_of_another_value(tmp_path: Pa
     assert '"applicability": "safe"' in fixes(tmp_path / "alone")
     assert "PAD002" in fixes(tmp_path / "beside")
     assert '"applicability": "safe"' not in fixes(tmp_path / "beside")
+    assert "PAD002" not in fixes(tmp_path / "zero")
 
 
 def test_a_cached_silence_goes_when_the_reader_beside_changes(tmp_path: Path, monkeypatch):
@@ -283,3 +286,68 @@ def test_an_importer_reads_only_the_definitions_it_names(tmp_path: Path):
         above = [line for line in lines[: finding.location.row] if line.startswith("class ")]
         holders.append(above[-1].split("(")[0].removeprefix("class "))
     assert holders == ["PretrainRows"]
+
+
+SHIFTED_ROWS = """
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+
+    def collate_rows(batch):
+        inputs = [torch.tensor(row["tokens"][:-1]) for row in batch]
+        targets = [torch.tensor(row["tokens"][1:]) for row in batch]
+        return {"input_ids": pad_sequence(inputs, batch_first=True), "labels": pad_sequence(targets, batch_first=True)}
+    """
+
+TRAINER_IN_A_SIBLING_FOLDER = """
+    import torch.nn as nn
+    from torch.utils.data import DataLoader
+
+    from utils.batches import collate_rows
+
+
+    class Trainer:
+        def __init__(self, model, rows, vocabulary):
+            self.model = model
+            self.loader = DataLoader(rows, batch_size=8, collate_fn=collate_rows)
+            self.criterion = nn.CrossEntropyLoss(ignore_index={ignored})
+
+        def epoch(self):
+            for batch in self.loader:
+                logits = self.model(batch["input_ids"])
+                loss = self.criterion(logits.flatten(0, 1), batch["labels"].flatten())
+                loss.backward()
+    """
+
+
+def _project(folder: Path, ignored: str) -> Path:
+    """A script-style project run from its root: `utils/batches.py` pads, `executors/train.py` (a
+    sibling folder, no packages) imports it and grades the labels with `ignored`."""
+    _write(
+        folder,
+        {
+            "pyproject.toml": "[project]\nname = 'tiny-lm'\n",
+            "utils/batches.py": SHIFTED_ROWS,
+            "executors/train.py": TRAINER_IN_A_SIBLING_FOLDER.format(ignored=ignored),
+        },
+    )
+    return folder / "utils" / "batches.py"
+
+
+def test_a_reader_in_a_sibling_folder_that_skips_the_pad_token_silences_zero_padded_labels(tmp_path: Path):
+    """`pad_sequence` fills with 0; the trainer skips the id of the vocabulary's "<pad>": the pad id's value
+    is out of view, so 0 may be it and nothing is known to be graded."""
+    assert "PAD006" not in _codes(_project(tmp_path / "vocab", 'vocabulary.index("<pad>")'))
+    assert "PAD006" not in _codes(_project(tmp_path / "pad_id", "vocabulary.pad_id()"))
+
+
+def test_the_same_labels_beside_a_sibling_reader_of_minus_100_or_minus_1_fire(tmp_path: Path):
+    assert "PAD006" in _codes(_project(tmp_path / "default", "-100"))
+    assert "PAD006" in _codes(_project(tmp_path / "sentinel", "-1"))
+
+
+def test_a_sibling_folder_that_does_not_import_the_module_is_no_reader(tmp_path: Path):
+    batches = _project(tmp_path, 'vocabulary.index("<pad>")')
+    trainer = tmp_path / "executors" / "train.py"
+    trainer.write_text(trainer.read_text().replace("from utils.batches import collate_rows", "collate_rows = None"))
+    assert "PAD006" in _codes(batches)

@@ -405,6 +405,7 @@ class ModuleFacts:
     unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with
     loss_ignores: list[LossIgnoreIndex] = field(default_factory=list)
+    ignored_beside_memo: dict[frozenset[str] | None, frozenset[int | str]] = field(default_factory=dict)
     lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls
     # Calls of its kin that build labels the same way: trl's completion-only collator, project subclasses
     lm_collator_kin: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)
@@ -509,11 +510,22 @@ class ModuleFacts:
         may well skip the pads."""
         if value is None:
             return False
-        if any(loss.value == value for loss in self.loss_ignores):
-            return True
-        from padlint.analysis.ignores_beside import ignore_values_beside
+        from padlint.analysis.ignores_beside import same_ignore_value
 
-        return value in ignore_values_beside(self.filename, frozenset({holder} if holder else ()))
+        if any(same_ignore_value(value, loss.value) for loss in self.loss_ignores):
+            return True
+        beside = self.ignored_beside(frozenset({holder} if holder else ()))
+        return any(same_ignore_value(value, ignored) for ignored in beside)
+
+    def ignored_beside(self, names: frozenset[str] | None = None) -> frozenset[int | str]:
+        """ignores_beside.ignore_values_beside for this module, once per `names` in one analysis (it reads
+        the project's modules: the first call notes them for the result cache)."""
+        found = self.ignored_beside_memo.get(names)
+        if found is None:
+            from padlint.analysis.ignores_beside import ignore_values_beside
+
+            found = self.ignored_beside_memo[names] = ignore_values_beside(self.filename, names)
+        return found
 
     def collator_labels_unread(self, call: cst.Call) -> bool:
         """Is the collator object `call` makes handed only to DataLoaders whose every batch is read in

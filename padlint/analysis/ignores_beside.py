@@ -9,11 +9,16 @@ it may be graded correctly there, and a reader out of view is no evidence of har
 only what it names: a metric beside an evaluation dataset says nothing of the training dataset next
 to it in the same module.
 
-The importers looked for are the `.py` files of the module's own directory and of each package
-directory above it, up to the first directory that is not a package (where a project's scripts sit
-next to its packages): a folder of unrelated scripts does not make one script a reader of another.
-Read as text, only when asked for (project_text.text_of keeps each text while its file is unchanged,
-and notes each read for the result cache).
+The importers looked for are the `.py` files of the module's own directory, of each package directory
+above it, and of the rest of its project (unused_definitions.project_files, bounded): a trainer in
+`executors/` imports `utils.data_utils` when scripts run from the project's root. Only a file whose
+import resolves to the module counts: a folder of unrelated scripts does not make one script a
+reader of another. Read as text, only when asked for (project_text.text_of keeps each text while its
+file is unchanged, and notes each read for the result cache).
+
+The pad id's value is often out of view (`CrossEntropyLoss(ignore_index=vocab.index("<pad>"))`, labels
+padded with 0 by `pad_sequence`): a reader that skips the pad id may skip any padding value that can be
+a token id (`same_ignore_value`), and nothing is known to be graded there.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.unused_definitions import project_files, project_root
 from padlint.analysis.values import Padded
 from padlint.look.project_text import importers_in, package_directories, text_of
 
@@ -31,6 +37,8 @@ MAX_FILES = 50  # importers read for one module: the rest are read no further
 # `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
 IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)")
 INT = re.compile(r"[-+]?\d+")
+# A pad token's text in the ignore value (`vocab.index("<pad>")`, `sp.piece_to_id("[PAD]")`): its id.
+PAD_TOKEN_TEXT = re.compile(r"""['"](?:<\|?pad\|?>|\[pad\]|<pad_token>)['"]""", re.I)
 
 
 def readers_beside(filename: str) -> list[str]:
@@ -38,7 +46,23 @@ def readers_beside(filename: str) -> list[str]:
     directory above it), at most MAX_FILES; none for stdin or a file that is not a Python module."""
     if not filename or filename in ("-", "<stdin>") or not filename.endswith(".py"):
         return []
-    return importers_in(os.path.abspath(filename), package_directories(filename))[:MAX_FILES]
+    path = os.path.abspath(filename)
+    places = package_directories(filename)
+    files = project_files(project_root(path))
+    if files is not None:
+        places += sorted({os.path.dirname(f) for f in files if f.endswith(".py")} - set(places))
+    return importers_in(path, places)[:MAX_FILES]
+
+
+def same_ignore_value(padded_with: int | str, ignored: int | str | None) -> bool:
+    """Does a reader ignoring `ignored` skip labels padded with `padded_with` (ints, "pad" for the pad
+    id)? The pad id is some token id: the same as any value that can be one (not negative)."""
+    if ignored is None:
+        return False
+    if "pad" in (padded_with, ignored) and padded_with != ignored:
+        other = ignored if padded_with == "pad" else padded_with
+        return isinstance(other, int) and other >= 0
+    return padded_with == ignored
 
 
 def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> frozenset[int | str]:
@@ -91,7 +115,7 @@ def ignore_value_of(code: str) -> int | str | None:
     code = code.strip()
     if INT.fullmatch(code):
         return int(code)
-    last = code.rsplit(".", 1)[-1]
-    if last in P.PAD_ID_ATTR or P.PAD_ID_NAME.match(last):
+    last = code.rsplit(".", 1)[-1].split("(", 1)[0]  # `sp.pad_id()`: the regex stops at its `)`
+    if last in P.PAD_ID_ATTR or P.PAD_ID_NAME.match(last) or PAD_TOKEN_TEXT.search(code):
         return "pad"
     return None

@@ -136,13 +136,12 @@ def another_ignore_value_in_view(facts: ModuleFacts) -> bool:
     Then which loss reads these labels decides whether -100 is right (a loss ignoring the pad id raises
     on a -100 target), and that loss is not in view: a fix writing -100 is unsafe there."""
     from padlint.analysis import patterns as P
-    from padlint.analysis.ignores_beside import ignore_values_beside
     from padlint.analysis.project_models import project_model_reads_labels
 
     return (
         bool(facts.label_marks)
         or any(loss.value is not None and loss.value != P.IGNORE_VALUE for loss in facts.loss_ignores)
-        or any(value != P.IGNORE_VALUE for value in ignore_values_beside(facts.filename))
+        or any(value != P.IGNORE_VALUE for value in facts.ignored_beside())
         or project_model_reads_labels(facts.filename, facts.source_text)
     )
 

@@ -93,7 +93,9 @@ def collate(batch, pad_id):
             pad_token_may_be_eos = facts.pad_token_set_to_eos or bool(facts.pad_eos_fallbacks)
             if pad_node is not None and P.is_eos_expression(pad_node) and not pad_token_may_be_eos:
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
-            if pad_node is not None and _read_out_of_view(facts, label_value_of(pad_node), event.node):
+            # No value given: the padding step's default fill, 0 (label_values.py reads it so)
+            value = label_value_of(pad_node) if pad_node is not None else 0 if event.how == "padding_value" else None
+            if _read_out_of_view(facts, value, event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value
             if event.how == "text_target" and replaced_by_lm_collator(facts, event.sink_kind):
                 continue  # the LM collator the module makes builds the labels again from the ids
