@@ -157,7 +157,12 @@ class ExpressionEvaluator(WalkerState):
         if self.slices_to_real_count(expr):
             return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))  # pads cut off
         index = self.code(expr)[len(self.code(expr.value)) :]
-        kept |= {p.derived("", index) for p in padded}
+        # One index into a list of padded rows (`enc["input_ids"][k]`) picks one row of them.
+        one = _is_one_index(expr)
+        kept |= {
+            p.derived("", index).but(rows=False) if one and p.rows and p.kind == "list" else p.derived("", index)
+            for p in padded
+        }
         if _is_full_slice(expr):
             return kept | self.make_copies(expr, base, self.code(expr.value))
         return kept
