@@ -515,11 +515,12 @@ class SinkChecks(WalkerState):
         if "input_ids" in entries and not refused and not _reads_labels(entries["input_ids"][1]):
             # (`{"input_ids": f["labels"]}`: labels packed for `tokenizer.pad`, no model input)
             value, ids_node = entries["input_ids"]
+            masked = splat or "attention_mask" in entries or self.mask_stored_later(node)
             if (
                 not self.only_checkpoint_code()
             ):  # the checkpoint's own model: what it does without a mask is not in view
-                self.ids_sink(value, node, splat or "attention_mask" in entries)
-            if not splat and "attention_mask" not in entries:
+                self.ids_sink(value, node, masked)
+            if not masked:
                 for padded in tags_of(value, Padded):
                     if padded.kind == "list" and not padded.from_tokenizer:
                         found = UnmaskedListPadding(
@@ -530,6 +531,32 @@ class SinkChecks(WalkerState):
                             data_ok=bool(padded.data) and self.still_valid(padded.data_names),
                         )
                         self.facts.record(self.facts.unmasked_list_padding, found)
+
+    def mask_stored_later(self, literal: cst.CSTNode) -> bool:
+        """Is the dict literal bound to a place that a later store gives a mask key (`batch =
+        {"input_ids": ids}`, then `batch["attention_mask"] = (batch["input_ids"] != pad)`)? What the
+        consumer receives is the dict after that store: the literal is not its final value (that
+        mask is judged where it is stored)."""
+        scope = self.current_fn or self.facts.module
+        if scope is None:
+            return False
+        assigns = [node for node in P.walk(scope) if isinstance(node, cst.Assign)]
+        made = next((a for a in assigns if a.value is literal and len(a.targets) == 1), None)
+        holder = place_key(made.targets[0].target) if made is not None else None
+        if made is None or holder is None:
+            return False
+        after = self.facts.order(made)
+        for node in assigns:
+            for target in node.targets:
+                stored = target.target
+                if (
+                    isinstance(stored, cst.Subscript)
+                    and place_key(stored.value) == holder
+                    and P.MASK_KEY.match(key_of_subscript(stored) or "")
+                    and self.facts.order(node) > after
+                ):
+                    return True
+        return False
 
     def project_model_called(self, call: cst.Call) -> bool:
         """Is the callee an instance of a class of the project in view?"""

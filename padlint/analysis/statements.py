@@ -261,17 +261,39 @@ class StatementWalker(WalkerState):
         return frozenset({Fields(entries)}) if entries else EMPTY
 
     def returned_by_stores(self, expr: cst.BaseExpression) -> None:
-        """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict."""
-        key = place_key(expr)
+        """`batch = {}; batch["input_ids"] = ids; return batch`: the stores make a feature dict (also
+        handed back field by field: `{k: torch.as_tensor(v) for k, v in batch.items()}`)."""
+        key = place_key(_items_source(expr) or expr)
         labels = self.env.get(f"{key}['labels']") if key is not None else None
         if labels:
             self.labels_built_here(labels)  # `out["labels"].append(...)`
         if key is None or f"{key}['input_ids']" not in self.store_nodes:
             return
-        if self.env.get(f"{key}['attention_mask']") is not None or tags_of(self.env.get(key) or EMPTY, Encoding):
-            return  # the mask is stored too, or `batch` is an encoding that carries it
+        if self.env.get(f"{key}['attention_mask']") is not None:
+            self.rows_masked_in_batch(expr)
+            return  # the mask is stored too
+        if tags_of(self.env.get(key) or EMPTY, Encoding):
+            return  # `batch` is an encoding that carries it
         ids = self.env.get(f"{key}['input_ids']") or EMPTY
         self.ids_sink(ids, self.store_nodes[f"{key}['input_ids']"], False)
+
+    def rows_masked_in_batch(self, returned: cst.BaseExpression) -> None:
+        """The batch handed back gets its mask stored key by key (`batch["attention_mask"] = (batch[
+        "input_ids"] != pad)`): feature dicts written in this function without one (`rows.append({
+        "input_ids": ids})`, collated into that batch) are steps on the way, not what the consumer
+        receives. Their findings are withdrawn; a dict returned as it is stays a sink."""
+        fn = self.current_fn
+        if fn is None:
+            return
+        direct = {
+            id(node.value) for node in P.walk(fn) if isinstance(node, cst.Return) and isinstance(node.value, cst.Dict)
+        }
+
+        def step(node: cst.CSTNode | None) -> bool:
+            return isinstance(node, cst.Dict) and id(node) not in direct and P.contains(fn, node)
+
+        self.facts.mask_lost[:] = [m for m in self.facts.mask_lost if not step(m.sink) and not step(m.node)]
+        self.facts.unmasked_list_padding[:] = [u for u in self.facts.unmasked_list_padding if not step(u.node)]
 
     def aug_assign(self, stmt: cst.AugAssign) -> None:
         current = self.evaluate(stmt.target)
@@ -459,3 +481,13 @@ def _made_at(tag: object) -> tuple[type, int]:
     """A tag by its kind and the node that made it (its own identity where it names none)."""
     node = getattr(tag, "node", None)
     return type(tag), id(node if node is not None else tag)
+
+
+def _items_source(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`{k: f(v) for k, v in batch.items()}` -> `batch`: a dict remade field by field from another."""
+    if not isinstance(expr, cst.DictComp) or expr.for_in.inner_for_in is not None:
+        return None
+    source = expr.for_in.iter
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and source.func.attr.value == "items":
+        return source.func.value
+    return None
