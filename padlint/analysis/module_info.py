@@ -71,6 +71,9 @@ class ModuleInfo:
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
     # a library-table callable, a class or a wrapper of another model (`made_by_factory`).
     model_factories: dict = field(default_factory=dict)
+    # `builder = Recipe(...)` of an imported class the table does not know: place -> the class, so that
+    # `model = builder.apply(path)` reads as made by imported code (`Recipe.apply`), as a factory is.
+    imported_instances: dict = field(default_factory=dict)
     imports: P.Imports | None = None
     filename: str = "-"
     # Classes of this module that build labels as a library LM collator does (a subclass that keeps its
@@ -504,9 +507,11 @@ def _note_assign(node: cst.Assign, info: ModuleInfo, facts: ModuleFacts) -> None
             made = facts.imports.qualify(node.value.func)  # None for a callee that is no dotted name
             if made in KEY_IGNORING_LAYERS:
                 info.key_ignoring_layers[P.dotted(t)] = made
-            factory = _imported_factory(node.value, facts.imports)
+            factory = _imported_factory(node.value, facts.imports, info.imported_instances)
             if factory is not None:
                 info.model_factories.setdefault(P.dotted(t), set()).add(factory)
+            elif isinstance(t, cst.Name) and _imported_class_made(node.value, facts.imports):
+                info.imported_instances[t.value] = facts.imports.qualify(node.value.func)
         if loaded is not None and isinstance(t, (cst.Name, cst.Attribute)):
             qualified = facts.imports.qualify(loaded)
             if qualified:
@@ -593,11 +598,32 @@ def _is_length(count: cst.BaseExpression) -> bool:
     return isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value in ("len", "sum")
 
 
-def _imported_factory(value: cst.Call, imports: P.Imports) -> str | None:
+def _imported_class_made(value: cst.Call, imports: P.Imports) -> bool:
+    """`Recipe(...)`: an instance of an imported class that is no library-table row and no pretrained load."""
+    qualified = imports.qualify(value.func)
+    leaf = P.last_name(value.func)
+    return bool(qualified) and bool(leaf) and leaf[0].isupper() and T.row_for(qualified, "class") is None
+
+
+def _imported_factory(value: cst.Call, imports: P.Imports, instances: dict | None = None) -> str | None:
     """`build_model(cfg).half().to(device)`: the qualified name of an imported function (not a class, not
-    a table row) that makes a new object from arguments none of which is a model. None otherwise."""
+    a table row) that makes a new object from arguments none of which is a model; also a method of an
+    instance of an imported class (`recipe.apply(path)`, `instances`: place -> class). None otherwise."""
     call: cst.BaseExpression = value
     while isinstance(call, cst.Call):
+        func = call.func
+        if (
+            instances
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in instances
+            and not any(
+                P.model_callee(P.last_name(a.value))
+                for a in call.args
+                if isinstance(a.value, (cst.Name, cst.Attribute))
+            )
+        ):
+            return f"{instances[func.value.value]}.{func.attr.value}"
         parts = P.attribute_chain(call.func)
         imported = bool(parts) and (parts[0] in imports.aliases or parts[0] in imports.from_imports)
         if imported:
