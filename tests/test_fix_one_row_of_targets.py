@@ -49,4 +49,6 @@ def test_the_fixed_row_holds_minus_100_exactly_at_its_pads():
     for labels, source in zip(out["labels"], EXAMPLES["source"]):
         ids, mask = targets["input_ids"][source], targets["attention_mask"][source]
         assert labels == [t if m else -100 for t, m in zip(ids, mask)]
-        assert labels[len(tok.encode(EXAMPLES["summary"][source])) - 1] == tok.eos_token_id  # a real EOS keeps its label
+        assert (
+            labels[len(tok.encode(EXAMPLES["summary"][source])) - 1] == tok.eos_token_id
+        )  # a real EOS keeps its label

@@ -88,6 +88,23 @@ def answer(prompts, pad_id):
     return model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=16)
 """
 
+# A buffer of pads with each row written in: at its start (right padding) or up to its end (left).
+INTO_A_PAD_BUFFER = """
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def answer(prompts, pad_id):
+    rows = [torch.tensor(p) for p in prompts]
+    width = max(r.shape[0] for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for j, row in enumerate(rows):
+        ids[j, : row.shape[0]] = row
+        mask[j, : row.shape[0]] = 1
+    return model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=16)
+"""
+WRITTEN_UP_TO_THE_END = INTO_A_PAD_BUFFER.replace("[j, : row.shape[0]]", "[j, width - row.shape[0] :]")
+
 
 def findings(body: str) -> list[tuple[str, str]]:
     source = textwrap.dedent(HEAD) + textwrap.dedent(body)
@@ -95,7 +112,7 @@ def findings(body: str) -> list[tuple[str, str]]:
     return [(d.code, lines[d.location.row - 1].strip()) for d in lint_source(source, "answer.py")]
 
 
-@pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL, BY_HAND])
+@pytest.mark.parametrize("body", [STATED_IN_LOAD, STATED_BY_ATTRIBUTE, STATED_IN_CALL, BY_HAND, INTO_A_PAD_BUFFER])
 def test_right_padded_prompts_reaching_a_decoder_generate_are_flagged(body):
     found = findings(body)
     assert [code for code, _ in found] == ["PAD013"]
@@ -126,6 +143,8 @@ def test_right_padded_prompts_reaching_a_decoder_generate_are_flagged(body):
         TWO_MODELS_ONE_PLACE,
         # padded on the left by hand
         BY_HAND.replace("padding_value=pad_id)", 'padding_value=pad_id, padding_side="left")'),
+        # each row written up to the end of a buffer of pads: the pads come first
+        WRITTEN_UP_TO_THE_END,
     ],
 )
 def test_near_misses_stay_silent(body):

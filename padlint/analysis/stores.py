@@ -198,6 +198,12 @@ class StoresMixin(WalkerState):
         if cut.step is not None or (cut.lower is None) == (cut.upper is None):
             return
         bound, side = (cut.upper, "right") if cut.lower is None else (_counted_from_end(cut.lower), "left")
+        if side == "left" and bound is not None:
+            # Each row fills the buffer up to its end, whatever its length is called (`t.shape[0]`): the
+            # fill stays before it, so the rows are padded on the left.
+            for padded in tags_of(base, Padded):
+                if padded.kind in ("pt", "np") and not padded.from_tokenizer:
+                    padded.side = "left"
         row_index = target.slice[0].slice
         found = self.row_lengths(bound, row_index.value if isinstance(row_index, cst.Index) else None)
         if found is None:
