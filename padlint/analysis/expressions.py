@@ -124,6 +124,7 @@ class ExpressionEvaluator(WalkerState):
         if held is not None:
             return held
         base = self.evaluate_base(expr.value, key is not None)
+        self.last_position_read(expr, base)
         name = key_of_subscript(expr)
         states = self.states_field(base, name) if name is not None else self.one_layer(base)
         if states is not None:

@@ -217,6 +217,18 @@ class MeanOverPositions(Fact):
 
 
 @dataclass
+class LastPositionRead(Fact):
+    """The last position of a model's per-position output for a batch padded on the right, read for
+    every row (`out.logits[:, -1]`, `h[:, -1, :]`; node: the subscript). For a row shorter than the
+    longest it is a pad."""
+
+    states: cst.BaseExpression  # what is indexed
+    model_call: cst.Call
+    padded: Padded  # the ids' padding (its step, on the right)
+    mask: str | None  # code of the mask the model was given, when it still holds here
+
+
+@dataclass
 class MeanOverIgnored(Fact):
     """`losses.mean()` over a per-position loss (`reduction="none"`) whose ignored positions are there:
     the loss was told what to ignore, or the labels it grades hold the ignore value at their pads.
@@ -401,6 +413,7 @@ class ModuleFacts:
     masked_means: list[MaskedMean] = field(default_factory=list)
     means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
     means_over_positions: list[MeanOverPositions] = field(default_factory=list)
+    last_position_reads: list[LastPositionRead] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)
     unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with

@@ -17,7 +17,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
-from padlint.analysis.facts import MeanOverPositions
+from padlint.analysis.facts import LastPositionRead, MeanOverPositions
 from padlint.analysis.values import DictOf, Encoding, GoodMask, HiddenStates, ModelOutput, Padded, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 
@@ -47,15 +47,28 @@ class HiddenStateFlow(WalkerState):
         ):
             return EMPTY
         ids, mask, names = self.model_inputs(call)
-        if ids is None or not any(not p.of_labels and not p.target_ids for p in tags_of(ids, Padded)):
+        padded = [p for p in tags_of(ids or EMPTY, Padded) if not p.of_labels and not p.target_ids]
+        if ids is None or not padded:
             return EMPTY
-        if mask is None:
+        stated = {p.side if self.side_stated_in_code(p) else None for p in padded}
+        right = padded[0] if stated == {"right"} else None
+        if mask is None and right is None:
             return EMPTY  # no mask handed with the padded ids: that is the finding (PAD003), and its fix
-        return frozenset({ModelOutput(call, mask, names)})
+        return frozenset({ModelOutput(call, mask, names, right_padded=right)})
+
+    def side_stated_in_code(self, padded: Padded) -> bool:
+        """Is the side these ids are padded on written in the code: by hand (`pad_sequence`, `x + [pad] *
+        n`), or told to the tokenizer (its call's `padding_side=`, else the one side the module states
+        for its tokenizers)? A tokenizer's own side is the checkpoint's, not in view."""
+        if not padded.from_tokenizer:
+            return padded.side_in_code
+        return padded.side == "left" or self.stated_right(padded.node)
 
     def reads_hidden_states(self) -> bool:
+        """Does the module read a model's per-position outputs at all (hidden states, or logits read
+        at one position)?"""
         text = self.facts.source_text
-        return text is None or "hidden_state" in text
+        return text is None or "hidden_state" in text or ("logits" in text and "-1" in text)
 
     def model_inputs(self, call: cst.Call) -> tuple[Value | None, str | None, tuple]:
         """The ids a model call is handed (`input_ids=`, the first positional argument, a `**` spread
@@ -91,6 +104,10 @@ class HiddenStateFlow(WalkerState):
     def states_field(self, base: Value, field: str) -> Value | None:
         """`out.last_hidden_state`, `out.hidden_states` of a ModelOutput; None for any other field."""
         outputs = tags_of(base, ModelOutput)
+        if outputs and field == "logits":
+            # scores per position: read for their last position only (PAD015 judges hidden states)
+            right = [o for o in outputs if o.right_padded is not None]
+            return frozenset(HiddenStates(o, logits=True) for o in right) if right else None
         if not outputs or field not in STATES_FIELDS | LAYERS_FIELDS:
             return None
         return frozenset(HiddenStates(o, layers=field in LAYERS_FIELDS) for o in outputs)
@@ -109,7 +126,7 @@ class HiddenStateFlow(WalkerState):
 
     def mean_over_positions(self, call: cst.Call, states: cst.BaseExpression, value: Value, method: bool) -> None:
         """A mean over the sequence axis of a padded batch's hidden states, not weighted by its mask."""
-        hidden = [h for h in tags_of(value, HiddenStates) if not h.layers]
+        hidden = [h for h in tags_of(value, HiddenStates) if not h.layers and not h.logits and h.output.mask]
         if not hidden:
             return
         axis = P.keyword(call, "dim") or P.keyword(call, "axis")
@@ -127,6 +144,35 @@ class HiddenStateFlow(WalkerState):
             call, states=states, mask=output.mask if in_scope else None, model_call=output.call, method=method
         )
         self.facts.record(self.facts.means_over_positions, found)
+
+    def last_position_read(self, expr: cst.Subscript, base: Value) -> None:
+        """`out.logits[:, -1]`, `h[:, -1, :]`: the last position of every row of a batch padded on the right."""
+        if len(expr.slice) < 2 or not _every_row(expr.slice[0].slice) or not _last(expr.slice[1].slice):
+            return
+        for states in tags_of(base, HiddenStates):
+            output = states.output
+            if states.layers or output.right_padded is None:
+                continue
+            in_scope = output.mask is not None and self.still_valid(output.mask_names)
+            found = LastPositionRead(
+                expr,
+                states=expr.value,
+                model_call=output.call,
+                padded=output.right_padded,
+                mask=output.mask if in_scope else None,
+            )
+            self.facts.record(self.facts.last_position_reads, found)
+            return
+
+
+def _every_row(index: cst.BaseSlice) -> bool:
+    """`:`: every row."""
+    return isinstance(index, cst.Slice) and index.lower is None and index.upper is None and index.step is None
+
+
+def _last(index: cst.BaseSlice) -> bool:
+    """`-1`: the last position."""
+    return isinstance(index, cst.Index) and P.int_value(index.value) == -1
 
 
 def written_into(scope: cst.CSTNode | None, name: str) -> bool:
@@ -157,4 +203,23 @@ def weighed_too(scope: cst.CSTNode | None, name: str) -> bool:
                     isinstance(n, cst.Name) and "mask" in n.value.lower() for n in P.walk(other)
                 ):
                     return True
+    return False
+
+
+def read_without_effects(node: cst.CSTNode) -> bool:
+    """Names, attributes, constant subscripts and methods that hand the same states on (`h.detach()`): code
+    a fix may read several times."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return read_without_effects(node.value)
+    if isinstance(node, cst.Subscript):
+        return read_without_effects(node.value) and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.UnaryOperation, cst.Name))
+            for e in node.slice
+        )
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in SAME_STATES:
+        return read_without_effects(node.func.value) and all(
+            isinstance(a.value, (cst.Name, cst.Attribute)) for a in node.args
+        )
     return False

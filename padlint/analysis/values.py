@@ -344,6 +344,9 @@ class ModelOutput:
     mask: str | None = None  # code of the mask the model was given
     mask_names: tuple = ()  # the bindings the mask's code reads, where it was given
     base_model: bool = False  # a model without a head: `out[0]` is its last hidden state
+    # The ids' padding where the code pads them on the right (stated): the last position of every row
+    # shorter than the longest is a pad (hidden_states.last_position_read).
+    right_padded: Padded | None = None
 
 
 @dataclass(eq=False)
@@ -353,6 +356,7 @@ class HiddenStates:
 
     output: ModelOutput
     layers: bool = False
+    logits: bool = False  # `out.logits`: one vector of scores per position
 
 
 @dataclass(eq=False)

@@ -36,6 +36,9 @@ class CallParts:
     @abstractmethod
     def mean_over_positions(self, call: cst.Call, states: cst.BaseExpression, value: Value, method: bool) -> None: ...
 
+    @abstractmethod
+    def last_position_read(self, expr: cst.Subscript, base: Value) -> None: ...
+
     # ---- flow.py
     @abstractmethod
     def walk_function(self, fn: cst.FunctionDef, parent: Env, args: dict | None = None) -> Env | None: ...
@@ -208,6 +211,9 @@ class CallParts:
     def returned(self, value: Value, node: cst.CSTNode) -> None: ...
 
     # ---- consumers.py
+    @abstractmethod
+    def stated_right(self, padding: cst.CSTNode) -> bool: ...
+
     @abstractmethod
     def check_columns(self, call: cst.Call, method: str, recv: Value) -> None: ...
 

@@ -61,6 +61,13 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     ),
     # hidden states read from a model's output
     "PAD015": ("mean-pool-over-padding", "mean_pool_over_padding", "MeanPoolOverPadding", ("hidden_state",)),
+    # a model's per-position output read at position -1
+    "PAD016": (
+        "last-position-of-right-padding",
+        "last_position_of_right_padding",
+        "LastPositionOfRightPadding",
+        ("-1",),
+    ),
     # a suppression comment
     "PAD100": ("unused-noqa", "unused_noqa", "UnusedNoqa", ("noqa", "padlint")),
 }

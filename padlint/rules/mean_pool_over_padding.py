@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from padlint.analysis.facts import MeanOverPositions, ModuleFacts
-from padlint.analysis.hidden_states import SAME_STATES
+from padlint.analysis.hidden_states import read_without_effects
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.types import Applicability
@@ -102,7 +102,7 @@ def embed(sentence: str):
     def fix(self, facts: ModuleFacts, event: MeanOverPositions) -> FixProposal | None:
         """`(h * m.unsqueeze(-1).to(h)).sum(dim=1) / m.to(h).sum(dim=1, keepdim=True).clamp(min=1)`."""
         call = event.node
-        if event.mask is None or not isinstance(call, cst.Call) or not _pure(event.states):
+        if event.mask is None or not isinstance(call, cst.Call) or not read_without_effects(event.states):
             return None
         if any(a.keyword is not None and a.keyword.value == "keepdim" for a in call.args):
             return None
@@ -116,19 +116,3 @@ def embed(sentence: str):
         )
         title = f"Weigh the mean by the attention mask (unsafe: {UNSAFE_WHY})"
         return FixProposal(Applicability.UNSAFE, title, ((call, f"({code})"),))
-
-
-def _pure(node: cst.CSTNode) -> bool:
-    """Names, attributes, subscripts and methods that hand the same states on: safe to read twice."""
-    if isinstance(node, cst.Name):
-        return True
-    if isinstance(node, cst.Attribute):
-        return _pure(node.value)
-    if isinstance(node, cst.Subscript):
-        return _pure(node.value) and all(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.UnaryOperation, cst.Name))
-            for e in node.slice
-        )
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in SAME_STATES:
-        return _pure(node.func.value) and all(isinstance(a.value, (cst.Name, cst.Attribute)) for a in node.args)
-    return False
