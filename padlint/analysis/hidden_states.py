@@ -59,10 +59,14 @@ class HiddenStateFlow(WalkerState):
     def side_stated_in_code(self, padded: Padded) -> bool:
         """Is the side these ids are padded on written in the code: by hand (`pad_sequence`, `x + [pad] *
         n`), or told to the tokenizer (its call's `padding_side=`, else the one side the module states
-        for its tokenizers)? A tokenizer's own side is the checkpoint's, not in view."""
+        for its tokenizers), or the default side of every tokenizer class the module loads (library
+        table: `GPT2TokenizerFast` pads on the right)? An `AutoTokenizer`'s side is the checkpoint's, not
+        in view."""
         if not padded.from_tokenizer:
             return padded.side_in_code
-        return padded.side == "left" or self.stated_right(padded.node)
+        if padded.side == "left" or self.stated_right(padded.node):
+            return True
+        return padded.side == "right" and self.module_info.right_side_known()
 
     def reads_hidden_states(self) -> bool:
         """Does the module read a model's per-position outputs at all (hidden states, or logits read
