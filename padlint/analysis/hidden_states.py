@@ -18,6 +18,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import LastPositionRead, MeanOverPositions
+from padlint.analysis.loader_uses import parents_of
 from padlint.analysis.values import DictOf, Encoding, GoodMask, HiddenStates, ModelOutput, Padded, Value, tags_of
 from padlint.analysis.walker_state import WalkerState
 
@@ -67,6 +68,22 @@ class HiddenStateFlow(WalkerState):
         if padded.side == "left" or self.stated_right(padded.node):
             return True
         return padded.side == "right" and self.module_info.right_side_known()
+
+    def where_no_mask(self, node: cst.CSTNode) -> bool:
+        """Does `node` sit in the branch an `if attention_mask is None:` test (or the `else` of `is not
+        None`) takes?"""
+        module = self.facts.module
+        if module is None:
+            return False
+        parents = parents_of(module)
+        child, parent = node, parents.get(node)
+        while parent is not None:
+            if isinstance(parent, cst.If):
+                none = _mask_is_none(parent.test)
+                if none is True and child is parent.body or none is False and child is parent.orelse:
+                    return True
+            child, parent = parent, parents.get(parent)
+        return False
 
     def reads_hidden_states(self) -> bool:
         """Does the module read a model's per-position outputs at all (hidden states, or logits read
@@ -157,6 +174,8 @@ class HiddenStateFlow(WalkerState):
             output = states.output
             if states.layers or output.right_padded is None:
                 continue
+            if output.mask is None and self.where_no_mask(expr):
+                continue  # a fallback for input given without a mask: the code assumes no padding there
             in_scope = output.mask is not None and self.still_valid(output.mask_names)
             found = LastPositionRead(
                 expr,
@@ -167,6 +186,20 @@ class HiddenStateFlow(WalkerState):
             )
             self.facts.record(self.facts.last_position_reads, found)
             return
+
+
+def _mask_is_none(test: cst.BaseExpression) -> bool | None:
+    """`mask is None` -> True, `mask is not None` -> False, for a name that reads as a mask; else None."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    target, comparison = test.left, test.comparisons[0]
+    if not (isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"):
+        return None
+    if not (isinstance(target, (cst.Name, cst.Attribute)) and P.MASK_NAME.search(P.last_name(target))):
+        return None
+    if isinstance(comparison.operator, cst.Is):
+        return True
+    return False if isinstance(comparison.operator, cst.IsNot) else None
 
 
 def _every_row(index: cst.BaseSlice) -> bool:
