@@ -54,7 +54,7 @@ class HiddenStateFlow(WalkerState):
         stated = {p.side if self.side_stated_in_code(p) else None for p in padded}
         right = padded[0] if stated == {"right"} else None
         if mask is None and right is None:
-            return EMPTY  # no mask handed with the padded ids: that is the finding (PAD003), and its fix
+            return EMPTY  # no mask handed with the padded ids: the missing mask is the harm, and passing it the fix
         return frozenset({ModelOutput(call, mask, names, right_padded=right)})
 
     def side_stated_in_code(self, padded: Padded) -> bool:
@@ -126,7 +126,7 @@ class HiddenStateFlow(WalkerState):
         """`out.last_hidden_state`, `out.hidden_states` of a ModelOutput; None for any other field."""
         outputs = tags_of(base, ModelOutput)
         if outputs and field == "logits":
-            # scores per position: read for their last position only (PAD015 judges hidden states)
+            # scores per position: read for their last position only (means are judged over hidden states only)
             right = [o for o in outputs if o.right_padded is not None]
             return frozenset(HiddenStates(o, logits=True) for o in right) if right else None
         if not outputs or field not in STATES_FIELDS | LAYERS_FIELDS:
