@@ -476,6 +476,7 @@ class CallEvaluator(WalkerState):
         value the analysis knows nothing of (batches a loader yields are known as such) and that no
         call in view hands a list of lists (`[texts[i : i + 8] for i in ...]`). Or the sequence itself
         holds texts one by one (`for text in ["a b", "c"]`, `f.readlines()`)."""
+        iterable = self.same_items(iterable)
         if place_key(iterable) in self.str_seq_names or self.texts_one_by_one(iterable):
             return True
         fn = self.current_fn
@@ -491,6 +492,17 @@ class CallEvaluator(WalkerState):
             self.module_info.arguments_in_view(self.facts.module, fn, iterable.value) if self.walking_home() else []
         )
         return not any(one_row.list_of_lists(arg) for arg in handed)
+
+    def same_items(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
+        """`tqdm(texts, desc=...)`, `iter(texts)` -> `texts`: wrappers that yield the items they are
+        given (library table: wiring rows of style "same")."""
+        while isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None:
+            qualified = self.imports.qualify(iterable.func) or P.dotted(iterable.func)
+            row = T.wiring_row(qualified) if qualified else None
+            if row is None or row.style != "same":
+                break
+            iterable = iterable.args[0].value
+        return iterable
 
     def dataset_map(self, call: cst.Call, recv: Value) -> Value:
         fn = P.positional(call, 0) or P.keyword(call, "function")
