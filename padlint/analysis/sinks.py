@@ -153,13 +153,20 @@ class SinkChecks(WalkerState):
         # Masks made on other paths to the same place (`if args.no_mask: ones, else: ids != pad`): where
         # the code also makes the right mask for the same ids, the ones are an option it chose, not an
         # omission (an ablation, a batch known to hold no pads).
-        alternatives = {m.padded for m in tags_of(value, (GoodMask, PadIdMask))}
+        # The same ids: the same padding tag, or the same expression at both builders (ids padded by a
+        # helper with two padding steps hold a tag for each, and the ones and `ids.ne(pad)` may each name
+        # another of them).
+        alternatives = tags_of(value, (GoodMask, PadIdMask))
         for ones in tags_of(value, Ones):
             if ones.over is not None and labels_masked and ones.over.side == "right" and self.causal_models_only():
                 continue  # right pads, ignored labels, a causal decoder: the ones change nothing it reads
             if ones.over is not None and self.right_pads_unread(ones.over.side, handed, ones.over.side_stated):
                 continue  # the same for pads the code puts on the right: graded pads are the labels' business
-            if ones.over is not None and (ones.over in alternatives or None in alternatives):
+            if ones.over is not None and any(_same_ids(ones, mask) for mask in alternatives):
+                # The same ones may have reached a mask place on their own path before the paths met
+                # (`mask = ones(...)` in one arm of an `if`, `mask = ids.ne(pad)` in the other), on this
+                # walk of the function or an earlier one: that was the option the code chose.
+                self.facts.ones_at_mask[:] = [e for e in self.facts.ones_at_mask if e.ones.node is not ones.node]
                 continue
             if ones.over is not None:
                 self.facts.ones_at_mask.append(self.mask_event(ones, ones.over, ones.over_code, sink))
@@ -771,6 +778,14 @@ def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
                 return True
         stack.extend(P.child_nodes(node))
     return False
+
+
+def _same_ids(ones: Ones, mask: GoodMask | PadIdMask) -> bool:
+    """Is the right mask `mask` (GoodMask, PadIdMask) made for the ids the ones were shaped like?"""
+    if mask.padded is None or mask.padded is ones.over:
+        return True
+    code = getattr(mask, "ids_code", None)
+    return code is not None and code == ones.over_code
 
 
 def code_of(node: cst.CSTNode) -> str:
