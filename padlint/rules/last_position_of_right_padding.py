@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import libcst as cst
@@ -11,6 +12,8 @@ from padlint.analysis.hidden_states import read_without_effects
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.types import Applicability
+
+EVERY_ROW_LAST = re.compile(r"\[\s*:\s*,\s*-\s*1\s*[,\]]")  # `[:, -1]`, `[:, -1, :]`
 
 # The mask's real tokens must be the first positions of each row, and cover the same positions as the
 # output: a model that adds positions of its own (image or prefix tokens) breaks that.
@@ -76,7 +79,9 @@ def next_token_scores(prompts):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        return "-1" in look.lower and ("logits" in look.lower or "hidden_state" in look.lower)
+        # the read itself, `[:, -1]` / `[:, -1, :]`, and a model's per-position output by name
+        lower = look.lower
+        return ("logits" in lower or "hidden_state" in lower) and EVERY_ROW_LAST.search(lower) is not None
 
     @classmethod
     def scopes(cls, look) -> set | None:
