@@ -138,7 +138,7 @@ class SinkChecks(WalkerState):
                 and P.contains(node.body, sink)
                 and not P.contains(node.body, made_at)
             ):
-                if any(P.assigns_name(inner, name) for inner in P.walk(node.body)):
+                if any(P.assigns_name(inner, name) and _reads_name(inner.value, name) for inner in P.walk(node.body)):
                     return True
         return False
 
@@ -778,6 +778,12 @@ def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
                 return True
         stack.extend(P.child_nodes(node))
     return False
+
+
+def _reads_name(expr: cst.BaseExpression, name: str) -> bool:
+    """Does `expr` read `name` (`torch.cat([ids, next_token], 1)` reads `ids`: the ids grow from their last
+    value; `ids[:, a:b]` of another name makes them anew each pass)?"""
+    return any(isinstance(node, cst.Name) and node.value == name for node in P.walk(expr))
 
 
 def _same_ids(ones: Ones, mask: GoodMask | PadIdMask) -> bool:
