@@ -20,7 +20,7 @@ from padlint.analysis.project import ModuleContext, load_for_definitions
 from padlint.analysis.walker_state import WalkerState
 from padlint.look.project_text import importers, text_of
 
-# The facts rules judge across the whole module (PAD004-PAD012): what an importer adds to them is
+# The facts rules judge across the whole module (pad = EOS, losses, label masks): what an importer adds to them is
 # the importer's own business, reported when it is linted.
 MODULE_WIDE = (
     "labels_masked_where_pad_id",
@@ -51,7 +51,7 @@ class Importers(WalkerState):
 
     def walk_importers(self) -> None:
         facts = self.facts
-        # Module-wide judgements (PAD004-PAD012 compare values across the whole module) stay this
+        # Module-wide judgements (values compared across the whole module) stay this
         # module's own: what an importer pads or which loss it calls is not this module's business.
         lists = [getattr(facts, name) for name in MODULE_WIDE]
         sizes = [len(values) for values in lists]

@@ -1,6 +1,6 @@
 """LM collators by inheritance: classes of the scanned project that build labels as a library LM
 collator does (`class AnswerOnlyCollator(DataCollatorForLanguageModeling)`), so that what the library
-table says of the base (labels masked by the pad id) applies to them: PAD004 with pad = EOS.
+table says of the base (labels masked by the pad id) applies to them, also where the pad is the EOS.
 
 A subclass keeps the base's label building unless it overrides a method the row builds labels in
 (`builds_in`: `__call__`, `torch_call`, `numpy_call`) without calling super() there, or stores labels
