@@ -190,16 +190,12 @@ class HiddenStateFlow(WalkerState):
 
 def _mask_is_none(test: cst.BaseExpression) -> bool | None:
     """`mask is None` -> True, `mask is not None` -> False, for a name that reads as a mask; else None."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+    pair = P.comparison_operand(test, (cst.Is, cst.IsNot))
+    if pair is None or not (isinstance(pair[1], cst.Name) and pair[1].value == "None"):
         return None
-    target, comparison = test.left, test.comparisons[0]
-    if not (isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"):
+    if not (isinstance(pair[0], (cst.Name, cst.Attribute)) and P.MASK_NAME.search(P.last_name(pair[0]))):
         return None
-    if not (isinstance(target, (cst.Name, cst.Attribute)) and P.MASK_NAME.search(P.last_name(target))):
-        return None
-    if isinstance(comparison.operator, cst.Is):
-        return True
-    return False if isinstance(comparison.operator, cst.IsNot) else None
+    return isinstance(test, cst.Comparison) and isinstance(test.comparisons[0].operator, cst.Is)
 
 
 def _every_row(index: cst.BaseSlice) -> bool:

@@ -617,11 +617,7 @@ def _imported_factory(value: cst.Call, imports: P.Imports, instances: dict | Non
             and isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value in instances
-            and not any(
-                P.model_callee(P.last_name(a.value))
-                for a in call.args
-                if isinstance(a.value, (cst.Name, cst.Attribute))
-            )
+            and not _hands_a_model(call)
         ):
             return f"{instances[func.value.value]}.{func.attr.value}"
         parts = P.attribute_chain(call.func)
@@ -639,7 +635,13 @@ def _imported_factory(value: cst.Call, imports: P.Imports, instances: dict | Non
         return None  # a class (read as a project nn.Module or a table row) or a pretrained loader
     if T.row_for(qualified) is not None:
         return None
-    for arg in call.args:
-        if isinstance(arg.value, (cst.Name, cst.Attribute)) and P.model_callee(P.last_name(arg.value)):
-            return None  # `get_peft_model(model, config)`: a wrapper around a model made elsewhere
+    if _hands_a_model(call):
+        return None  # `get_peft_model(model, config)`: a wrapper around a model made elsewhere
     return qualified
+
+
+def _hands_a_model(call: cst.Call) -> bool:
+    """Is one of the call's arguments a model by its name (`get_peft_model(model, config)`)?"""
+    return any(
+        isinstance(arg.value, (cst.Name, cst.Attribute)) and P.model_callee(P.last_name(arg.value)) for arg in call.args
+    )

@@ -16,6 +16,7 @@ from typing import cast
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.loader_uses import names_in, parents_of
 
 # Output fields that are not the loss (transformers' ModelOutput classes; a tuple index may be the loss).
 NOT_LOSS_FIELDS = frozenset(
@@ -222,12 +223,11 @@ def _holder_name(scope: cst.CSTNode, call: cst.Call) -> tuple[str, bool] | None:
     return None
 
 
-def read_at_row_zero_only(scope: cst.CSTNode, call: cst.Call) -> bool:
-    """Is every read of `call`'s output a field of it indexed at row 0 (`model(ids).logits[0, -1]`, or
-    `out = model(ids)` read only as `out.logits[0]`)? Such code runs the model on a batch of one: the
-    other rows of a larger batch would be dropped unread."""
-    parents = _parents_in(scope)
-    return _row_zero(scope, parents, call, field_taken=False)
+def read_at_row_zero_only(module: cst.Module, scope: cst.CSTNode, call: cst.Call) -> bool:
+    """Is every read of `call`'s output in `scope` (a def of `module`, or the module) a field of it
+    indexed at row 0 (`model(ids).logits[0, -1]`, or `out = model(ids)` read only as `out.logits[0]`)?
+    Such code runs the model on a batch of one: the other rows of a larger batch would be dropped unread."""
+    return _row_zero(scope, parents_of(module), call, field_taken=False)
 
 
 def _row_zero(
@@ -244,11 +244,7 @@ def _row_zero(
         if not isinstance(target, cst.Name):
             return False
         reads = [
-            node
-            for node in P.walk(scope)
-            if isinstance(node, cst.Name)
-            and node.value == target.value
-            and not isinstance(parents.get(node), cst.AssignTarget)
+            node for node in names_in(scope, {target.value}) if not isinstance(parents.get(node), cst.AssignTarget)
         ]
         return bool(reads) and all(_row_zero(scope, parents, read, field_taken) for read in reads)
     return False
@@ -257,14 +253,3 @@ def _row_zero(
 def _first_index_is_zero(subscript: cst.Subscript) -> bool:
     first = subscript.slice[0].slice
     return isinstance(first, cst.Index) and isinstance(first.value, cst.Integer) and first.value.value == "0"
-
-
-def _parents_in(scope: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
-    parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        for child in P.child_nodes(node):
-            parents[child] = node
-            stack.append(child)
-    return parents

@@ -22,6 +22,7 @@ from padlint.analysis.facts import (
     UnmaskedListPadding,
 )
 from padlint.analysis.fixshapes import is_place
+from padlint.analysis.loader_uses import names_in
 from padlint.analysis.values import (
     Const,
     Context,
@@ -138,7 +139,7 @@ class SinkChecks(WalkerState):
                 and P.contains(node.body, sink)
                 and not P.contains(node.body, made_at)
             ):
-                if any(P.assigns_name(inner, name) and _reads_name(inner.value, name) for inner in P.walk(node.body)):
+                if any(P.assigns_name(inner, name) and names_in(inner.value, {name}) for inner in P.walk(node.body)):
                     return True
         return False
 
@@ -410,7 +411,8 @@ class SinkChecks(WalkerState):
             return False
         if P.padding_requested(padded.node, self.constants, self.class_attribute_value) != "longest":
             return False
-        return output_use.read_at_row_zero_only(self.current_fn or self.facts.module, sink)
+        module = self.facts.module
+        return module is not None and output_use.read_at_row_zero_only(module, self.current_fn or module, sink)
 
     def ids_without_any_mask(
         self, padded: Padded, call: cst.Call, ids_expr: cst.BaseExpression, accepted: bool | None
@@ -780,18 +782,11 @@ def _bound_to_int(fn: cst.CSTNode | None, key: str) -> bool:
     return False
 
 
-def _reads_name(expr: cst.BaseExpression, name: str) -> bool:
-    """Does `expr` read `name` (`torch.cat([ids, next_token], 1)` reads `ids`: the ids grow from their last
-    value; `ids[:, a:b]` of another name makes them anew each pass)?"""
-    return any(isinstance(node, cst.Name) and node.value == name for node in P.walk(expr))
-
-
 def _same_ids(ones: Ones, mask: GoodMask | PadIdMask) -> bool:
     """Is the right mask `mask` (GoodMask, PadIdMask) made for the ids the ones were shaped like?"""
     if mask.padded is None or mask.padded is ones.over:
         return True
-    code = getattr(mask, "ids_code", None)
-    return code is not None and code == ones.over_code
+    return isinstance(mask, PadIdMask) and mask.ids_code is not None and mask.ids_code == ones.over_code
 
 
 def code_of(node: cst.CSTNode) -> str:
