@@ -16,6 +16,7 @@ from padlint.look.scopes import Scopes
 from padlint.look.text_scan import is_name_at
 
 LABEL_WORDS = ("label", "target", "tgt")
+EVERY_ROW_LAST = re.compile(r"\[\s*:\s*,\s*-\s*1\s*[,\]]")  # `[:, -1]`, `[:, -1, :]`
 SINK_WORDS = {
     # the mask places of flow.py and sinks.py (mask_sink); a mask handed back (`return ids, mask`), whose
     # place is the caller's (the analysis follows it there, also into an importer)
@@ -25,6 +26,8 @@ SINK_WORDS = {
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
     "mean": ("mean",),  # `.mean()`, `torch.mean(...)`: a reduction that may count ignored positions
     "generate": ("generate",),  # a model's `generate(...)`: continues each row after its last position
+    "hidden_states": ("hidden_state",),  # `out.last_hidden_state`, `out.hidden_states[-1]`
+    "last_position": (EVERY_ROW_LAST,),  # `logits[:, -1]`: the last position of every row
 }
 
 BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
@@ -37,6 +40,11 @@ MADE = re.compile(r"\s*\(")  # after a class name: an instance made
 THROUGH_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(\w+)\s*\(")  # `Builder.join(`
 # What an instance runs where it is made and used without a method name: made, called, indexed, iterated.
 INSTANCE_ENTRIES = frozenset({"__init__", "__call__", "__getitem__", "__iter__", "__next__"})
+# `name = Maker(` (annotated, chained or continued): an instance made in script code, which every def may
+# use by its name.
+_GAP = r"[ \t]*(?:\\\n[ \t]*)?"
+SCRIPT_INSTANCE = re.compile(rf"^[ \t]*((?:[A-Za-z_]\w*{_GAP}(?::[^=\n]*)?={_GAP}(?!=))+)([A-Za-z_]\w*){_GAP}\(", re.M)
+TARGET_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class Reach(Scopes):
@@ -56,6 +64,7 @@ class Reach(Scopes):
         self.init_scopes()
         self._components: dict[str, list[set]] = {}
         self._memo: dict = {}  # (what, def index) -> callees, callers, attribute readers, reach
+        self._script_instances: dict[str, set[str]] | None = None  # instance name -> the classes it was made of
 
     # ---- reach ------------------------------------------------------------------------------------
     def linked(self, seed: str, *sinks: str) -> bool:
@@ -188,13 +197,29 @@ class Reach(Scopes):
         names = set(BARE_NAME.findall(body))
         for name in names & functions.keys():
             found += functions[name]
+        made = {name: self.script_instances()[name] for name in names & self.script_instances().keys()}
         through: dict[str, set[str]] | None = None  # `Name.method(`: name -> the methods so called
-        for name in names & self._class_ids.keys():
+        for name in names & self._class_ids.keys() | made.keys():
             # `Builder.join(...)`: a method called through its class (a static or class method).
             if through is None:
                 through = {}
                 for owner, method in THROUGH_NAME.findall(body):
                     through.setdefault(owner, set()).add(method)
+            if name in made:
+                # `reward_model = RewardModel(...)` in script code, `reward_model(ids)` in a def: the
+                # instance's entries (a torch module's call runs its `forward`) and the methods called on it
+                entries = (
+                    INSTANCE_ENTRIES | {"forward"} if re.search(rf"(?<![\w.]){name}\s*\(", body) else INSTANCE_ENTRIES
+                )
+                found += [
+                    j
+                    for maker in made[name]
+                    for cls in self._class_ids[maker]
+                    for j in self._members.get(cls, ())
+                    if units[j].name in entries or re.search(rf"\.\s*{units[j].name}\s*\(", body)
+                ]
+                if name not in self._class_ids:
+                    continue
             called = through.get(name, set())
             for cls in self._class_ids[name] if called else ():
                 found += [j for j in self._members.get(cls, ()) if units[j].name in called]
@@ -217,6 +242,21 @@ class Reach(Scopes):
                 for cls in family:
                     found += self._methods.get((cls, "__call__"), ())
         return found
+
+    def script_instances(self) -> dict[str, set[str]]:
+        """Names bound in script code to an instance of a class of this text (`rm = RewardModel(...)`)."""
+        if self._script_instances is None:
+            self._index()
+            found: dict[str, set[str]] = {}
+            for m in SCRIPT_INSTANCE.finditer(self.text):
+                maker = m.group(2)
+                if maker in self._class_ids and self.unit_at(m.start(1)) is None and self.in_code(m.start(1)):
+                    for target in m.group(1).split("="):
+                        name = TARGET_NAME.match(target.strip(" \t\\\n"))
+                        if name is not None:
+                            found.setdefault(name.group(0), set()).add(maker)
+            self._script_instances = found
+        return self._script_instances
 
     def with_setup(self, keep: set) -> set:
         """`keep` and, for each kept method, its class's `__init__` with everything that calls down

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import libcst as cst
 
 from padlint.analysis.facts import LastPositionRead, ModuleFacts
 from padlint.analysis.hidden_states import read_without_effects
+from padlint.look.reach import EVERY_ROW_LAST
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.types import Applicability
-
-EVERY_ROW_LAST = re.compile(r"\[\s*:\s*,\s*-\s*1\s*[,\]]")  # `[:, -1]`, `[:, -1, :]`
 
 # The mask's real tokens must be the first positions of each row, and cover the same positions as the
 # output: a model that adds positions of its own (image or prefix tokens) breaks that.
@@ -81,11 +79,14 @@ def next_token_scores(prompts):
     def may_fire(cls, look) -> bool:
         # the read itself, `[:, -1]` / `[:, -1, :]`, and a model's per-position output by name
         lower = look.lower
-        return ("logits" in lower or "hidden_state" in lower) and EVERY_ROW_LAST.search(lower) is not None
+        if not (("logits" in lower or "hidden_state" in lower) and EVERY_ROW_LAST.search(lower) is not None):
+            return False
+        return look.linked("pad_step", "last_position") or look.linked("tokenizer_padding", "last_position")
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return None  # the padding, the model call and the read may sit in different defs
+        # the padding step and wherever its value goes: the model call and the read of its output
+        return look.reach("pad_step", "last_position") | look.reach("tokenizer_padding", "last_position")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.last_position_reads:

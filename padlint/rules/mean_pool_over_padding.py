@@ -79,11 +79,18 @@ def embed(sentence: str):
     @classmethod
     def may_fire(cls, look) -> bool:
         # the states are read in this file (the analysis tags a model's output only where its text does)
-        return "hidden_state" in look.lower and "mean" in look.lower
+        if not ("hidden_state" in look.lower and "mean" in look.lower):
+            return False
+        return look.linked("pad_step", "hidden_states", "mean") or look.linked(
+            "tokenizer_padding", "hidden_states", "mean"
+        )
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return None  # the padding, the model call and the mean may sit in different defs
+        # the padding step and wherever its value goes: the model call, its states and their mean
+        return look.reach("pad_step", "hidden_states", "mean") | look.reach(
+            "tokenizer_padding", "hidden_states", "mean"
+        )
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.means_over_positions:
