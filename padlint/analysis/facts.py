@@ -384,6 +384,7 @@ class ModuleFacts:
     names_bound_by_fixes: set[str] = field(default_factory=set, repr=False)
     quote: str | None = None
     source_text: str | None = field(default=None, repr=False)  # the module's text, where the engine has it
+    text_words_memo: dict[str, bool] = field(default_factory=dict, repr=False)  # text_has, once per word
     # labels_as_inputs.model_feeding_labels, asked once per module ("" until asked: None is an answer)
     labels_fed_by: str | None = field(default="", repr=False)
     # labels_as_inputs.labels_given_as_inputs, asked once per module (None until asked)
@@ -529,6 +530,14 @@ class ModuleFacts:
             return True
         beside = self.ignored_beside(frozenset({holder} if holder else ()))
         return any(same_ignore_value(value, ignored) for ignored in beside)
+
+    def text_has(self, word: str) -> bool:
+        """Does the module's text hold `word` (True where the text is not at hand)? Once per word: the
+        analysis asks at every call it walks."""
+        found = self.text_words_memo.get(word)
+        if found is None:
+            found = self.text_words_memo[word] = self.source_text is None or word in self.source_text
+        return found
 
     def ignored_beside(self, names: frozenset[str] | None = None) -> frozenset[int | str]:
         """ignores_beside.ignore_values_beside for this module, once per `names` in one analysis (it reads

@@ -88,8 +88,8 @@ class HiddenStateFlow(WalkerState):
     def reads_hidden_states(self) -> bool:
         """Does the module read a model's per-position outputs at all (hidden states, or logits read
         at one position)?"""
-        text = self.facts.source_text
-        return text is None or "hidden_state" in text or ("logits" in text and "-1" in text)
+        facts = self.facts
+        return facts.text_has("hidden_state") or (facts.text_has("logits") and facts.text_has("-1"))
 
     def model_inputs(self, call: cst.Call) -> tuple[Value | None, str | None, tuple]:
         """The ids a model call is handed (`input_ids=`, the first positional argument, a `**` spread

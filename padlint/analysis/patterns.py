@@ -155,21 +155,16 @@ def _nodes_in(node: cst.CSTNode, names: tuple[str, ...]) -> list[cst.CSTNode]:
     return out
 
 
-_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
 def node_order(root: cst.CSTNode) -> dict[int, int]:
-    """id -> index of every node under `root` (tokens and whitespace too), in reading order: between
-    statements the order of the source. Rendering no code, it costs a fraction of libcst's positions."""
+    """id -> index of every node under `root` in reading order (whitespace and tokens left out, as
+    child_nodes leaves them: no fact is about them, and they are two thirds of a module's nodes). Between
+    statements, the order of the source. Rendering no code, it costs a fraction of libcst's positions."""
     order: dict[int, int] = {}
     stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
         order[id(node)] = len(order)
-        names = _ALL_FIELDS.get(type(node))
-        if names is None:
-            names = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
-        stack.extend(reversed(_nodes_in(node, names)))
+        stack.extend(reversed(child_nodes(node)))
     return order
 
 
