@@ -461,10 +461,10 @@ class CallEvaluator(WalkerState):
         return one_row.never_stored(fn, name, self.module_info.stored_names)
 
     def one_text_parameter(self, name: str) -> bool:
-        """Is `name` a parameter of the module-level function walked that every call in view hands one
-        text (one_text.py), never stored again?"""
+        """Is `name` a parameter of the function walked (module-level, or nested in one) that every call
+        in view hands one text (one_text.py), never stored again?"""
         fn = self.current_fn
-        if fn is None or self.facts.module is None or not self.walking_home() or fn not in self.facts.module.body:
+        if fn is None or self.facts.module is None or not self.walking_home():
             return False
         if name not in self.module_info.one_text_parameters(self.facts.module, fn):
             return False

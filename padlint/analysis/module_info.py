@@ -153,10 +153,22 @@ class ModuleInfo:
         return self.one_row_params.get(fn, set())
 
     def one_text_parameters(self, module: cst.Module, fn: cst.FunctionDef) -> set[str]:
-        """The parameters of `fn` (a function of `module`) every call in view hands one text."""
+        """The parameters of `fn` (a function of `module`, or a def nested in one) every call in view
+        hands one text."""
         if self.one_text_params is None:
             self.one_text_params = one_text.one_text_parameters(
                 self._functions(module), self._call_sites(module), self.stored_names
+            )
+        if fn not in self.one_text_params and fn not in module.body:
+            from padlint.analysis.loader_uses import parents_of
+
+            enclosing = parents_of(module).get(fn)
+            while enclosing is not None and not isinstance(enclosing, cst.FunctionDef):
+                enclosing = parents_of(module).get(enclosing)
+            self.one_text_params[fn] = (
+                one_text.nested_one_text_parameters(enclosing, fn, self.stored_names, self._call_sites(module))
+                if enclosing is not None
+                else set()
             )
         return self.one_text_params.get(fn, set())
 

@@ -3,9 +3,12 @@
 `def generate_text(model, prompt): tok(prompt, padding=True, ...)` tokenizes a batch of one when
 every call in view (call_sites.py: the module's own calls, and its importers') hands `prompt` one
 string: a string literal, an f-string, or the variable of a loop or comprehension over a display of
-string literals (`for prompt in ["...", "..."]`, or a name bound once to such a display), or a
+string literals (`for prompt in ["...", "..."]`, or a name bound once to such a display), or over a
+parameter of the caller whose items nothing in view says are batches (as calls.holds_texts reads a
+comprehension handing such items to a tokenizer in one function: `[embed(t) for t in texts]`), or a
 one-text parameter of its own caller passed on. Any other argument, another use of the function's
 name, or no caller in view gives the parameter up (one_row.py does the same for one-element lists).
+A def nested in a function has the calls of its enclosing function, where nothing else reads its name.
 """
 
 from __future__ import annotations
@@ -14,7 +17,13 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.call_sites import Site
-from padlint.analysis.one_row import argument_for, never_stored, own_nodes, parameters_every_call_hands
+from padlint.analysis.one_row import (
+    argument_for,
+    list_of_lists,
+    never_stored,
+    own_nodes,
+    parameters_every_call_hands,
+)
 
 TEXT_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
@@ -24,11 +33,46 @@ def one_text_parameters(
     functions: dict[str, cst.FunctionDef], sites: dict[str, list[Site]], stored: dict[int, frozenset[str]]
 ) -> dict[cst.FunctionDef, set[str]]:
     """Module-level functions -> their parameters that hold one text at every call in view."""
-    return parameters_every_call_hands(functions, sites, stored, _hands_one_text)
+
+    def hands(site: Site, fn: cst.FunctionDef, param: str, known: dict[str, set[str]], stored: dict) -> bool:
+        return _hands_one_text(site, fn, param, known, stored, sites)
+
+    return parameters_every_call_hands(functions, sites, stored, hands)
+
+
+def nested_one_text_parameters(
+    enclosing: cst.FunctionDef, fn: cst.FunctionDef, stored: dict[int, frozenset[str]], sites: dict[str, list[Site]]
+) -> set[str]:
+    """The parameters of `fn`, a def nested in `enclosing`, that every call of it there hands one text;
+    none where its name is read other than as a callee there (handed on, stored: called out of view)
+    or bound again. `sites`: the module's call sites, for what the enclosing function is handed."""
+    name = fn.name.value
+    calls, reads, bindings = [], 0, 0
+    for node in P.walk(enclosing.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+            calls.append(node)
+        elif isinstance(node, cst.Name) and node.value == name:
+            reads += 1
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == name:
+            bindings += 1
+    # Each call's callee is a Name node, and so is the def's own name: any other is another use.
+    if not calls or bindings != 1 or reads != len(calls) + bindings:
+        return set()
+    found = set()
+    for param in P.parameter_names(fn):
+        here = [Site(call, enclosing, False) for call in calls]
+        if all(_hands_one_text(site, fn, param, {}, stored, sites) for site in here):
+            found.add(param)
+    return found
 
 
 def _hands_one_text(
-    site: Site, fn: cst.FunctionDef, param: str, known: dict[str, set[str]], stored: dict[int, frozenset[str]]
+    site: Site,
+    fn: cst.FunctionDef,
+    param: str,
+    known: dict[str, set[str]],
+    stored: dict[int, frozenset[str]],
+    sites: dict[str, list[Site]],
 ) -> bool:
     arg = argument_for(site.call, fn, param)
     if arg is None:
@@ -42,23 +86,60 @@ def _hands_one_text(
     if caller is not None and site.home and value.value in known.get(caller.name.value, set()):
         return never_stored(caller, value.value, stored)  # a dispatcher passing its own one text on
     scope: cst.CSTNode | None = caller if caller is not None else site.module
-    return scope is not None and _loop_over_texts(scope, site.call, value.value, site.module)
+    if scope is None:
+        return False
+    iterable = _loop_iterable(scope, site.call, value.value)
+    if iterable is None:
+        return False
+    return _texts_display(iterable, scope, site.module) or _items_of_a_parameter(iterable, caller, stored, sites)
 
 
-def _loop_over_texts(scope: cst.CSTNode, call: cst.Call, name: str, module: cst.Module | None) -> bool:
-    """Is `name`, read at `call`, the variable of a loop or comprehension around it (and not stored
-    again inside it) over a display of string literals?"""
+def _loop_iterable(scope: cst.CSTNode, call: cst.Call, name: str) -> cst.BaseExpression | None:
+    """What `name`, read at `call`, is the variable of a loop or comprehension around it over (and not
+    stored again inside it); None if it is no such variable."""
     for node in P.walk(scope):
         if isinstance(node, cst.For) and isinstance(node.target, cst.Name) and node.target.value == name:
             if P.contains(node.body, call) and not _stored_in(node.body, name):
-                return _texts_display(node.iter, scope, module)
+                return node.iter
         elif isinstance(node, COMPREHENSIONS) and P.contains(node, call):
             clause: cst.CompFor | None = node.for_in
             while clause is not None:
                 if isinstance(clause.target, cst.Name) and clause.target.value == name:
-                    return _texts_display(clause.iter, scope, module)
+                    return clause.iter
                 clause = clause.inner_for_in
-    return False
+    return None
+
+
+def _items_of_a_parameter(
+    iterable: cst.BaseExpression,
+    caller: cst.FunctionDef | None,
+    stored: dict[int, frozenset[str]],
+    sites: dict[str, list[Site]],
+) -> bool:
+    """A parameter of the caller, never stored again, not annotated as a sequence of sequences, that no
+    call in view hands a list of lists (`[texts[i : i + 8] for i in ...]`): its items are single texts,
+    as calls.holds_texts takes them where one function hands them to a tokenizer."""
+    if caller is None or not isinstance(iterable, cst.Name):
+        return False
+    param = next((p for p in P.parameters(caller.params) if p.name.value == iterable.value), None)
+    if param is None or param.star in ("*", "**"):
+        return False
+    if param.annotation is not None and _nested_sequence(param.annotation.annotation):
+        return False
+    if not never_stored(caller, iterable.value, stored):
+        return False
+    handed = [argument_for(site.call, caller, iterable.value) for site in sites.get(caller.name.value, [])]
+    return not any(arg is not None and list_of_lists(arg.value) for arg in handed)
+
+
+def _nested_sequence(annotation: cst.BaseExpression) -> bool:
+    """`list[list[str]]`, `List[Sequence[str]]`, `list[tuple[str, str]]`: items that are sequences."""
+    if not isinstance(annotation, cst.Subscript):
+        return False
+    return any(
+        isinstance(element.slice, cst.Index) and isinstance(element.slice.value, (cst.Subscript, cst.List, cst.Tuple))
+        for element in annotation.slice
+    )
 
 
 def _texts_display(iterable: cst.BaseExpression, scope: cst.CSTNode, module: cst.Module | None) -> bool:
