@@ -196,12 +196,14 @@ def _lint_module(
 def _outside_unused_definitions(findings: list, module: cst.Module, positions, filename: str) -> list:
     """The findings that are not inside a definition nothing in the project names, nor after a
     statement that ends its block: that code never runs, so nothing it does to a batch is a harm
-    (analysis/unused_definitions.py, dead_code.py)."""
+    (analysis/unused_definitions.py, unused_methods.py, dead_code.py)."""
     from padlint.analysis.dead_code import overwritten_lambdas, unreachable_statements
     from padlint.analysis.unused_definitions import uncalled_nested_functions, unused_definitions
+    from padlint.analysis.unused_methods import unused_methods
 
     never_run = [
         *unused_definitions(module, filename),
+        *unused_methods(module, filename),
         *uncalled_nested_functions(module),
         *unreachable_statements(module, notebook=filename.endswith(".ipynb")),
         *overwritten_lambdas(module),
