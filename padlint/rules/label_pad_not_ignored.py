@@ -10,6 +10,8 @@ from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
 from padlint.analysis.ignores_beside import label_value_of
+from padlint.analysis.loader_uses import parents_of
+from padlint.analysis.value_writes import other_writes
 from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
 from padlint.rules.base import (
@@ -108,6 +110,9 @@ def collate(batch, pad_id):
             fix, withheld, by_hand = withheld_where_minus_100_breaks(
                 facts, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node))
             )
+            elsewhere = _written_elsewhere(facts, event, pad_node) if fix is not None else None
+            if elsewhere is not None:
+                fix, withheld, by_hand = None, *elsewhere
             yield Finding(event.node, message, fix, no_fix=withheld, manual_fix=by_hand)
         yield from self.padded_as_labels(facts, ignored)
 
@@ -159,6 +164,32 @@ def collate(batch, pad_id):
             title = "Drop `label_pad_token_id` (the default is -100)" + title[len("Pad the labels with -100") :]
             return FixProposal(safety, title, (edit,)) if edit else None
         return None
+
+
+def _written_elsewhere(
+    facts: ModuleFacts, event: LabelsPaddedWithToken, pad_node: cst.BaseExpression | None
+) -> tuple[str, str] | None:
+    """Why not to rewrite the fill alone, and what to do by hand, where the function writes the same
+    constant into the same labels at another statement (`labels.append(42)` at the special tokens, a
+    second `np.pad(labels, ..., constant_values=42)`): the fix would leave the labels marking skipped
+    positions two ways (value_writes.py)."""
+    value = P.int_value(pad_node)
+    node = event.node
+    if value is None or facts.module is None:
+        return None
+    first = node.args[0].value if isinstance(node, cst.Call) and node.args else None
+    first = node.left if isinstance(node, cst.BinaryOperation) else first
+    if not isinstance(first, cst.Name):
+        return None
+    parents = parents_of(facts.module)
+    scope: cst.CSTNode | None = parents.get(node)
+    while scope is not None and not isinstance(scope, cst.FunctionDef):
+        scope = parents.get(scope)
+    others = other_writes(scope or facts.module, first.value, value, node, parents)
+    if not others:
+        return None
+    why = f"`{value}` also labels other positions of `{first.value}` ({facts.at(others[0])})"
+    return why, f"write -100 in place of `{value}` at each of them, or make the loss skip `{value}`"
 
 
 def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
