@@ -63,28 +63,39 @@ class ObjectCalls(WalkerState):
 
     # ---- calls -------------------------------------------------------------------------------------
     def object_call(self, call: cst.Call, callee: Value) -> Value | None:
-        """A call of project code that is not a same-module helper: None if it is none of these."""
-        for tag in callee:
-            if isinstance(tag, FunctionRef):  # imported, or held by an attribute
-                return self.call_function(tag.node, tag.env, self.argument_values(call), False, call)
-            if isinstance(tag, ClassRef):
-                return self.instantiate(tag, self.argument_values(call), call)
-            if isinstance(tag, Instance):
-                method = self.find_method(tag, "__call__") or (self.find_method(tag, "forward") if tag.model else None)
-                if method is not None:
-                    return self.call_method(tag, method, self.argument_values(call), call)
-            if isinstance(tag, Partial):  # `collate = partial(pad_rows, pad_id=0)`, then `collate(rows)`
-                values = partial_arguments(tag, self.argument_values(call))
-                for fn in tags_of(tag.func, FunctionRef):
-                    return self.call_function(fn.node, fn.env, values, False, call)
+        """A call of project code that is not a same-module helper: None if it is none of these. A value
+        that may be one of several (`model = MLP(...)` in one branch, `CNN(...)` in another) is each of
+        them on some path: every one is called, in a fixed order, and what they return is joined."""
+        results = [
+            result
+            for tag in tags_of(callee, (FunctionRef, ClassRef, Instance, Partial))
+            if (result := self._call_one(call, tag)) is not None
+        ]
+        return frozenset().union(*results) if results else None
+
+    def _call_one(self, call: cst.Call, tag) -> Value | None:
+        if isinstance(tag, FunctionRef):  # imported, or held by an attribute
+            return self.call_function(tag.node, tag.env, self.argument_values(call), False, call)
+        if isinstance(tag, ClassRef):
+            return self.instantiate(tag, self.argument_values(call), call)
+        if isinstance(tag, Instance):
+            method = self.find_method(tag, "__call__") or (self.find_method(tag, "forward") if tag.model else None)
+            if method is not None:
+                return self.call_method(tag, method, self.argument_values(call), call)
+        if isinstance(tag, Partial):  # `collate = partial(pad_rows, pad_id=0)`, then `collate(rows)`
+            values = partial_arguments(tag, self.argument_values(call))
+            for fn in tags_of(tag.func, FunctionRef):
+                return self.call_function(fn.node, fn.env, values, False, call)
         return None
 
     def method_of_instance(self, call: cst.Call, name: str, receiver: Value) -> Value | None:
+        """`obj.name(...)` of a project class's instance: each instance `obj` may be, joined (object_call)."""
+        results = []
         for inst in tags_of(receiver, Instance):
             found = self.find_method(inst, name)
             if found is not None:
-                return self.call_method(inst, found, self.argument_values(call), call)
-        return None
+                results.append(self.call_method(inst, found, self.argument_values(call), call))
+        return frozenset().union(*results) if results else None
 
     def argument_values(self, call: cst.Call) -> list:
         return [(a, self.argument_value(a.value)) for a in call.args]
