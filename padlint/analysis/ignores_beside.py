@@ -37,6 +37,12 @@ MAX_FILES = 50  # importers read for one module: the rest are read no further
 # `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
 IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)")
 INT = re.compile(r"[-+]?\d+")
+CONDITION = re.compile(r"(?:if|elif|while|assert)\b")
+# Labels compared against a value to make the mask of positions a reader grades (`non_pad = targets !=
+# PAD_IDX`, `labels.ne(pad_id)`): that value is skipped as surely as an `ignore_index`.
+LABELS_NOT_EQUAL = re.compile(
+    r"\b\w*(?:label|target|tgt)\w*(?:\[[^\]\n]*\])?\s*(?:!=\s*([\w.\-]+(?:\(\))?)|\.ne\(\s*([\w.\-]+)\s*\))", re.I
+)
 # A pad token's text in the ignore value (`vocab.index("<pad>")`, `sp.piece_to_id("[PAD]")`): its id.
 PAD_TOKEN_TEXT = re.compile(r"""['"](?:<\|?pad\|?>|\[pad\]|<pad_token>)['"]""", re.I)
 
@@ -66,18 +72,21 @@ def same_ignore_value(padded_with: int | str, ignored: int | str | None) -> bool
 
 
 def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> frozenset[int | str]:
-    """The values the modules importing `filename` give as `ignore_index`: ints, and "pad" for a pad
-    id (`tokenizer.pad_token_id`, `self.pad_id`). Values it cannot read (a parameter, a constant) are
+    """The values the modules importing `filename` give as `ignore_index`, or compare their labels
+    against to pick the positions they grade (`targets != PAD_IDX`): ints, and "pad" for a pad id
+    (`tokenizer.pad_token_id`, `self.pad_id`). Values it cannot read (a parameter, a constant) are
     left out: they say nothing about which value the reader skips. `names`: only the importers that
     name one of these definitions of the module count (an importer reads the labels of what it
     imports, not of every definition beside it); None: every importer."""
     values: set[int | str] = set()
+    if names:
+        names = _handing_on(filename, names)
     named = P.any_word(names) if names else None
     if names is not None and named is None:
         return frozenset()
     for reader in readers_beside(filename):
         text = text_of(reader)
-        if text is None or "ignore_index" not in text:
+        if text is None or not ("ignore_index" in text or "!=" in text or ".ne(" in text):
             continue
         if named is not None and not named.search(text):
             continue
@@ -85,7 +94,40 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
             value = ignore_value_of(match.group(1))
             if value is not None:
                 values.add(value)
+        for match in LABELS_NOT_EQUAL.finditer(text):
+            line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip()
+            if CONDITION.match(line):
+                continue  # `if label != 3:` tests one label, it makes no mask
+            value = ignore_value_of(match.group(1) or match.group(2))
+            if value is not None:
+                values.add(value)
     return frozenset(values)
+
+
+TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
+
+
+def _handing_on(filename: str, names: frozenset[str]) -> frozenset[str]:
+    """`names` and the module's top-level defs that name one of them, transitively: an importer that
+    calls `load_data(...)`, which builds the loaders with the collate function holding the labels,
+    reads those labels as surely as one that names the collate function."""
+    text = text_of(os.path.abspath(filename)) if filename not in ("", "-", "<stdin>") else None
+    if not text:
+        return names
+    starts = [(m.start(), m.group(1)) for m in TOP_LEVEL_DEF.finditer(text)]
+    ends = [m.start() for m in re.finditer(r"^\S", text, re.M)]
+    bodies = {}
+    for start, name in starts:
+        end = next((e for e in ends if e > start), len(text))
+        bodies[name] = text[start:end]
+    found = set(names)
+    changed = True
+    while changed:
+        word = P.any_word(found)
+        grown = {name for name, body in bodies.items() if name not in found and word.search(body.split("\n", 1)[-1])}
+        found |= grown
+        changed = bool(grown)
+    return frozenset(found)
 
 
 def pad_value(padded: Padded) -> int | str | None:
