@@ -66,6 +66,7 @@ class ModuleInfo:
     program: bool | None = None  # dead_code.program_nobody_imports, once asked
     sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
+    method_literal_params: dict = field(default_factory=dict)  # method -> parameters fixed to a literal
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
@@ -181,6 +182,17 @@ class ModuleInfo:
                 self._functions(module), self._call_sites(module), self.stored_names
             )
         return self.constant_params.get(fn, {})
+
+    def method_literals(self, module: cst.Module, fn: cst.FunctionDef) -> dict:
+        """The parameters of `fn`, a method of a top-level class of `module`, every call in view hands
+        the same literal -> that literal (method_flags.py)."""
+        found = self.method_literal_params.get(fn)
+        if found is None:
+            from padlint.analysis.method_flags import method_literals
+
+            in_class = any(isinstance(c, cst.ClassDef) and fn in c.body.body for c in module.body)
+            found = self.method_literal_params[fn] = method_literals(module, fn, self.filename) if in_class else {}
+        return found
 
     def arguments_in_view(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> list[cst.BaseExpression]:
         """What each call in view hands `param` of `fn` (a module-level function of `module`); for a

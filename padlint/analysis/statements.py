@@ -7,6 +7,8 @@ themselves (functions, classes, lambdas) are walked by flow.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from padlint.analysis import one_row
@@ -14,6 +16,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.losses import LOSS_NAME
+from padlint.analysis.method_flags import literal_of
 from padlint.analysis.values import (
     ClassRef,
     Copy,
@@ -49,6 +52,9 @@ class StatementWalker(WalkerState):
                     self.env.vars.setdefault(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
                 continue
             self.execute(stmt)
+            if self.returned_early:
+                self.returned_early = False
+                break  # `if mode == "train": ... return x` with the test known true: what follows never runs
 
     def execute(self, stmt: cst.CSTNode) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -66,8 +72,10 @@ class StatementWalker(WalkerState):
                 known = None if truth is None else not truth
             if known is True:  # `if mask is None:` over a mask the caller passed: never runs
                 self.execute_block(_orelse_body(stmt.orelse))
+                self.returned_early = _ends_in_return(_orelse_body(stmt.orelse))
             elif known is False:
                 self.execute_block(stmt.body.body)
+                self.returned_early = _ends_in_return(stmt.body.body)
             else:
                 narrowed = not_a_sequence_test(stmt.test)
                 self.run_branches(
@@ -138,14 +146,39 @@ class StatementWalker(WalkerState):
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         fn = self.current_fn
-        if fn is None or not isinstance(name, cst.Name) or not self.walking_home():
+        if fn is None or not self.walking_home() or self.facts.module is None:
+            return None
+        compared = P.comparison_operand(name, (cst.Equal, cst.NotEqual))
+        if compared is not None:
+            return self._compared_with_literal(fn, test, compared) if not negated else None
+        if not isinstance(name, cst.Name):
             return None
         if name.value not in P.parameter_names(fn):
             return None  # a local: its callers fix nothing (and the module's call sites are not needed)
+        if fn not in self.facts.module.body:
+            literal = self.module_info.method_literals(self.facts.module, fn).get(name.value)
+            return None if literal is None else bool(literal[1]) != negated
         truth = self.module_info.constant_parameters(self.facts.module, fn).get(name.value)
         if truth is None or not one_row.never_stored(fn, name.value, self.module_info.stored_names):
             return None
         return not truth if negated else truth
+
+    def _compared_with_literal(self, fn: cst.FunctionDef, test: cst.BaseExpression, compared: tuple) -> bool | None:
+        """`mode == "train"` (or `!=`, either side) where every call in view of the method hands `mode`
+        that same literal (method_flags.py): the test's value."""
+        left, right = compared
+        name, other = (left, right) if isinstance(left, cst.Name) else (right, left)
+        literal = literal_of(other)
+        if not isinstance(name, cst.Name) or literal is None or self.facts.module is None:
+            return None
+        if fn in self.facts.module.body or name.value not in P.parameter_names(fn):
+            return None
+        fixed = self.module_info.method_literals(self.facts.module, fn).get(name.value)
+        if fixed is None:
+            return None
+        equal = fixed == literal
+        assert isinstance(test, cst.Comparison)
+        return equal if isinstance(test.comparisons[0].operator, cst.Equal) else not equal
 
     def none_test(self, test: cst.BaseExpression) -> bool | None:
         """False when `x is None` is known to be true, True when it is known to be false (and the
@@ -432,6 +465,14 @@ class StatementWalker(WalkerState):
             if method in ("split", "rsplit"):
                 return self.is_single_text(expr.func.value) is True
         return False
+
+
+def _ends_in_return(body: Sequence[cst.CSTNode]) -> bool:
+    """Does the block's last statement return (a direct `return`, not one inside a nested block)?"""
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(small, cst.Return) for small in last.body)
+    return isinstance(last, cst.Return)
 
 
 def _orelse_body(orelse) -> list:

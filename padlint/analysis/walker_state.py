@@ -66,6 +66,7 @@ class WalkerState(ValueParts, CallParts):
         self.ids_masked_in: set[Encoding] = set()
         self.loop_aliases: dict[str, str] = {}  # loop variable -> the list it walks (in-place edits)
         self.guards: list[cst.BaseExpression] = []  # tests of the `if`s whose body is being walked
+        self.returned_early = False  # a branch known to run ended in `return`: the rest of its block never runs
         self.map_batched: bool | None = None
         self.in_target_context = False
         self.returns: list[Value] = []

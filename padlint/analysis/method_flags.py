@@ -1,0 +1,97 @@
+"""Parameters of a method that every call in view hands the same literal: `mode="train"` at each call.
+
+`def prepare_batch(self, problems, mode="train")` with `if mode == "train": ... else: <labels built>`:
+where every call of the method hands `mode` the same literal (or leaves it to its default), the other
+branch never runs, and nothing found in it is a harm (call_sites.py does the same for the truth of a
+module-level function's flag). A method is called through an attribute (`self.prepare_batch(...)`,
+`trainer.prepare_batch(...)`), so its calls are in view only where its name is written nowhere else: each
+`.name` of the module is a call, no other class of the module defines the name, and no other file of the
+project writes it (unused_definitions.project_files; a module nobody imports is a program whose methods
+only its own code calls). A literal is compared by its kind and value (`1` is not `True`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import libcst as cst
+
+from padlint.analysis import patterns as P
+from padlint.analysis.one_row import never_stored
+from padlint.analysis.unused_definitions import project_files, project_root
+from padlint.look.project_text import text_of
+
+Literal = tuple[str, object]  # (kind, value): ("str", "train"), ("bool", True), ("none", None), ("int", 3)
+
+
+def literal_of(expr: cst.BaseExpression | None) -> Literal | None:
+    """The literal `expr` writes, or None."""
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return ("none", None) if expr.value == "None" else ("bool", expr.value == "True")
+    number = P.int_value(expr) if not isinstance(expr, cst.Name) else None
+    if number is not None:
+        return ("int", number)
+    text = P.string_value(expr)
+    return ("str", text) if text is not None else None
+
+
+def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str) -> dict[str, Literal]:
+    """The parameters of method `fn` of a top-level class of the module that every call in view hands
+    the same literal (its default where a call leaves it), never stored again -> that literal."""
+    name = fn.name.value
+    if name.startswith("__") or P.method_kind(fn) == "static" or fn.decorators:
+        return {}
+    defined = [
+        stmt
+        for c in module.body
+        if isinstance(c, cst.ClassDef)
+        for stmt in c.body.body
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name
+    ]
+    if defined != [fn]:
+        return {}
+    calls, reads, names = [], 0, 0
+    for node in P.walk(module):
+        if isinstance(node, cst.Attribute) and node.attr.value == name:
+            reads += 1
+        elif isinstance(node, cst.Name) and node.value == name:
+            names += 1  # an attribute's own name, the def's, or a bare read
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == name:
+            calls.append(node)
+    # Each `.name` is a call, and no name is read bare or bound again (the def's own name aside).
+    if not calls or reads != len(calls) or names != reads + 1 or _named_elsewhere(filename, name):
+        return {}
+    positional_params = [*fn.params.posonly_params, *fn.params.params][1:]  # the receiver is bound
+    fixed: dict[str, Literal] = {}
+    for param in [*positional_params, *fn.params.kwonly_params]:
+        handed = {_handed(call, positional_params, param) for call in calls}
+        literal = handed.pop() if len(handed) == 1 else None
+        if literal is not None and never_stored(fn, param.name.value):
+            fixed[param.name.value] = literal
+    return fixed
+
+
+def _handed(call: cst.Call, positional_params: list[cst.Param], param: cst.Param) -> Literal | None:
+    """The literal `call` hands `param` (its default where the call leaves it); None when not a literal."""
+    if any(a.star for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if param in positional_params and positional_params.index(param) < len(positional):
+        return literal_of(positional[positional_params.index(param)].value)
+    keyword = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
+    if keyword is not None:
+        return literal_of(keyword.value)
+    return literal_of(param.default) if param.default is not None else None
+
+
+def _named_elsewhere(filename: str, name: str) -> bool:
+    """Does another file of the project write `name` (a call out of this module may hand anything)?"""
+    if not filename or filename in ("-", "<stdin>"):
+        return True
+    path = os.path.abspath(filename)
+    files = project_files(project_root(path))
+    if files is None:
+        return True
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(other != path and word.search(text_of(other) or "") for other in files)
