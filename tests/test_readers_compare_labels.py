@@ -6,7 +6,9 @@ function) and applies its own loss to `logits[targets != PAD_IDX]`: the pads nev
 pad-id fill is no harm. The reader is found through what it calls (`load_data` names the collate
 function that holds the labels), and its comparison counts as an `ignore_index`. A reader that hands
 the targets to a loss whole, one that only tests a single label in an `if`, or one that skips pads of
-targets it gets from nothing that reaches the collate function, leaves the finding.
+targets it gets from nothing that reaches the collate function, leaves the finding; so does one that
+hands the targets to the model as `labels=` and takes the model's own loss, whatever it compares or
+configures beside it (seen on unseen code: a token count `targets != PAD_IDX` next to `output.loss`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ TRAIN = textwrap.dedent(
 SKIPS_PADS = """        non_pad = targets != PAD_IDX
         loss = criterion(logits[non_pad], targets[non_pad])"""
 GRADES_ALL = """        loss = criterion(logits.flatten(0, 1), targets.flatten())"""
+# The model grades the labels it is handed; the comparison only counts tokens, the criterion is never called.
+MODEL_LOSS = """        unused = nn.CrossEntropyLoss(ignore_index=PAD_IDX)
+        loss = model(input_ids=source_ids, attention_mask=source_mask, labels=targets).loss
+        non_pad = targets != PAD_IDX
+        print(loss.item(), int(non_pad.sum()), unused)"""
 TESTS_ONE = """        if targets[0, 0] != PAD_IDX:
             print("first target is a token")
         loss = criterion(logits.flatten(0, 1), targets.flatten())"""
@@ -104,8 +111,8 @@ def test_a_reader_that_grades_only_positions_not_padded_sees_no_pad(tmp_path):
 
 @pytest.mark.parametrize(
     "loss, metrics",
-    [(GRADES_ALL, False), (TESTS_ONE, False), (GRADES_ALL, True)],
-    ids=["grades-every-position", "tests-one-label", "skips-pads-of-other-targets"],
+    [(GRADES_ALL, False), (TESTS_ONE, False), (GRADES_ALL, True), (MODEL_LOSS, False)],
+    ids=["grades-every-position", "tests-one-label", "skips-pads-of-other-targets", "model-loss-over-labels"],
 )
 def test_other_readers_leave_the_finding(tmp_path, loss, metrics):
     assert codes(tmp_path, loss, metrics) == ["PAD006"]

@@ -37,6 +37,8 @@ MAX_FILES = 50  # importers read for one module: the rest are read no further
 # `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
 IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)")
 INT = re.compile(r"[-+]?\d+")
+LABELS_KEYWORD = re.compile(r"[(,]\s*labels\s*=(?!=)")
+MODEL_LOSS_READ = re.compile(r"\.loss\b|\[\s*['\"]loss['\"]\s*\]")
 CONDITION = re.compile(r"(?:if|elif|while|assert)\b")
 # Labels compared against a value to make the mask of positions a reader grades (`non_pad = targets !=
 # PAD_IDX`, `labels.ne(pad_id)`): that value is skipped as surely as an `ignore_index`.
@@ -89,6 +91,11 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
         if text is None or not ("ignore_index" in text or "!=" in text or ".ne(" in text):
             continue
         if named is not None and not named.search(text):
+            continue
+        if LABELS_KEYWORD.search(text) and MODEL_LOSS_READ.search(text):
+            # It hands labels to a model (`labels=targets`) and takes the model's own loss: that loss grades
+            # every label but -100, whatever else the reader skips (`non_pad = targets != PAD_IDX` to count
+            # tokens, a criterion with `ignore_index=` it never calls).
             continue
         for match in IGNORE_ARG.finditer(text):
             value = ignore_value_of(match.group(1))
