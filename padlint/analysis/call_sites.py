@@ -196,10 +196,19 @@ def _truth_handed(
 
 def _literal_truth(expr: cst.BaseExpression) -> bool | None:
     """The truth of a literal constant: True, False, None, a number, a string."""
+    literal = literal_of(expr)
+    return bool(literal[1]) if literal is not None else None
+
+
+Literal = tuple[str, object]  # (kind, value): ("str", "train"), ("bool", True), ("none", None), ("int", 3)
+
+
+def literal_of(expr: cst.BaseExpression | None) -> Literal | None:
+    """The literal `expr` writes, or None."""
     if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-        return expr.value == "True"
-    number = P.int_value(expr)
+        return ("none", None) if expr.value == "None" else ("bool", expr.value == "True")
+    number = P.int_value(expr) if not isinstance(expr, cst.Name) else None
     if number is not None:
-        return number != 0
+        return ("int", number)
     text = P.string_value(expr)
-    return bool(text) if text is not None else None
+    return ("str", text) if text is not None else None

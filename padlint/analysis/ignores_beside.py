@@ -31,7 +31,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.unused_definitions import project_files, project_root
 from padlint.analysis.values import Padded
-from padlint.look.project_text import importers_in, package_directories, text_of
+from padlint.look.project_text import importers_in, package_directories, span_of, text_of, top_level_spans
 
 MAX_FILES = 50  # importers read for one module: the rest are read no further
 # `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
@@ -111,22 +111,18 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
     return frozenset(values)
 
 
-TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
-
-
 def _handing_on(filename: str, names: frozenset[str]) -> frozenset[str]:
     """`names` and the module's top-level defs that name one of them, transitively: an importer that
     calls `load_data(...)`, which builds the loaders with the collate function holding the labels,
     reads those labels as surely as one that names the collate function."""
-    text = text_of(os.path.abspath(filename)) if filename not in ("", "-", "<stdin>") else None
-    if not text:
+    path = os.path.abspath(filename) if filename not in ("", "-", "<stdin>") else None
+    text = text_of(path) if path else None
+    if not path or not text:
         return names
-    starts = [(m.start(), m.group(1)) for m in TOP_LEVEL_DEF.finditer(text)]
-    ends = [m.start() for m in re.finditer(r"^\S", text, re.M)]
     bodies = {}
-    for start, name in starts:
-        end = next((e for e in ends if e > start), len(text))
-        bodies[name] = text[start:end]
+    for name, start in top_level_spans(path, text).items():
+        first, last = span_of(text, start)
+        bodies[name] = text[first:last]
     found = set(names)
     changed = True
     while changed:

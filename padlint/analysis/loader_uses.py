@@ -371,6 +371,14 @@ def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return parents
 
 
+def nearest(parents: dict[cst.CSTNode, cst.CSTNode], node: cst.CSTNode, kind: type) -> cst.CSTNode | None:
+    """The innermost node of type `kind` that `node` sits in (itself left out), by the parents map."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, kind):
+        current = parents.get(current)
+    return current
+
+
 def names_in(root: cst.CSTNode, names: set[str]) -> list[cst.Name]:
     """Every `Name` node spelling one of `names` (an attribute's own name and a keyword are not)."""
     return S.name_nodes([root], names)

@@ -13,27 +13,13 @@ only its own code calls). A literal is compared by its kind and value (`1` is no
 from __future__ import annotations
 
 import os
-import re
 
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.call_sites import Literal, literal_of
 from padlint.analysis.one_row import never_stored
-from padlint.analysis.unused_definitions import project_files, project_root
-from padlint.look.project_text import text_of
-
-Literal = tuple[str, object]  # (kind, value): ("str", "train"), ("bool", True), ("none", None), ("int", 3)
-
-
-def literal_of(expr: cst.BaseExpression | None) -> Literal | None:
-    """The literal `expr` writes, or None."""
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-        return ("none", None) if expr.value == "None" else ("bool", expr.value == "True")
-    number = P.int_value(expr) if not isinstance(expr, cst.Name) else None
-    if number is not None:
-        return ("int", number)
-    text = P.string_value(expr)
-    return ("str", text) if text is not None else None
+from padlint.analysis.unused_definitions import names_written_in, project_files, project_root
 
 
 def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str) -> dict[str, Literal]:
@@ -91,7 +77,4 @@ def _named_elsewhere(filename: str, name: str) -> bool:
         return True
     path = os.path.abspath(filename)
     files = project_files(project_root(path))
-    if files is None:
-        return True
-    word = re.compile(rf"\b{re.escape(name)}\b")
-    return any(other != path and word.search(text_of(other) or "") for other in files)
+    return files is None or bool(names_written_in(files, path, {name}))

@@ -161,14 +161,12 @@ class ModuleInfo:
                 self._functions(module), self._call_sites(module), self.stored_names
             )
         if fn not in self.one_text_params and fn not in module.body:
-            from padlint.analysis.loader_uses import parents_of
+            from padlint.analysis.loader_uses import nearest, parents_of
 
-            enclosing = parents_of(module).get(fn)
-            while enclosing is not None and not isinstance(enclosing, cst.FunctionDef):
-                enclosing = parents_of(module).get(enclosing)
+            enclosing = nearest(parents_of(module), fn, cst.FunctionDef)
             self.one_text_params[fn] = (
                 one_text.nested_one_text_parameters(enclosing, fn, self.stored_names, self._call_sites(module))
-                if enclosing is not None
+                if isinstance(enclosing, cst.FunctionDef)
                 else set()
             )
         return self.one_text_params.get(fn, set())

@@ -58,12 +58,12 @@ def nested_one_text_parameters(
     # Each call's callee is a Name node, and so is the def's own name: any other is another use.
     if not calls or bindings != 1 or reads != len(calls) + bindings:
         return set()
-    found = set()
-    for param in P.parameter_names(fn):
-        here = [Site(call, enclosing, False) for call in calls]
-        if all(_hands_one_text(site, fn, param, {}, stored, sites) for site in here):
-            found.add(param)
-    return found
+    here = [Site(call, enclosing, False) for call in calls]
+    return {
+        param
+        for param in P.parameter_names(fn)
+        if all(_hands_one_text(site, fn, param, {}, stored, sites) for site in here)
+    }
 
 
 def _hands_one_text(

@@ -13,10 +13,10 @@ import libcst as cst
 
 from padlint.analysis import one_row
 from padlint.analysis import patterns as P
+from padlint.analysis.call_sites import literal_of
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.losses import LOSS_NAME
-from padlint.analysis.method_flags import literal_of
 from padlint.analysis.values import (
     ClassRef,
     Copy,

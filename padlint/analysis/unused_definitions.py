@@ -216,6 +216,19 @@ def project_files(root: str) -> tuple[str, ...] | None:
     return tuple(found)
 
 
+def names_written_in(files: tuple[str, ...], path: str, names: set[str]) -> set[str]:
+    """The names of `names` that a file of `files` other than `path` writes as a word (code, a string, a
+    comment, a doc): where a method or a call of it may be written out of the module."""
+    found: set[str] = set()
+    for other in files:
+        left = names - found
+        if not left:
+            break
+        if other != path:
+            found |= set(P.any_word(left).findall(text_of(other) or ""))
+    return found
+
+
 def uncalled_nested_functions(module: cst.Module) -> list[cst.FunctionDef]:
     """Functions defined inside a function that the enclosing function never reads (not called, returned,
     passed to `map` or stored): they never run, so nothing they would do to a batch is a harm. A

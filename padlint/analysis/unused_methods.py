@@ -24,7 +24,7 @@ import re
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.unused_definitions import project_files, project_root
+from padlint.analysis.unused_definitions import names_written_in, project_files, project_root
 from padlint.look.project_text import from_imports, importers_in, module_path, text_of
 
 # Bases that call no method of their subclasses (abc's ABC only checks abstract methods at construction).
@@ -60,10 +60,7 @@ def unused_methods(module: cst.Module, filename: str) -> list[cst.FunctionDef]:
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
     if not importers_in(path, directories):
         return []  # nobody imports it: a program, run by whoever is not in view
-    for other in files:
-        if other == path or not unused:
-            continue
-        unused -= set(P.any_word(unused).findall(text_of(other) or ""))
+    unused -= names_written_in(files, path, unused)
     return [fn for name in sorted(unused) for fn in candidates[name]]
 
 

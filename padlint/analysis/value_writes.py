@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from padlint.analysis import patterns as P
-from padlint.analysis.loader_uses import names_in
+from padlint.analysis.loader_uses import names_in, nearest
 from padlint.analysis.one_row import own_nodes
 
 
@@ -23,7 +23,7 @@ def other_writes(
 ) -> list[cst.CSTNode]:
     """The statements of `fn` (its own body, nested defs left out) other than the one holding `skip`
     that name `labels` and hold the int `value` outside a subscript's index."""
-    held_by = _statement_of(skip, parents)
+    held_by = nearest(parents, skip, cst.BaseSmallStatement)
     found: list[cst.CSTNode] = []
     for node in own_nodes(fn):
         if not isinstance(node, cst.BaseSmallStatement) or node is held_by:
@@ -33,23 +33,9 @@ def other_writes(
             and P.int_value(n) == value
             and not _in_index(n, node, parents)
             for n in P.walk(node)
-            if _is_int(n)
         ):
             found.append(node)
     return found
-
-
-def _is_int(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Integer) or (
-        isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)
-    )
-
-
-def _statement_of(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> cst.CSTNode | None:
-    current: cst.CSTNode | None = node
-    while current is not None and not isinstance(current, cst.BaseSmallStatement):
-        current = parents.get(current)
-    return current
 
 
 def _in_index(node: cst.CSTNode, top: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:

@@ -10,7 +10,7 @@ from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import LabelsPaddedWithToken, ModuleFacts
 from padlint.analysis.ignores_beside import label_value_of
-from padlint.analysis.loader_uses import parents_of
+from padlint.analysis.loader_uses import nearest, parents_of
 from padlint.analysis.value_writes import other_writes
 from padlint.analysis.values import Context, Padded
 from padlint.rules import sites
@@ -182,9 +182,7 @@ def _written_elsewhere(
     if not isinstance(first, cst.Name):
         return None
     parents = parents_of(facts.module)
-    scope: cst.CSTNode | None = parents.get(node)
-    while scope is not None and not isinstance(scope, cst.FunctionDef):
-        scope = parents.get(scope)
+    scope = nearest(parents, node, cst.FunctionDef)
     others = other_writes(scope or facts.module, first.value, value, node, parents)
     if not others:
         return None
