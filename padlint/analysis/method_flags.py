@@ -13,6 +13,7 @@ only its own code calls). A literal is compared by its kind and value (`1` is no
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import libcst as cst
 
@@ -22,7 +23,7 @@ from padlint.analysis.one_row import never_stored
 from padlint.analysis.unused_definitions import names_written_in, project_files, project_root
 
 
-def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str) -> dict[str, Literal]:
+def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str, names: MethodNames) -> dict[str, Literal]:
     """The parameters of method `fn` of a top-level class of the module that every call in view hands
     the same literal (its default where a call leaves it), never stored again -> that literal."""
     name = fn.name.value
@@ -37,16 +38,9 @@ def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str) -> d
     ]
     if defined != [fn]:
         return {}
-    calls, reads, names = [], 0, 0
-    for node in P.walk(module):
-        if isinstance(node, cst.Attribute) and node.attr.value == name:
-            reads += 1
-        elif isinstance(node, cst.Name) and node.value == name:
-            names += 1  # an attribute's own name, the def's, or a bare read
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == name:
-            calls.append(node)
+    calls = names.calls.get(name, [])
     # Each `.name` is a call, and no name is read bare or bound again (the def's own name aside).
-    if not calls or reads != len(calls) or names != reads + 1 or _named_elsewhere(filename, name):
+    if not calls or names.attributes[name] != len(calls) or names.names[name] != len(calls) + 1:
         return {}
     positional_params = [*fn.params.posonly_params, *fn.params.params][1:]  # the receiver is bound
     fixed: dict[str, Literal] = {}
@@ -55,7 +49,25 @@ def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str) -> d
         literal = handed.pop() if len(handed) == 1 else None
         if literal is not None and never_stored(fn, param.name.value):
             fixed[param.name.value] = literal
-    return fixed
+    # The project's other files are read last, and only for a method with a fixed parameter.
+    return fixed if fixed and not _named_elsewhere(filename, name) else {}
+
+
+class MethodNames:
+    """How often each name is read as `.name` and as a bare name in a module, and the calls `x.name(...)`:
+    one walk of the module for all its methods."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.attributes: Counter[str] = Counter()
+        self.names: Counter[str] = Counter()  # an attribute's own name, a def's, or a bare read
+        self.calls: dict[str, list[cst.Call]] = {}
+        for node in P.walk(module):
+            if isinstance(node, cst.Attribute):
+                self.attributes[node.attr.value] += 1
+            elif isinstance(node, cst.Name):
+                self.names[node.value] += 1
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                self.calls.setdefault(node.func.attr.value, []).append(node)
 
 
 def _handed(call: cst.Call, positional_params: list[cst.Param], param: cst.Param) -> Literal | None:

@@ -4,7 +4,7 @@ calls, where the pad token is set to EOS, collators, and which function or metho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import libcst as cst
 
@@ -67,6 +67,7 @@ class ModuleInfo:
     sites: dict | None = None  # module-level function name -> its calls in view (call_sites.py)
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
     method_literal_params: dict = field(default_factory=dict)  # method -> parameters fixed to a literal
+    method_names: Any = None  # method_flags.MethodNames of the module, made at the first method asked
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
@@ -186,10 +187,15 @@ class ModuleInfo:
         the same literal -> that literal (method_flags.py)."""
         found = self.method_literal_params.get(fn)
         if found is None:
-            from padlint.analysis.method_flags import method_literals
+            from padlint.analysis.method_flags import MethodNames, method_literals
 
             in_class = any(isinstance(c, cst.ClassDef) and fn in c.body.body for c in module.body)
-            found = self.method_literal_params[fn] = method_literals(module, fn, self.filename) if in_class else {}
+            if in_class and self.method_names is None:
+                self.method_names = MethodNames(module)
+            found = {}
+            if in_class and self.method_names is not None:
+                found = method_literals(module, fn, self.filename, self.method_names)
+            self.method_literal_params[fn] = found
         return found
 
     def arguments_in_view(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> list[cst.BaseExpression]:
