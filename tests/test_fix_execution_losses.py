@@ -291,3 +291,43 @@ def test_mean_over_ignored_positions_fix_averages_over_the_graded_ones(tmp_path)
 
     empty = after(logits, torch.full_like(targets, pad))  # a batch of pads only: 0, not NaN
     assert not torch.isnan(empty) and empty.item() == 0.0
+
+
+WEIGHTED_PER_ROW_LOSS = """
+import torch.nn.functional as F
+
+
+def weighted_loss(logits, targets, row_weights):
+    per_token = F.cross_entropy(
+        logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-100, reduction="none"
+    ).view(targets.shape)
+    weighted = per_token * row_weights.unsqueeze(1)
+    return weighted.mean()
+"""
+
+
+def test_weighted_mean_over_ignored_positions_fix_averages_over_the_graded_ones(tmp_path):
+    """`(losses * w).mean()` counts the ignored positions as the plain mean does; the (unsafe) fix divides
+    the weighted sum by the positions the loss grades."""
+    torch = pytest.importorskip("torch")
+    source = _source(WEIGHTED_PER_ROW_LOSS)
+    assert "PAD011" in {d.code for d in lint_source(source, "case.py")}
+    outcome = fix_source(source, "case.py", unsafe=True)
+    assert outcome.error is None and outcome.source != source
+    before = _load(source, tmp_path, "weighted_orig").weighted_loss
+    after = _load(outcome.source, tmp_path, "weighted_fixed").weighted_loss
+
+    torch.manual_seed(0)
+    width = max(len(r) for r in ROWS)
+    targets = torch.tensor([[t + 1 for t in r] + [-100] * (width - len(r)) for r in ROWS])
+    logits = torch.randn(*targets.shape, VOCAB)
+    weights = torch.tensor([0.5, 2.0, 1.0][: len(ROWS)])
+    per_token = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    real = targets != -100
+    expected = (per_token * weights.unsqueeze(1))[real].mean()  # the weighted losses of the real positions
+    assert torch.allclose(after(logits, targets, weights), expected), outcome.source
+    assert before(logits, targets, weights).item() < expected.item()  # the original divides by the pads too
+
+    noisy = logits.clone()
+    noisy[~real] = 50.0  # the logits at the pads change nothing
+    assert torch.allclose(after(noisy, targets, weights), expected)

@@ -130,3 +130,59 @@ def test_something_added_to_the_losses_makes_the_fix_unsafe():
     assert weighted != TOLD_TO_IGNORE
     (finding,) = pad011(weighted)
     assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE
+
+
+# Losses weighted per row before the mean (a score per example, a curriculum weight): each ignored
+# position is still a 0, so the mean of the product divides by the pads as the mean of the losses would.
+WEIGHTED_PER_ROW = """
+    import torch.nn.functional as F
+
+
+    def weighted_step(model, optimizer, batch, row_weights):
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        labels = batch["labels"]
+        per_token = F.cross_entropy(
+            logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100, reduction="none"
+        ).view(labels.shape)
+        weighted = per_token * row_weights.unsqueeze(1)
+        loss = weighted.mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_losses_scaled_by_a_weight_then_averaged_over_every_position_are_reported():
+    (finding,) = pad011(WEIGHTED_PER_ROW)
+    assert finding.location.row == 12
+    # what the weights mean (a mean over real positions, or a weighted average) is the author's: unsafe
+    assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE
+
+
+def test_a_weight_made_from_a_count_may_rescale_the_mean_and_is_silent():
+    rescaled = WEIGHTED_PER_ROW.replace(
+        "per_token * row_weights.unsqueeze(1)", "per_token * (labels.numel() / (labels != -100).sum())"
+    )
+    assert rescaled != WEIGHTED_PER_ROW
+    assert pad011(rescaled) == []
+
+
+def test_a_weighted_sum_of_labels_padded_with_the_pad_id_is_not_taken_as_grading_the_pads():
+    # The weights may be 0 at the pads (a mask under another name): what the sum grades there is unknown.
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def step(model, optimizer, rows, pad_id, weights):
+            width = max(len(r) for r in rows)
+            ids = torch.tensor([r + [pad_id] * (width - len(r)) for r in rows])
+            logits = model(input_ids=ids, attention_mask=(ids != pad_id).long()).logits
+            per_token = F.cross_entropy(logits.transpose(1, 2), ids, reduction="none")
+            loss = (per_token * weights).sum() / weights.sum()
+            loss.backward()
+            optimizer.step()
+    """
+    assert [d.code for d in lint_source(textwrap.dedent(source), "loss.py")] == []
+    # the same sum of the losses unweighted grades the pads
+    unweighted = textwrap.dedent(source).replace("(per_token * weights).sum() / weights.sum()", "per_token.sum()")
+    assert [d.code for d in lint_source(unweighted, "loss.py")] == ["PAD002"]

@@ -6,6 +6,8 @@ Calls are matched by qualified name through the module's imports (`T.ones_like` 
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from padlint.analysis import map_chain, shape_ops
@@ -34,6 +36,7 @@ from padlint.analysis.values import (
     Padded,
     PadId,
     PadIdMask,
+    PerPositionLoss,
     RealCount,
     ShapeOf,
     TokenIds,
@@ -433,6 +436,8 @@ class ExpressionEvaluator(WalkerState):
             mask = self.padding_mask_of(expr, left, right)
             if mask is not None:  # `x * mask`: its mean, wherever taken, counts the pads (losses.py)
                 product = frozenset({MaskedProduct(expr, mask)})
+            else:
+                product = _scaled_losses(expr, left, right)
         means = frozenset(t for t in left | right if isinstance(t, MeanValue))  # `mean * t ** 2`, `ce + kl`
         return self.arithmetic(expr, op, left, right) | means | product
 
@@ -721,3 +726,18 @@ def _compares_with_token_text(test: cst.BaseExpression) -> bool:
                 for side in (test.left, target.comparator)
             )
     return False
+
+
+# What a factor made from a count calls: `losses * (n / mask.sum())` may scale the mean back to the real positions.
+COUNTING_CALLS = frozenset({"sum", "mean", "nansum", "nanmean", "count_nonzero", "numel", "len"})
+
+
+def _scaled_losses(expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
+    """`losses * weights`: the per-position losses of one side, scaled by a factor that is not made from a
+    count (a mask was ruled out before). Each position a loss ignores is still a 0 that a mean counts."""
+    found: set = set()
+    for losses, factor in ((left, expr.right), (right, expr.left)):
+        if any(P.last_name(n.func) in COUNTING_CALLS for n in P.walk(factor) if isinstance(n, cst.Call)):
+            continue
+        found.update(dataclasses.replace(t, scaled=True) for t in tags_of(losses, PerPositionLoss))
+    return frozenset(found)

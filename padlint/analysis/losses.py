@@ -142,7 +142,7 @@ class LossesAndMeans(WalkerState):
         """`losses.mean()`, `losses.sum()`, `torch.mean(losses)`: every position counts, the pads too. A mean
         (`averaged`) also divides by every position: -100 at the pads makes their terms 0, not absent."""
         for loss in tags_of(value, PerPositionLoss):
-            if loss.ignored == P.IGNORE_VALUE:
+            if loss.ignored == P.IGNORE_VALUE and not loss.scaled:
                 if averaged:
                     self.facts.losses_averaged_whole.add(loss.call)
                 self.label_sink(loss.labels, loss.target, loss.call, "loss")

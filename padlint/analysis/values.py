@@ -371,7 +371,8 @@ class LossInstance:
 @dataclass(eq=False)
 class PerPositionLoss:
     """One loss per position (`reduction="none"`): the pads are graded only where it is reduced whole
-    (`.mean()`, `.sum()`); a product, an index or a write into it first leaves the reduction unknown."""
+    (`.mean()`, `.sum()`); an index or a write into it first leaves the reduction unknown, and so does a
+    product for a sum (`scaled`)."""
 
     labels: Any  # the labels' value at the loss call
     target: cst.BaseExpression  # the target argument
@@ -381,6 +382,9 @@ class PerPositionLoss:
     versions: tuple = ()  # the bindings the target's code reads at the loss call (expressions.versions_of)
     ignore_code: str | None = None  # code for the ignored value at the loss call (`self.loss_fn.ignore_index`)
     ignore_versions: tuple = ()  # the bindings that code reads there
+    # Multiplied by a factor that is neither a padding mask nor made from a count (`losses * weights`): each
+    # ignored position is still a 0 that a mean divides by, but what a sum grades at the pads is unknown.
+    scaled: bool = False
 
 
 @dataclass(eq=False)

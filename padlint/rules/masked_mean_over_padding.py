@@ -107,7 +107,7 @@ def token_loss(per_token, attention_mask):
         safety = Applicability.SAFE if over.only_the_loss else Applicability.UNSAFE
         title = "Divide by the number of positions the loss does not ignore"
         if safety is Applicability.UNSAFE:
-            title += " (what is added to the losses may count at ignored positions)"
+            title += " (what the losses are combined with may count at ignored positions)"
         return FixProposal(safety, title, ((over.node, f"({total}.sum() / {counted})"),))
 
     def fix(self, facts: ModuleFacts, event: MaskedMean) -> FixProposal | None:
