@@ -33,11 +33,18 @@ class Site:
     module: cst.Module | None = None  # the module the call is in (its script code, where `caller` is None)
 
 
-def call_sites(module: cst.Module, reads: Counter[str], filename: str) -> dict[str, list[Site]]:
+def call_sites(
+    module: cst.Module, reads: Counter[str], filename: str, kind: type[cst.CSTNode] = cst.FunctionDef
+) -> dict[str, list[Site]]:
     """Module-level function name -> every call of it in view, for the functions called only by name
     (`reads`: how often each name is read in the module, dead_code.name_reads). A function missing
-    from the result has callers out of view."""
-    functions = {stmt.name.value for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
+    from the result has callers out of view. `kind` cst.ClassDef: the same for classes, whose calls
+    are their constructions."""
+    functions = {
+        stmt.name.value
+        for stmt in module.body
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and isinstance(stmt, kind)
+    }
     sites: dict[str, list[Site]] = {name: [] for name in functions}
     for call, caller, top in _calls_by_name(module, functions):
         sites[call.func.value].append(Site(call, caller, caller is top and caller is not None, module))  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ from padlint.analysis.class_constants import class_constant
 from padlint.analysis.env import EMPTY, field_place, key_of_subscript, place_key
 from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.objects import MODEL_SELF_METHODS
+from padlint.analysis.parameter_literals import init_parameter_stored_as
 from padlint.analysis.values import (
     Copy,
     DatasetOf,
@@ -401,12 +402,26 @@ class CallEvaluator(WalkerState):
         return frozenset({ids.but(rows=batch or None, side=side)})
 
     def class_attribute_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        """`self.padding` in a method of a class whose body fixes `padding` for every instance."""
+        """The literal `expr` holds wherever it is read: `self.padding` in a method of a class whose body
+        fixes `padding` for every instance, or whose `__init__` stores it from a parameter that every
+        construction in view fixes; a parameter of the function walked that every call in view fixes
+        (parameter_literals.py)."""
+        module = self.facts.module
+        if isinstance(expr, cst.Name):
+            fn = self.current_fn
+            if fn is None or module is None or not self.walking_home() or expr.value not in P.parameter_names(fn):
+                return None
+            return self.module_info.parameter_literal(module, fn, expr.value)
         if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
             return None
         if not self.class_envs:
             return None
-        return class_constant(self.class_envs[-1][0], expr.attr.value)
+        cls = self.class_envs[-1][0]
+        fixed = class_constant(cls, expr.attr.value)
+        if fixed is not None or module is None or not self.walking_home() or cls not in module.body:
+            return fixed
+        stored = init_parameter_stored_as(cls, expr.attr.value)
+        return self.module_info.parameter_literal(module, *stored) if stored is not None else None
 
     def padding_side(self, call: cst.Call) -> str:
         arg = P.keyword(call, "padding_side")
@@ -441,6 +456,8 @@ class CallEvaluator(WalkerState):
                 return True
         if isinstance(expr, cst.Subscript) and self.map_batched is not None:
             return not self.map_batched
+        if isinstance(expr, cst.Subscript) and self.one_example_read(expr):
+            return True
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and tags_of(
             self.evaluate(expr) if value is None else value, OneText
         ):
@@ -448,6 +465,11 @@ class CallEvaluator(WalkerState):
             # wrote one string into, read from one row (`train[i]["query"]`, `for row in ds`)
             return True
         return None
+
+    def one_example_read(self, expr: cst.Subscript) -> bool:
+        """`self.rows[idx]["text"]` in `__getitem__(self, idx)`: one example's value (one_row.py)."""
+        fn = self.current_fn
+        return fn is not None and one_row.read_by_item_index(fn, expr, self.module_info.stored_names)
 
     def parameter_documented_as_text(self, name: str) -> bool:
         """Is `name` a parameter of the function walked, with no annotation, that its docstring declares

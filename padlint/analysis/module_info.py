@@ -68,6 +68,9 @@ class ModuleInfo:
     constant_params: dict | None = None  # function -> parameters every call hands the same truth (call_sites.py)
     method_literal_params: dict = field(default_factory=dict)  # method -> parameters fixed to a literal
     method_names: Any = None  # method_flags.MethodNames of the module, made at the first method asked
+    name_read_counts: Any = None  # dead_code.name_reads of the module, once asked
+    class_sites: dict | None = None  # module-level class name -> its constructions in view (call_sites.py)
+    parameter_literals: dict = field(default_factory=dict)  # (def, parameter) -> parameter_literal's answer
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
     # `model = build_model(cfg)`: place -> the imported factories its models are made by, when none is
@@ -221,8 +224,39 @@ class ModuleInfo:
 
     def _call_sites(self, module: cst.Module) -> dict:
         if self.sites is None:
-            self.sites = call_sites.call_sites(module, dead_code.name_reads(module), self.filename)
+            self.sites = call_sites.call_sites(module, self._name_reads(module), self.filename)
         return self.sites
+
+    def _name_reads(self, module: cst.Module):
+        if self.name_read_counts is None:
+            self.name_read_counts = dead_code.name_reads(module)
+        return self.name_read_counts
+
+    def parameter_literal(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> cst.BaseExpression | None:
+        """The literal `param` of `fn` holds wherever `fn` runs (parameter_literals.py), for a module-level
+        function, a method of a top-level class or its `__init__`: the node of one call's value or default."""
+        key = (fn, param)
+        if key not in self.parameter_literals:
+            self.parameter_literals[key] = self._parameter_literal(module, fn, param)
+        return self.parameter_literals[key]
+
+    def _parameter_literal(self, module: cst.Module, fn: cst.FunctionDef, param: str) -> cst.BaseExpression | None:
+        from padlint.analysis.parameter_literals import constructs_itself, parameter_literal
+
+        if fn in module.body:
+            sites = self._call_sites(module).get(fn.name.value)
+            return parameter_literal(fn, param, [s.call for s in sites] if sites else None, bound=False)
+        cls = next((c for c in module.body if isinstance(c, cst.ClassDef) and fn in c.body.body), None)
+        if cls is None or constructs_itself(cls):
+            return None
+        if fn.name.value == "__init__":
+            if self.class_sites is None:
+                self.class_sites = call_sites.call_sites(module, self._name_reads(module), self.filename, cst.ClassDef)
+            sites = self.class_sites.get(cls.name.value)
+            return parameter_literal(fn, param, [s.call for s in sites] if sites else None, bound=True)
+        if param not in self.method_literals(module, fn) or self.method_names is None:
+            return None  # (method_literals checked that its calls in view are all its calls)
+        return parameter_literal(fn, param, self.method_names.calls.get(fn.name.value), bound=True)
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""

@@ -433,3 +433,34 @@ def list_of_lists(expr: cst.BaseExpression) -> bool:
     else:
         return False
     return any(isinstance(item, (cst.List, cst.ListComp, cst.Tuple, cst.Subscript)) for item in items)
+
+
+def read_by_item_index(fn: cst.FunctionDef, expr: cst.Subscript, memo: dict[int, frozenset[str]]) -> bool:
+    """Is `expr` a value of the one example `__getitem__(self, idx)` is asked for, read by the index it is
+    handed (`self.rows[idx]["text"]`, or through `row = self.rows[idx]` then `row["text"]`)? `memo`:
+    never_stored's."""
+    if fn.name.value != "__getitem__" or len(fn.params.params) < 2:
+        return False
+    index = fn.params.params[1].name.value
+    if not never_stored(fn, index, memo):
+        return False
+
+    def read_by_index(node: cst.BaseExpression) -> bool:
+        while isinstance(node, cst.Subscript):
+            parts = node.slice
+            if len(parts) == 1 and isinstance(parts[0].slice, cst.Index):
+                key = parts[0].slice.value
+                if isinstance(key, cst.Name) and key.value == index:
+                    return True
+            node = node.value
+        return False
+
+    if read_by_index(expr):
+        return True
+    root: cst.BaseExpression = expr
+    while isinstance(root, cst.Subscript):
+        root = root.value
+    if not isinstance(root, cst.Name) or root.value == index:
+        return False
+    stored = stored_values(fn, root.value)
+    return bool(stored) and all(read_by_index(v) for v in stored)
