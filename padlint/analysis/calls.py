@@ -41,6 +41,7 @@ from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
 
 TOKENIZER_METHODS = T.names("tokenizer", on="method")
+TEXT_MAKERS = frozenset({"re.sub", "str", "builtins.str"})  # calls of the standard library that return one str
 FORMAT_METHODS = {"set_format", "with_format"}
 STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
@@ -447,6 +448,8 @@ class CallEvaluator(WalkerState):
                 return self.is_single_text(expr.func.value) if expr.func.attr.value != "join" else True
             if expr.func.attr.value == "apply_chat_template":
                 return True
+        if isinstance(expr, cst.Call) and self.imports.qualify(expr.func) in TEXT_MAKERS:
+            return True  # `re.sub(pattern, "X", seq)`, `str(x)`: one string
         if isinstance(expr, cst.Name):
             if expr.value in self.str_names:
                 return True

@@ -41,6 +41,7 @@ from padlint.analysis.values import (
     ShapeOf,
     TokenIds,
     Tokenizer,
+    Truth,
     TupleOf,
     Value,
     first,
@@ -67,6 +68,8 @@ class ExpressionEvaluator(WalkerState):
 
     # ---- names, attributes, subscripts --------------------------------------------------
     def eval_Name(self, expr: cst.Name) -> Value:
+        if expr.value in ("True", "False"):
+            return frozenset({Truth(expr.value == "True")})
         self.read_place(expr.value, whole=not self.partial_read)
         held = self.env.get(expr.value)
         if held is None and (expr.value in self.imports.from_imports or self.module_context is not None):

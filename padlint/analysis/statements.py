@@ -29,6 +29,7 @@ from padlint.analysis.values import (
     NoneValue,
     Ones,
     Padded,
+    Truth,
     TupleOf,
     Value,
     pad_masking,
@@ -133,8 +134,9 @@ class StatementWalker(WalkerState):
 
     def fixed_by_callers(self, test: cst.BaseExpression) -> bool | None:
         """The truth of `if flag:` / `if not flag:` when every call in view of the function hands
-        `flag` a constant of the same truth and the function never stores it (call_sites.py): the
-        branch it does not select is never reached. `flag and more` is false when `flag` is, `flag or
+        `flag` a constant of the same truth and the function never stores it (call_sites.py), or a
+        local holds only `True` or only `False` where the test reads it: the branch it does not select
+        is never reached. `flag and more` is false when `flag` is, `flag or
         more` true when `flag` is. None when unknown."""
         if isinstance(test, cst.BooleanOperation):
             first = self.fixed_by_callers(test.left)
@@ -146,6 +148,15 @@ class StatementWalker(WalkerState):
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         fn = self.current_fn
+        if isinstance(name, cst.Name) and (fn is None or name.value not in P.parameter_names(fn)):
+            # a local (or script code's own): its callers fix nothing (and the module's call sites are
+            # not needed); one that holds only `True` or only `False` on every path here selects one
+            # branch. A global read in a function may be written between the def and a call: unknown.
+            if fn is not None and one_row.never_stored(fn, name.value, self.module_info.stored_names):
+                return None
+            held = self.env.get(name.value)
+            truths = {t.value for t in held} if held and all(isinstance(t, Truth) for t in held) else set()
+            return truths.pop() != negated if len(truths) == 1 else None
         if fn is None or not self.walking_home() or self.facts.module is None:
             return None
         compared = P.comparison_operand(name, (cst.Equal, cst.NotEqual))
@@ -153,8 +164,6 @@ class StatementWalker(WalkerState):
             return self._compared_with_literal(fn, test, compared) if not negated else None
         if not isinstance(name, cst.Name):
             return None
-        if name.value not in P.parameter_names(fn):
-            return None  # a local: its callers fix nothing (and the module's call sites are not needed)
         if fn not in self.facts.module.body:
             literal = self.module_info.method_literals(self.facts.module, fn).get(name.value)
             return None if literal is None else bool(literal[1]) != negated
@@ -464,6 +473,10 @@ class StatementWalker(WalkerState):
                 return True
             if method in ("split", "rsplit"):
                 return self.is_single_text(expr.func.value) is True
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and expr.for_in.inner_for_in is None:
+            # `[" ".join(seq) for seq in proteins]`: one text per item (the item read in the comprehension's
+            # own scope: its loop variable is not a name of the walk)
+            return self.is_single_text(expr.elt) is True
         return False
 
 

@@ -522,6 +522,14 @@ class NoneValue:
     node: cst.CSTNode | None = field(default=None, repr=False)
 
 
+@dataclass(frozen=True)
+class Truth:
+    """`True` or `False` written as such (`run_batched = False`): an `if` on a name holding only it runs
+    one branch."""
+
+    value: bool
+
+
 def each_tag(value: Value, change: Callable[[Any], Any]) -> Value:
     """`value` with `change` applied to every tag in it that is no container, inside the tuples and
     feature dicts it holds too (their shape kept); a tag `change` maps to None is dropped."""
