@@ -189,3 +189,36 @@ def test_an_object_built_from_two_tokenizers_or_a_shared_flag_does_not_make_them
         "teacher_tok.pad_token = teacher_tok.eos_token", "student_tok.pad_token = student_tok.eos_token"
     )
     assert "PAD004" in codes(same)
+
+
+# `generate(..., pad_token_id=tok.eos_token_id)` fills the rows generation finishes early with EOS: a fact
+# of the sequences it returns. The tokenizer keeps its own pad token, which the collator pads with and masks.
+GENERATION_PAD = """
+import torch
+from torch.utils.data import DataLoader
+from transformers import DataCollatorForLanguageModeling
+
+
+def train(model, tokenizer, dataset, optimizer):
+    collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)
+    for batch in DataLoader(dataset, batch_size=8, collate_fn=collator):
+        model(**batch).loss.backward()
+        optimizer.step()
+
+
+def sample(model, tokenizer):
+    start = torch.tensor([[tokenizer.bos_token_id]])
+    out = model.generate(start, do_sample=True, max_length=64, pad_token_id=tokenizer.eos_token_id)
+    return tokenizer.decode(out[0], skip_special_tokens=True)
+"""
+
+
+def test_a_pad_id_handed_to_generate_does_not_make_the_tokenizers_pad_the_eos():
+    assert codes(GENERATION_PAD) == []
+    # the tokenizer's own pad set to EOS does
+    set_on_the_tokenizer = GENERATION_PAD.replace(
+        "    collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)\n",
+        "    tokenizer.pad_token = tokenizer.eos_token\n    collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)\n",
+    )
+    assert set_on_the_tokenizer != GENERATION_PAD
+    assert codes(set_on_the_tokenizer) == ["PAD004"]

@@ -479,7 +479,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     for arg in call.args:
         if arg.keyword is None:
             continue
-        if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value):
+        if arg.keyword.value in ("pad_token_id", "pad_token") and P.mentions_eos(arg.value) and name not in GENERATES:
             facts.note_pad_eos(arg, fallback=pad_guards.falls_back_to_eos(arg.value))
         if arg.keyword.value in PAD_VALUE_KEYWORDS and name in PADDING_CALLS and P.is_eos_expression(arg.value):
             facts.note_pad_eos(arg, padding=True)  # `pad_sequence(..., padding_value=tok.eos_token_id)`
@@ -526,6 +526,9 @@ def _puts_eos_in_data(call: cst.Call, name: str) -> bool:
 # makes the pad the EOS token, with no `pad_token = eos_token` anywhere.
 PADDING_CALLS = {"pad", "pad_sequence", "pad_sequences", "full", "new_full", "full_like", "to_padded_tensor"}
 PAD_VALUE_KEYWORDS = {"padding_value", "value", "constant_values", "fill_value", "padding"}
+# `model.generate(..., pad_token_id=tok.eos_token_id)` fills the rows it finishes early with that id: a fact of
+# the sequences it returns (library table), not of the tokenizer that pads the data.
+GENERATES = T.names("builds_mask", on="method", style="continues")
 
 
 def _repeats_eos(node: cst.BinaryOperation) -> bool:
