@@ -273,17 +273,33 @@ class SinkChecks(WalkerState):
             (c for c in tags_of(value, Copy) if c.padded is not None),
             key=lambda c: (self.facts.order(c.padded.node), self.facts.order(c.node), c.mask_code or "", c.source_code),
         )
+        paddings = sorted(tags_of(value, Padded), key=lambda p: self.facts.order(p.node))
+        # Padded on other paths with another value (`pad_sequence(xs)` when the tokenizer has no pad,
+        # `padding_value=tok.pad_token_id` when it has): no one pad value masks the labels on every path.
+        one_pad = len({self.pad_code(p) for p in [*paddings, *(c.padded for c in copies if c.padded)]}) == 1
         if copies:
             for copy in copies:
-                self.record_labels(copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code)
+                self.record_labels(
+                    copy.node, copy.padded, copy, sink, kind, copy.source_code, copy.mask_code, one_pad=one_pad
+                )
             return
-        for padded in sorted(tags_of(value, Padded), key=lambda p: self.facts.order(p.node)):
+        for padded in paddings:
             self.record_labels(
-                value_node, padded, None, sink, kind, self.code(value_node), self.current_mask_code(padded), held_in
+                value_node,
+                padded,
+                None,
+                sink,
+                kind,
+                self.code(value_node),
+                self.current_mask_code(padded),
+                held_in,
+                one_pad=one_pad,
             )
             return
 
-    def record_labels(self, node, padded: Padded, copy, sink, kind, source_code, mask_code, held_in=None) -> None:
+    def record_labels(
+        self, node, padded: Padded, copy, sink, kind, source_code, mask_code, held_in=None, one_pad: bool = True
+    ) -> None:
         if padded.target_ids and isinstance(padded.node, cst.Call) and self.graded_as_padded(padded, sink, kind):
             # Targets padded with the pad id, used as labels as they are.
             target = P.keyword(padded.node, "text_target")
@@ -320,7 +336,7 @@ class SinkChecks(WalkerState):
                 lengths_ok=bool(padded.lengths) and self.still_valid(padded.lengths_names),
                 gap_ok=bool(padded.gap) and self.still_valid(padded.names),
                 mask_code=mask_code,
-                pad_code=self.pad_code(padded),
+                pad_code=self.pad_code(padded) if one_pad else None,
                 in_test_code=self.in_test_code(),
                 held_in=held_in,
                 reached_in_other_module=reached,
