@@ -281,6 +281,8 @@ class StoresMixin(WalkerState):
                     return True  # `[n:]`: everything after the real tokens
                 continue
             value = s.value if isinstance(s, cst.Index) else None
+            if self.selects_graded_positions(value):
+                return False  # `targets[targets != -100] = 0`: the positions the loss grades, never its pads
             if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
                 return True
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
@@ -291,6 +293,17 @@ class StoresMixin(WalkerState):
                 ):
                     return True
         return False
+
+    def selects_graded_positions(self, index: cst.BaseExpression | None) -> bool:
+        """`labels != -100` (either side, or `.ne(-100)`): the positions holding anything but the ignore
+        value, the ones a loss grades."""
+        if index is None:
+            return False
+        pair = P.comparison_operand(index, (cst.NotEqual,))
+        if pair is None and isinstance(index, cst.Call) and P.last_name(index.func) == "ne" and index.args:
+            if isinstance(index.func, cst.Attribute):
+                pair = (index.func.value, index.args[0].value)
+        return pair is not None and any(self.is_ignore(side) for side in pair)
 
     def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         value = self.iterated(self.evaluate(iterable))  # a loader yields batches (wiring.py)
