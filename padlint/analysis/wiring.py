@@ -62,6 +62,13 @@ class Wiring(WalkerState):
                 if a.keyword is None and not a.star
             )
             return frozenset({DatasetOf(frozenset().union(*items) | {TupleOf(items)})})
+        if row.style == "splits":  # `train, val = random_split(ds, [n, len(ds) - n])`: each holds ds's items
+            first, lengths = P.positional(call, 0), P.positional(call, 1) or P.keyword(call, "lengths")
+            self.evaluate_args(call)
+            if first is None or lengths is None or not isinstance(lengths.value, (cst.List, cst.Tuple)):
+                return EMPTY
+            value = self.evaluate(first.value)
+            return frozenset({TupleOf(tuple(value for _ in lengths.value.elements))})
         if row.style in ("same", "next"):
             first = P.positional(call, 0)
             self.evaluate_args(call)

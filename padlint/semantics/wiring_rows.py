@@ -110,6 +110,24 @@ WIRING_ROWS: tuple[Row, ...] = (
         on="class",
         style="tensors",
     ),
+    # "same" for a dataset: a view of some of its items (Subset); "splits": a list of such views, one per
+    # length given (random_split), each yielding items of the dataset.
+    Row(
+        ("torch.utils.data.Subset", "torch.utils.data.dataset.Subset"),
+        "wiring",
+        f"{TORCH}, torch/utils/data/dataset.py Subset.__init__(dataset, indices); Subset.__getitem__ returns "
+        "self.dataset[self.indices[idx]]",
+        on="class",
+        style="same",
+    ),
+    Row(
+        ("torch.utils.data.random_split", "torch.utils.data.dataset.random_split"),
+        "wiring",
+        f"{TORCH}, torch/utils/data/dataset.py random_split(dataset, lengths, generator): returns "
+        "[Subset(dataset, indices[offset - length : offset]) for offset, length in zip(accumulate(lengths), "
+        "lengths)]",
+        style="splits",
+    ),
     Row(
         ("functools.partial",),
         "wiring",
