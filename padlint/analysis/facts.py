@@ -570,8 +570,9 @@ class ModuleFacts:
 
     def _reaches_rows(self, owner: OwnerOrScript) -> bool:
         """Can what a def puts into text reach the rows of the module's mapped datasets? Yes for script
-        code, a method, a mapped function, a def that maps, or a helper a mapped function names; and
-        wherever the rows are not built by mapping named functions of the module."""
+        code, a method, a mapped function, a def that maps, or a helper a mapped function or a def that
+        maps names (`df["text"].apply(helper)` before `Dataset.from_pandas(df).map(...)`); and wherever
+        the rows are not built by mapping named functions of the module."""
         mapped = {name for name, _ in self.map_calls}
         if not mapped or "<lambda>" in mapped or owner is None or owner.kind != "func":
             return True
@@ -580,8 +581,11 @@ class ModuleFacts:
             return True
         named = re.compile(rf"\b{re.escape(node.name.value)}\b")
         module = self.module
+        mapping = {where.node for _, where in self.map_calls if where is not None and where.kind == "func"}
         return module is not None and any(
-            isinstance(stmt, cst.FunctionDef) and stmt.name.value in mapped and named.search(self.code(stmt))
+            isinstance(stmt, cst.FunctionDef)
+            and (stmt.name.value in mapped or stmt in mapping)
+            and named.search(self.code(stmt))
             for stmt in module.body
         )
 

@@ -398,8 +398,8 @@ def model_callee(name: str) -> bool:
 def is_eos_expression(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in ("eos_token_id", "eos_token", "eos_id")
-    if isinstance(expr, cst.Name):
-        return expr.value.lower() in ("eos_token_id", "eos_id", "eos")
+    if isinstance(expr, cst.Name):  # the attribute's spellings, and a bare `eos`
+        return expr.value.lower() in ("eos_token_id", "eos_token", "eos_id", "eos")
     if isinstance(expr, cst.Subscript):
         return is_eos_expression(expr.value)
     return False

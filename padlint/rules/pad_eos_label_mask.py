@@ -9,6 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.loader_uses import parents_of
 from padlint.analysis.output_use import value_never_read
 from padlint.analysis.values import Context
 from padlint.rules import sites
@@ -77,10 +78,18 @@ def collate(tokenizer, texts):
             eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None or where_pad_is_not_eos(facts, event.node):
                 continue  # (a branch that runs only where the pad is not the EOS)
-            message = (
-                f"labels are masked where they equal the pad id, which is the EOS token (line {facts.line(eos)}): "
-                "every real EOS gets -100 and the model never learns to stop"
-            )
+            if _stops_at_a_real_token(facts, event.node):
+                # `for i in range(n - 1, -1, -1): if labels[i] == pad: labels[i] = -100 else: break`
+                message = (
+                    "labels are masked where they equal the pad id up to the first other token, and the pad "
+                    f"is the EOS token (line {facts.line(eos)}): the EOS that ends each padded row gets -100 "
+                    "with its pads: the model is never taught to end a row there"
+                )
+            else:
+                message = (
+                    "labels are masked where they equal the pad id, which is the EOS token "
+                    f"(line {facts.line(eos)}): every real EOS gets -100 and the model never learns to stop"
+                )
             fix = None
             condition, mask = event.condition, event.mask_code
             if condition is not None and mask:
@@ -190,3 +199,15 @@ def _collate_by_mask(facts: ModuleFacts, call: cst.Call) -> FixProposal | None:
     if not site.indent:  # a module-level def stands between blank lines, as PEP 8 lays it out
         body = ["", *body, "", ""]
     return FixProposal(Applicability.UNSAFE, BY_MASK, (site.insertion(body), (call, name)))
+
+
+def _stops_at_a_real_token(facts: ModuleFacts, node: cst.CSTNode) -> bool:
+    """Is the masking write inside a loop that breaks (a walk over the positions that stops at the first
+    token that is not the pad)? Then only the run of pad ids next to the pads is masked, not every one."""
+    if facts.module is None:
+        return False
+    parents = parents_of(facts.module)
+    current = parents.get(node)
+    while current is not None and not isinstance(current, (cst.For, cst.While)):
+        current = parents.get(current)
+    return current is not None and any(isinstance(n, cst.Break) for n in P.walk(current.body))
