@@ -34,6 +34,7 @@ def pad002(source: str):
 def test_labels_padded_with_two_values_get_no_fix_by_one_of_them():
     (finding,) = pad002(TWO_PATHS)
     assert finding.fix is None
+    assert "different values on different paths" in (finding.no_fix or "")
 
 
 def test_labels_padded_with_one_value_keep_the_pad_id_fix():

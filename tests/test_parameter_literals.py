@@ -44,11 +44,14 @@ DATASET = """
             return {"input_ids": ids, "attention_mask": enc["attention_mask"].squeeze(0), "labels": ids.clone()}
 """
 
-BUILT_WITH_THE_DEFAULT = DATASET + """
+BUILT_WITH_THE_DEFAULT = (
+    DATASET
+    + """
 
     def build(rows, tokenizer):
         return PromptSet(rows, tokenizer, width=8)
 """
+)
 
 
 def codes(source: str, path: str = "data.py") -> list[str]:
@@ -60,7 +63,9 @@ def test_a_constructor_default_every_construction_leaves_pads_the_labels():
 
 
 def test_constructions_handing_different_paddings_fix_nothing():
-    two = DATASET + """
+    two = (
+        DATASET
+        + """
 
     def build(rows, tokenizer):
         return PromptSet(rows, tokenizer, padding=False)
@@ -69,6 +74,7 @@ def test_constructions_handing_different_paddings_fix_nothing():
     def build_padded(rows, tokenizer):
         return PromptSet(rows, tokenizer)
 """
+    )
     assert codes(two) == []
 
 
@@ -88,7 +94,8 @@ def test_a_class_that_makes_instances_of_itself_without_its_name_fixes_nothing()
 
 def test_an_attribute_stored_again_elsewhere_fixes_nothing():
     changed = BUILT_WITH_THE_DEFAULT.replace(
-        "        def __len__(self):", "        def unpad(self):\n            self.padding = False\n\n        def __len__(self):"
+        "        def __len__(self):",
+        "        def unpad(self):\n            self.padding = False\n\n        def __len__(self):",
     )
     assert changed != BUILT_WITH_THE_DEFAULT
     assert codes(changed) == []
@@ -124,11 +131,14 @@ FUNCTION = """
 
 
 def test_a_function_default_every_call_leaves_pads_the_labels():
-    called = FUNCTION + """
+    called = (
+        FUNCTION
+        + """
 
     def train(model, tokenizer, texts):
         model(**encode(texts, tokenizer)).loss.backward()
 """
+    )
     assert codes(called) == ["PAD002"]
     assert codes(called.replace("encode(texts, tokenizer)", "encode(texts, tokenizer, padding=False)")) == []
 

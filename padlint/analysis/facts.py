@@ -56,6 +56,7 @@ class LabelsAtSink:
     mask_code: str | None  # a correct mask for these ids in scope, if any
     pad_code: str | None = None  # the pad value, when its code is valid at the sink
     in_test_code: bool = False  # built by a test (docs/usage.md, "Test code")
+    pads_differ: bool = False  # padded with different values on different paths: no one pad value masks them
     # The container returned whole whose `"labels"` entry holds them (`batch["labels"].append(...)`, then
     # `return batch`): `node` is the container, not the labels.
     held_in: str | None = None

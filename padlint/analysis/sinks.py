@@ -338,6 +338,7 @@ class SinkChecks(WalkerState):
                 mask_code=mask_code,
                 pad_code=self.pad_code(padded) if one_pad else None,
                 in_test_code=self.in_test_code(),
+                pads_differ=not one_pad,
                 held_in=held_in,
                 reached_in_other_module=reached,
             )

@@ -119,6 +119,7 @@ def group_texts(examples, block=512):
                     facts.pad_is_eos,
                     "the labels",
                     bool(facts.pad_eos_fallbacks),
+                    event.pads_differ,
                 )
             yield Finding(event.node, message, fix, no_fix=why, manual_fix=by_hand)
 

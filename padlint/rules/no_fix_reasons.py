@@ -22,9 +22,11 @@ def why_no_mask_fix(
     pad_is_eos: bool,
     what: str,
     pad_eos_fallback: bool = False,
+    pads_differ: bool = False,
 ) -> str:
     """One sentence: what a fix writing `what` ("the mask", "the labels") would have needed here and did not
-    have. `pad_eos_fallback`: the module makes the pad the EOS where a tokenizer has no pad token."""
+    have. `pad_eos_fallback`: the module makes the pad the EOS where a tokenizer has no pad token;
+    `pads_differ`: the ids are padded with different values on different paths."""
     may_be_eos = padded.pad_may_be_eos or pad_eos_fallback
     if padded.from_tokenizer and padded.template is None:
         return "the ids were reshaped after the tokenizer padded them, so its attention mask no longer lines up"
@@ -33,7 +35,9 @@ def why_no_mask_fix(
     missing = ["attention mask of these ids"]
     if not lengths_ok:
         missing.append("row lengths before padding")
-    if pad_code is None and not pad_is_eos and not may_be_eos:
+    if pads_differ:
+        missing.append("single pad value (they are padded with different values on different paths)")
+    elif pad_code is None and not pad_is_eos and not may_be_eos:
         missing.append("pad id")
     said = f"nothing to build {what} from is in view where the fix would go: no " + ", no ".join(missing)
     if pad_is_eos:
