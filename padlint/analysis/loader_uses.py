@@ -371,8 +371,11 @@ def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return parents
 
 
-def nearest(parents: dict[cst.CSTNode, cst.CSTNode], node: cst.CSTNode, kind: type) -> cst.CSTNode | None:
-    """The innermost node of type `kind` that `node` sits in (itself left out), by the parents map."""
+def nearest(
+    parents: dict[cst.CSTNode, cst.CSTNode], node: cst.CSTNode, kind: type | tuple[type, ...]
+) -> cst.CSTNode | None:
+    """The innermost node of type `kind` (or of one of the types) that `node` sits in (itself left out),
+    by the parents map."""
     current = parents.get(node)
     while current is not None and not isinstance(current, kind):
         current = parents.get(current)

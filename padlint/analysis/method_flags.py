@@ -19,7 +19,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.call_sites import Literal, literal_of
-from padlint.analysis.one_row import never_stored
+from padlint.analysis.parameter_literals import parameter_literal
 from padlint.analysis.unused_definitions import names_written_in, project_files, project_root
 
 
@@ -42,12 +42,11 @@ def method_literals(module: cst.Module, fn: cst.FunctionDef, filename: str, name
     # Each `.name` is a call, and no name is read bare or bound again (the def's own name aside).
     if not calls or names.attributes[name] != len(calls) or names.names[name] != len(calls) + 1:
         return {}
-    positional_params = [*fn.params.posonly_params, *fn.params.params][1:]  # the receiver is bound
     fixed: dict[str, Literal] = {}
-    for param in [*positional_params, *fn.params.kwonly_params]:
-        handed = {_handed(call, positional_params, param) for call in calls}
-        literal = handed.pop() if len(handed) == 1 else None
-        if literal is not None and never_stored(fn, param.name.value):
+    for param in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]:
+        handed = parameter_literal(fn, param.name.value, calls, bound=True)  # (never the bound receiver)
+        literal = literal_of(handed) if handed is not None else None
+        if literal is not None:
             fixed[param.name.value] = literal
     # The project's other files are read last, and only for a method with a fixed parameter.
     return fixed if fixed and not _named_elsewhere(filename, name) else {}
@@ -68,19 +67,6 @@ class MethodNames:
                 self.names[node.value] += 1
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 self.calls.setdefault(node.func.attr.value, []).append(node)
-
-
-def _handed(call: cst.Call, positional_params: list[cst.Param], param: cst.Param) -> Literal | None:
-    """The literal `call` hands `param` (its default where the call leaves it); None when not a literal."""
-    if any(a.star for a in call.args):
-        return None
-    positional = [a for a in call.args if a.keyword is None]
-    if param in positional_params and positional_params.index(param) < len(positional):
-        return literal_of(positional[positional_params.index(param)].value)
-    keyword = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
-    if keyword is not None:
-        return literal_of(keyword.value)
-    return literal_of(param.default) if param.default is not None else None
 
 
 def _named_elsewhere(filename: str, name: str) -> bool:

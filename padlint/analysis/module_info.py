@@ -192,7 +192,7 @@ class ModuleInfo:
         if found is None:
             from padlint.analysis.method_flags import MethodNames, method_literals
 
-            in_class = any(isinstance(c, cst.ClassDef) and fn in c.body.body for c in module.body)
+            in_class = _top_class_of(module, fn) is not None
             if in_class and self.method_names is None:
                 self.method_names = MethodNames(module)
             found = {}
@@ -246,7 +246,7 @@ class ModuleInfo:
         if fn in module.body:
             sites = self._call_sites(module).get(fn.name.value)
             return parameter_literal(fn, param, [s.call for s in sites] if sites else None, bound=False)
-        cls = next((c for c in module.body if isinstance(c, cst.ClassDef) and fn in c.body.body), None)
+        cls = _top_class_of(module, fn)
         if cls is None or constructs_itself(cls):
             return None
         if fn.name.value == "__init__":
@@ -529,6 +529,11 @@ PAD_VALUE_KEYWORDS = {"padding_value", "value", "constant_values", "fill_value",
 # `model.generate(..., pad_token_id=tok.eos_token_id)` fills the rows it finishes early with that id: a fact of
 # the sequences it returns (library table), not of the tokenizer that pads the data.
 GENERATES = T.names("builds_mask", on="method", style="continues")
+
+
+def _top_class_of(module: cst.Module, fn: cst.FunctionDef) -> cst.ClassDef | None:
+    """The top-level class of `module` whose body defines `fn`, if any."""
+    return next((c for c in module.body if isinstance(c, cst.ClassDef) and fn in c.body.body), None)
 
 
 def _repeats_eos(node: cst.BinaryOperation) -> bool:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key, single_index
+from padlint.analysis.pad_ids import inequality
 from padlint.analysis.values import (
     Copy,
     Encoding,
@@ -297,12 +298,7 @@ class StoresMixin(WalkerState):
     def selects_graded_positions(self, index: cst.BaseExpression | None) -> bool:
         """`labels != -100` (either side, or `.ne(-100)`): the positions holding anything but the ignore
         value, the ones a loss grades."""
-        if index is None:
-            return False
-        pair = P.comparison_operand(index, (cst.NotEqual,))
-        if pair is None and isinstance(index, cst.Call) and P.last_name(index.func) == "ne" and index.args:
-            if isinstance(index.func, cst.Attribute):
-                pair = (index.func.value, index.args[0].value)
+        pair = inequality(index) if index is not None else None
         return pair is not None and any(self.is_ignore(side) for side in pair)
 
     def bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:

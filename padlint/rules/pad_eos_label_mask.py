@@ -9,7 +9,7 @@ import libcst as cst
 from padlint.analysis import fixshapes
 from padlint.analysis import patterns as P
 from padlint.analysis.facts import ModuleFacts
-from padlint.analysis.loader_uses import parents_of
+from padlint.analysis.loader_uses import nearest, parents_of
 from padlint.analysis.output_use import value_never_read
 from padlint.analysis.values import Context
 from padlint.rules import sites
@@ -206,8 +206,5 @@ def _stops_at_a_real_token(facts: ModuleFacts, node: cst.CSTNode) -> bool:
     token that is not the pad)? Then only the run of pad ids next to the pads is masked, not every one."""
     if facts.module is None:
         return False
-    parents = parents_of(facts.module)
-    current = parents.get(node)
-    while current is not None and not isinstance(current, (cst.For, cst.While)):
-        current = parents.get(current)
-    return current is not None and any(isinstance(n, cst.Break) for n in P.walk(current.body))
+    loop = nearest(parents_of(facts.module), node, (cst.For, cst.While))
+    return isinstance(loop, (cst.For, cst.While)) and any(isinstance(n, cst.Break) for n in P.walk(loop.body))
