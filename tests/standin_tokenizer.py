@@ -1,7 +1,7 @@
 """A word-level stand-in for a Hugging Face tokenizer, for tests that run collators.
 
-Nothing here loads from a hub. Each whitespace-separated word maps to a fixed id (never 0, 1 or 2),
-and every text ends with EOS. Padding is on the right unless `padding_side = "left"` is set.
+Nothing here loads from a hub. Each whitespace-separated word maps to a fixed id (never 0, 1 or 2; the
+word `</s>` is the EOS), and every text ends with EOS when special tokens are added (as a T5 tokenizer's). Padding is on the right unless `padding_side = "left"` is set.
 
     tok = StandInTokenizer()                 # pad id 0, EOS id 2: pad != EOS
     tok = StandInTokenizer(pad_is_eos=True)  # pad id == EOS id == 2
@@ -83,7 +83,9 @@ class StandInTokenizer:
 
     # ---- encoding -------------------------------------------------------------------------------
     def _ids(self, text: str, add_special_tokens: bool = True) -> list[int]:
-        ids = [word_id(w) for w in text.split()]
+        # the EOS written in a text is the EOS, as a tokenizer splits out its special tokens
+        words = text.replace(self.eos_token, f" {self.eos_token} ").split()
+        ids = [self.eos_token_id if w == self.eos_token else word_id(w) for w in words]
         return ids + [self.eos_token_id] if add_special_tokens else ids
 
     def _width(self, rows, padding, max_length):

@@ -390,7 +390,7 @@ TRAINER_MODULE = """
             self.tokenizer.pad_token_id = self.tokenizer.eos_token_id
 
         def score(self, texts):
-            ids = self.tokenizer(texts, padding=True, return_tensors="pt").input_ids
+            ids = self.tokenizer([t + self.tokenizer.eos_token for t in texts], padding=True, return_tensors="pt").input_ids
             mask = ids.ne(self.tokenizer.pad_token_id)
             return self.model(input_ids=ids, attention_mask=mask).logits
 

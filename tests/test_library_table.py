@@ -101,3 +101,12 @@ def test_wiring_rows_are_table_rows_whose_positions_match_the_installed_source()
         pytest.skip("neither torch nor transformers is installed")
     assert T.wiring_row("torch.utils.data.DataLoader").style == "loader"
     assert T.wiring_row("torch.cat") is None  # a row of another kind is not wiring
+
+
+def test_only_the_sequence_to_sequence_tokenizers_end_every_text_with_eos():
+    # the tokenizers that need pad = EOS (no pad token of their own) add no EOS by default
+    assert T.appends_eos("transformers.T5TokenizerFast") and T.appends_eos("transformers.MarianTokenizer")
+    assert T.appends_eos("transformers.AutoModelForSeq2SeqLM") and T.appends_eos("T5ForConditionalGeneration")
+    assert not T.appends_eos("transformers.GPT2TokenizerFast") and not T.appends_eos("transformers.AutoTokenizer")
+    assert not T.appends_eos("transformers.AutoModelForCausalLM")
+    assert not T.appends_eos("transformers.ProphetNetForConditionalGeneration")  # ends a text with [SEP]

@@ -336,6 +336,10 @@ class ModuleFacts:
     text_tokenized: bool = False  # the module tokenizes text itself (not only `tokenizer.pad` of features)
     # A tokenizer call of the module leaves `add_special_tokens` on: the tokenizer may end the ids with EOS.
     special_tokens_added: bool = False
+    # The module loads or makes a class whose tokenizer ends every text with its EOS when special tokens are
+    # added (library table: appends_eos; a seq2seq tokenizer or model). The tokenizers that need pad = EOS
+    # (no pad token of their own: GPT-2, Llama, GPT-NeoX, Falcon) add no EOS by default.
+    eos_appending_class: bool = False
     pads_with_eos: bool = False  # a padding step pads with the EOS id (`padding_value=tok.eos_token_id`)
     # Values the module writes into labels over positions that are not padding (`[-1] * len(prompt) + answer`,
     # `[pad_id] * len(prompt) + answer`; P.PAD_ID_MARK for a pad id): its own ignore value, which padding
@@ -590,9 +594,14 @@ class ModuleFacts:
             for stmt in module.body
         )
 
-    def real_eos_in_ids(self) -> bool:
-        """eos_may_be_put_in, or a tokenizer call adds its special tokens (some end every text with EOS)."""
-        return self.eos_may_be_put_in() or self.special_tokens_added
+    def real_eos_in_ids(self, zero_pad_tokenizers: bool = False) -> bool:
+        """eos_may_be_put_in, or a tokenizer call adds its special tokens where the module loads a class
+        whose tokenizer ends every text with EOS by default (library table: appends_eos), or where the pad
+        becomes the EOS also for tokenizers whose pad id is 0 (`zero_pad_tokenizers`: T5's family, whose
+        texts end with EOS). The tokenizers that need pad = EOS otherwise have no pad token of their own
+        (GPT-2, Llama, GPT-NeoX, Falcon) and end no text with EOS by default."""
+        appended = self.eos_appending_class or zero_pad_tokenizers
+        return self.eos_may_be_put_in() or (self.special_tokens_added and appended)
 
     def pad_eos_reaches(self, owner: OwnerOrScript, at: cst.CSTNode | None = None) -> bool:
         """Does a pad = EOS setting reach code owned by `owner` (at node `at`)? (pad_eos_for, unordered)"""

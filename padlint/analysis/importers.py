@@ -63,6 +63,7 @@ class Importers(WalkerState):
             facts.eos_in_data,
             facts.text_tokenized,
             facts.special_tokens_added,
+            facts.eos_appending_class,
         )
         names = P.any_word(self.exported)
         for path in importers(self.project.filename)[:MAX_IMPORTERS]:
@@ -90,6 +91,7 @@ class Importers(WalkerState):
             facts.eos_in_data,
             facts.text_tokenized,
             facts.special_tokens_added,
+            facts.eos_appending_class,
         ) = flags
 
     def _walk_mentions(self, context: ModuleContext, names: re.Pattern) -> None:

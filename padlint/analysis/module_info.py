@@ -435,6 +435,9 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     ):
         info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+    made = _class_made(call, facts)
+    if made is not None and T.appends_eos(made):
+        facts.eos_appending_class = True  # `T5TokenizerFast.from_pretrained(...)`, `AutoModelForSeq2SeqLM...`
     row = T.class_row(qualified) if qualified else None
     lm_collator = row if row is not None and row.kind == "masks_labels" else None  # transformers', not trl's
     if row is not None and row.kind == "rebuilds_labels":
@@ -529,6 +532,17 @@ PAD_VALUE_KEYWORDS = {"padding_value", "value", "constant_values", "fill_value",
 # `model.generate(..., pad_token_id=tok.eos_token_id)` fills the rows it finishes early with that id: a fact of
 # the sequences it returns (library table), not of the tokenizer that pads the data.
 GENERATES = T.names("builds_mask", on="method", style="continues")
+
+
+def _class_made(call: cst.Call, facts: ModuleFacts) -> str | None:
+    """The qualified name of the class `Cls.from_pretrained(...)` loads or `Cls(...)` makes (a bare name when
+    no import names it)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+        func = func.value
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return None
+    return facts.imports.qualify(func)
 
 
 def _top_class_of(module: cst.Module, fn: cst.FunctionDef) -> cst.ClassDef | None:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.pad_guards import zero_pad_falls_to_eos
 from padlint.analysis.values import PadIdMask
 from padlint.rules.base import Finding, FixProposal, Rule, where_pad_is_not_eos
 from padlint.rules.catalogue import requires
@@ -64,14 +65,14 @@ def collate(rows, tok):
         return look.reach("pad_is_eos") | look.reach("pad_step", "mask")  # pad=EOS, and masks from padded ids
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        if not facts.real_eos_in_ids():
-            return  # a mask of `ids != eos` is 0 exactly at the pads when no real EOS is in the ids
         for event in facts.pad_id_masks_at_sink:
             if not facts.is_local(event.node):
                 continue  # found in a callee of another module: reported there
             eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None or where_pad_is_not_eos(facts, event.node):
                 continue  # (a branch that runs only where the pad is not the EOS)
+            if not facts.real_eos_in_ids(zero_pad_tokenizers=zero_pad_falls_to_eos(eos)):
+                continue  # a mask of `ids != eos` is 0 exactly at the pads when no real EOS is in the ids
             mask = event.at_sink
             if isinstance(mask.ones, PadIdMask) and mask.ones.zeroed_in_place:
                 # `mask = ones_like(ids); mask[ids == pad_id] = 0`: two statements make the mask, and no

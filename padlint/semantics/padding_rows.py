@@ -103,7 +103,7 @@ PADDING_ROWS: tuple[Row, ...] = (
     Row(
         tuple(
             f"transformers.{family}{kind}"
-            for family in ("GPT2", "Bert", "Roberta", "DistilBert", "T5", "Bart", "MBart", "MBart50", "Qwen2")
+            for family in ("GPT2", "Bert", "Roberta", "DistilBert", "Qwen2")
             for kind in ("Tokenizer", "TokenizerFast")
         )
         + ("transformers.GPTNeoXTokenizerFast", "transformers.PreTrainedTokenizerFast"),
@@ -113,6 +113,30 @@ PADDING_ROWS: tuple[Row, ...] = (
         f"{TRANSFORMERS_4}, the same (tokenization_utils_base.py lines 1583, 1604)",
         on="class",
         defaults={"padding_side": "right"},
+    ),
+    # The sequence-to-sequence tokenizers end every text with their EOS when special tokens are added (the
+    # call's default): `</s>` after the text, before a language code for some.
+    Row(
+        tuple(
+            f"transformers.{family}{kind}"
+            for family in ("T5", "Bart", "MBart", "MBart50", "Pegasus", "Nllb")
+            for kind in ("Tokenizer", "TokenizerFast")
+        )
+        + ("transformers.MarianTokenizer", "transformers.M2M100Tokenizer"),
+        "tokenizer",
+        f"{TRANSFORMERS}, models/t5/tokenization_t5.py T5Tokenizer (post_processor TemplateProcessing single="
+        "['$A', '</s>']), models/bart/tokenization_bart.py (aliases of RobertaTokenizer: RobertaProcessing, "
+        "'<s> $A </s>', sep = eos = '</s>'), models/mbart/tokenization_mbart.py and mbart50/tokenization_mbart50.py "
+        "(suffix_tokens = [eos_token_id, ...] / [eos_token_id]), models/pegasus/tokenization_pegasus.py "
+        "(single='$A {eos_token}'), models/nllb/tokenization_nllb.py (suffix_tokens [eos_token_id] or "
+        "[eos_token_id, cur_lang_code]), models/marian/tokenization_marian.py build_inputs_with_special_tokens "
+        "(token_ids_0 + [eos_token_id]), models/m2m_100/tokenization_m2m_100.py (suffix_tokens = [eos_token_id]); "
+        "padding_side as PreTrainedTokenizerBase (tokenization_utils_base.py: 'right'), none sets its own; "
+        f"{TRANSFORMERS_4}, the same padding side for T5, Bart, MBart and MBart50 (tokenization_utils_base.py lines "
+        "1583, 1604; the other four classes were read in 5.24.0 only)",
+        on="class",
+        defaults={"padding_side": "right"},
+        appends_eos=True,
     ),
     Row(
         (

@@ -76,6 +76,9 @@ class Row:
     # A "rows" wiring method after which a later `map` reads the rows in another form (a format set,
     # columns removed or renamed): "returns" a new dataset, or changes its receiver "in place".
     reformats: Literal["", "returns", "in place"] = ""
+    # A tokenizer class (or a model class: its checkpoints' tokenizer) that ends every text with its EOS
+    # when the call adds its special tokens (the default): a pad equal to that EOS then hides a real one.
+    appends_eos: bool = False
 
 
 ACCELERATE = "accelerate 1.15.0"

@@ -136,6 +136,24 @@ def tokenizer_default_side(qualified: str) -> str | None:
     return side if isinstance(side, str) else None
 
 
+@functools.cache
+def appends_eos(qualified: str) -> bool:
+    """Does the class's tokenizer (a model class: its checkpoints') end every text with its EOS when the call
+    adds special tokens? A bare name (no import seen) is matched by its last part: these names are the
+    library's own."""
+    row = class_row(qualified)
+    if row is None and "." not in qualified:
+        row = next(
+            (
+                r
+                for r in ROWS
+                if r.on == "class" and r.appends_eos and any(n.endswith("." + qualified) for n in r.match)
+            ),
+            None,
+        )
+    return row is not None and row.appends_eos
+
+
 def rejects_mask(qualified: str | None) -> bool:
     """Does a model of this class refuse an attention mask with zeros (rejects_mask rows)?"""
     row = row_for(qualified, "class") if qualified else None
