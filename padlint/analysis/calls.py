@@ -180,7 +180,7 @@ class CallEvaluator(WalkerState):
             self.facts.masking_selects_nothing.update((c, call) for c in tags_of(recv, Copy))
             return recv
         if self.is_ignore(fill.value):
-            self.note_label_value(call, fill.value)
+            self.note_label_value(call, fill.value, tags=(receiver,))
             if condition is not None:
                 self.masking_by_pad_id(call, condition.value, recv, method)
             if method == "masked_fill_":

@@ -291,6 +291,23 @@ class LabelPadValue:
     by_collator: bool = False
     # Padding every row to one width (`padding="max_length"`): rows padded so reach a collator unragged.
     fixed_width: bool = False
+    # The nodes of the value tags that carry these labels on (a padding step, a write of the value): where
+    # they are seen at a labels place (LabelsReaching), that place's consumer grades this value.
+    tags: tuple[cst.CSTNode, ...] = ()
+
+    def carried_by(self, seen: frozenset[int]) -> bool:
+        return any(id(node) in seen for node in (self.node, *self.tags))
+
+
+@dataclass
+class LabelsReaching:
+    """Labels reached a labels place: the ids of their value tags' nodes; whether that place grades them (a
+    loss, a model given `labels=`, which computes its own loss) or hands them on (a batch, a return); and the
+    value it ignores, where known (a loss, a model of the library table or by provenance: -100)."""
+
+    tags: frozenset[int]
+    ignored: int | str | None
+    graded_there: bool = True
 
 
 @dataclass
@@ -305,6 +322,8 @@ class LossIgnoreIndex:
     labels_target: bool | None = None
     # A loss module stored in a name or attribute that nothing in the module reads again: it grades nothing.
     unused: bool = False
+    # The ids of the value tags of the targets it grades (empty: targets the analysis does not follow).
+    graded: frozenset[int] = frozenset()
 
 
 FactT = TypeVar("FactT", bound=Fact)
@@ -423,6 +442,7 @@ class ModuleFacts:
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)
     unmasked_list_padding: list[UnmaskedListPadding] = field(default_factory=list)
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with
+    labels_reaching: list[LabelsReaching] = field(default_factory=list)  # labels at labels places
     loss_ignores: list[LossIgnoreIndex] = field(default_factory=list)
     ignored_beside_memo: dict[frozenset[str] | None, frozenset[int | str]] = field(default_factory=dict)
     lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls

@@ -32,6 +32,7 @@ MODULE_WIDE = (
     "aliases_written_in_place",
     "unmasked_list_padding",
     "label_values",
+    "labels_reaching",
     "loss_ignores",
     "lm_collators",
     "lm_collator_kin",

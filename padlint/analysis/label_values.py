@@ -8,7 +8,13 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import place_key, single_index
-from padlint.analysis.facts import LabelPadValue, LabelsMaskedWherePadId, LabelsPaddedWithToken, PadIdFallback
+from padlint.analysis.facts import (
+    LabelPadValue,
+    LabelsMaskedWherePadId,
+    LabelsPaddedWithToken,
+    LabelsReaching,
+    PadIdFallback,
+)
 from padlint.analysis.output_use import value_never_read
 from padlint.analysis.pad_ids import equalities, equality, inequality
 from padlint.analysis.values import Const, Copy, Masked, Padded, PadId, Value, first, tags_of
@@ -23,14 +29,32 @@ class LabelValues(WalkerState):
     """Mixed into the scope walker: the values labels are padded or masked with."""
 
     # ---- values labels are padded with ------------------------------------------------------------
-    def note_label_value(self, node: cst.CSTNode, value: cst.BaseExpression | None, by_collator: bool = False) -> None:
-        """Labels are padded or masked with `value` (compared with what the losses ignore)."""
+    def note_label_value(
+        self,
+        node: cst.CSTNode,
+        value: cst.BaseExpression | None,
+        by_collator: bool = False,
+        tags: tuple[cst.CSTNode, ...] = (),
+    ) -> None:
+        """Labels are padded or masked with `value` (compared with what the losses ignore); `tags`: the
+        nodes of the value tags that carry it on, beside `node`."""
         if value is None:
             self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
             return
         self.facts.label_values.append(
-            LabelPadValue(node, self.resolve_int(value), self.code(value), by_collator=by_collator)
+            LabelPadValue(node, self.resolve_int(value), self.code(value), by_collator=by_collator, tags=tags)
         )
+
+    def note_labels_reaching(
+        self, value: Value, ignored: int | str | None, graded_there: bool = True
+    ) -> frozenset[int]:
+        """Labels (`value`) reached a labels place that grades them ignoring `ignored` (None: not known), or
+        hands them on (`graded_there` False): the ids of the nodes of their padding and masking tags, so that
+        each loss is compared with the values of the labels it grades."""
+        seen = frozenset(id(t.node) for t in value if isinstance(t, (Padded, Masked)))
+        if seen:
+            self.facts.labels_reaching.append(LabelsReaching(seen, ignored, graded_there))
+        return seen
 
     def note_tokenizer_label_padding(self, value: Value) -> None:
         """Labels that reach a labels place as a tokenizer padded them hold the pad id at the pads."""

@@ -68,7 +68,7 @@ class LossesAndMeans(WalkerState):
                 ignore = (self.code(arg.value), self.versions_of(arg.value))
             else:
                 ignore = (str(value), ()) if isinstance(value, int) else (None, ())
-            return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore)
+            return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore, fact)
         # `criterion = nn.CrossEntropyLoss()` left behind while the model's own loss trains (issue 12:
         # a loss never called grades nothing).
         fact.unused = self.facts.is_local(call) and value_never_read(self.facts.module, call)
@@ -87,7 +87,9 @@ class LossesAndMeans(WalkerState):
             kept = instance.kept_ignore
             ignore = (f"{self.code(call.func)}.{kept}", self.versions_of(call.func)) if kept else (None, ())
             told = instance.fact.arg is not None
-            graded |= self.labels_graded(call, target.value, instance.fact.value, instance.per_position, told, ignore)
+            graded |= self.labels_graded(
+                call, target.value, instance.fact.value, instance.per_position, told, ignore, instance.fact
+            )
         return graded
 
     def labels_graded(
@@ -98,10 +100,14 @@ class LossesAndMeans(WalkerState):
         per_position: bool,
         told: bool,
         ignore: tuple[str | None, tuple],
+        fact: LossIgnoreIndex | None = None,
     ) -> Value:
         """The labels reach a loss that ignores `ignored`. A loss that ignores the pad id itself needs no
         -100 (094); one per position (`reduction="none"`) grades the pads only where it is reduced whole."""
         labels = self.evaluate(target)
+        seen = self.note_labels_reaching(labels, ignored)
+        if fact is not None:
+            fact.graded |= seen
         for padded in tags_of(labels, Padded):
             # Labels by role: rows padded on their own that a loss grades are its labels, whatever they
             # are named (`label_rows`, not only `labels`); their pad value is judged as a label's.

@@ -102,7 +102,8 @@ class StoresMixin(WalkerState):
             # them): it may be the pads, so it counts as masking. Unknown code is never evidence of a bug.
             at_pads = True
         if written and at_pads:
-            self.note_label_value(target, value_node)  # masked with -1: compared with what the loss ignores
+            # masked with -1: compared with what the loss these labels reach ignores
+            self.note_label_value(target, value_node, tags=(target.value,))
             ignore = True
         if labels and not ignore:
             self.padded_rows_written_into_labels(target, base, value, value_node)

@@ -152,8 +152,20 @@ class ValueParts:
     # ---- label_values.py
     @abstractmethod
     def note_label_value(
-        self, node: cst.CSTNode, value: cst.BaseExpression | None, by_collator: bool = False
+        self,
+        node: cst.CSTNode,
+        value: cst.BaseExpression | None,
+        by_collator: bool = False,
+        tags: tuple[cst.CSTNode, ...] = (),
     ) -> None: ...
+
+    @abstractmethod
+    def note_labels_reaching(
+        self, value: Value, ignored: int | str | None, graded_there: bool = True
+    ) -> frozenset[int]: ...
+
+    @abstractmethod
+    def labels_ignored_by(self, sink: cst.CSTNode) -> int | str | None: ...
 
     @abstractmethod
     def note_tokenizer_label_padding(self, value: Value) -> None: ...

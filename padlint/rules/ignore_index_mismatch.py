@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from padlint.analysis.facts import ModuleFacts
+from padlint.analysis.facts import LossIgnoreIndex, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword
@@ -74,19 +74,17 @@ def loss_fn(logits, labels):
         return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        values: dict[int | str, str] = {}
-        for label in facts.label_values:
-            value, code = label.value, label.code
-            if value is not None and value != "pad":  # labels padded with the pad id: PAD006's business
-                values.setdefault(value, code)
-        if not values:
+        if not any(label.value not in (None, "pad") for label in facts.label_values):
             return
         written = {label.value for label in facts.label_values}
         seen = set()
         for loss in facts.loss_ignores:
             call, arg, ignored = loss.call, loss.arg, loss.value
-            if ignored is None or ignored in values or call in seen or loss.labels_target is False or loss.unused:
+            if ignored is None or call in seen or loss.labels_target is False or loss.unused:
                 continue  # (labels_target False: it grades class indices or scores, not token labels)
+            values = _values_graded_by(facts, loss)
+            if not values or ignored in values:
+                continue
             if ignored in written and _collator_never_pads(facts, ignored):
                 continue
             seen.add(call)
@@ -136,6 +134,30 @@ def loss_fn(logits, labels):
             return FixProposal(applicability, title, ((arg.value, code),))
         edit = add_keyword(facts, call, "ignore_index", code)
         return FixProposal(applicability, title, (edit,)) if edit else None
+
+
+def _values_graded_by(facts: ModuleFacts, loss: LossIgnoreIndex) -> dict[int | str, str]:
+    """The values (and their code) of the labels this loss grades that it may not ignore. Labels the analysis
+    follows to the loss: their own values. Otherwise the module's values, except, for a loss called here on
+    targets it does not follow, those whose labels are seen only where something else grades them (another
+    loss, a model given `labels=`, which computes its own), unless that consumer is known to ignore another
+    value. A pad id the analysis cannot read may be any
+    id >= 0."""
+    candidates = [label for label in facts.label_values if label.value is not None and label.value != "pad"]
+    # (labels padded with the pad id: PAD006's business)
+    own = [label for label in candidates if loss.graded and label.carried_by(loss.graded)]
+    found: dict[int | str, str] = {}
+    for label in own or candidates:
+        value = label.value
+        assert value is not None
+        if loss.value == "pad" and isinstance(value, int) and value >= 0:
+            continue  # the pad id it ignores may be this id
+        places = [r for r in facts.labels_reaching if label.carried_by(r.tags)]
+        called = loss.labels_target is not None  # (a loss module handed on may be called on these labels)
+        if not own and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
+            continue  # graded only by other losses or models (that ignore it, where known)
+        found.setdefault(value, label.code)
+    return found
 
 
 def _never_a_class(value: int | str) -> bool:
