@@ -111,6 +111,7 @@ def collate(batch, pad_id):
                 facts, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node))
             )
             elsewhere = _written_elsewhere(facts, event, pad_node) if fix is not None else None
+            elsewhere = elsewhere or (_padding_helper_shared(facts, event.node) if fix is not None else None)
             if elsewhere is not None:
                 fix, withheld, by_hand = None, *elsewhere
             yield Finding(event.node, message, fix, no_fix=withheld, manual_fix=by_hand)
@@ -188,6 +189,23 @@ def _written_elsewhere(
         return None
     why = f"`{value}` also labels other positions of `{first.value}` ({facts.at(others[0])})"
     return why, f"write -100 in place of `{value}` at each of them, or make the loss skip `{value}`"
+
+
+def _padding_helper_shared(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:
+    """Why not to rewrite the fill where the padding sits in a module function called at more than one
+    place (`collate_fn(src)`, `collate_fn(tgt)`): the same fill pads what the other calls hand it, input
+    ids among them, and -100 there reaches an embedding."""
+    if facts.module is None:
+        return None
+    scope = nearest(parents_of(facts.module), node, cst.FunctionDef)
+    if not isinstance(scope, cst.FunctionDef) or not any(scope is stmt for stmt in facts.module.body):
+        return None
+    name = scope.name.value
+    calls = [n for n in P.walk(facts.module) if isinstance(n, cst.Call) and P.dotted(n.func) == name]
+    if len(calls) < 2:
+        return None
+    why = f"`{name}` pads what each of its {len(calls)} calls hands it, not only these labels ({facts.at(calls[0])})"
+    return why, "pad the labels with -100 where they are padded for the loss, or give the helper the pad value"
 
 
 def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
