@@ -180,7 +180,7 @@ class CallEvaluator(WalkerState):
             self.facts.masking_selects_nothing.update((c, call) for c in tags_of(recv, Copy))
             return recv
         if self.is_ignore(fill.value):
-            self.note_label_value(call, fill.value, tags=(receiver,))
+            self.note_label_value(call, fill.value, tags=(receiver,), written=True)
             if condition is not None:
                 self.masking_by_pad_id(call, condition.value, recv, method)
             if method == "masked_fill_":
@@ -207,6 +207,7 @@ class CallEvaluator(WalkerState):
                 padded = self.list_padded(call, current, receiver, fill, "right")
                 self.env.set(key, frozenset({padded}))
             elif fill.what == "ignore":
+                self.carry_label_value(call.args[0].value, call)
                 self.env.set(key, frozenset({Masked(call)}))
             container = self.loop_aliases.get(key)
             if container is not None:  # `for r in rows: r.extend(...)` pads the rows of `rows`

@@ -294,6 +294,9 @@ class LabelPadValue:
     # The nodes of the value tags that carry these labels on (a padding step, a write of the value): where
     # they are seen at a labels place (LabelsReaching), that place's consumer grades this value.
     tags: tuple[cst.CSTNode, ...] = ()
+    # Written into labels in place (`labels[pads] = -1`, `masked_fill`): judged only where those labels are
+    # seen leaving the function (a labels place, a return); kept local, they are no labels (a gather index).
+    written: bool = False
 
     def carried_by(self, seen: frozenset[int]) -> bool:
         return any(id(node) in seen for node in (self.node, *self.tags))

@@ -35,6 +35,7 @@ class LabelValues(WalkerState):
         value: cst.BaseExpression | None,
         by_collator: bool = False,
         tags: tuple[cst.CSTNode, ...] = (),
+        written: bool = False,
     ) -> None:
         """Labels are padded or masked with `value` (compared with what the losses ignore); `tags`: the
         nodes of the value tags that carry it on, beside `node`."""
@@ -42,8 +43,17 @@ class LabelValues(WalkerState):
             self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
             return
         self.facts.label_values.append(
-            LabelPadValue(node, self.resolve_int(value), self.code(value), by_collator=by_collator, tags=tags)
+            LabelPadValue(
+                node, self.resolve_int(value), self.code(value), by_collator=by_collator, tags=tags, written=written
+            )
         )
+
+    def carry_label_value(self, written_at: cst.CSTNode, carried_by: cst.CSTNode) -> None:
+        """The value noted where a run was written (`[-100] * n`) is carried on by the tag made at
+        `carried_by` (the row it pads, `row + [-100] * n`; the list it extends)."""
+        for label in self.facts.label_values:
+            if label.node is written_at or any(node is written_at for node in label.tags):
+                label.tags = (*label.tags, carried_by)
 
     def note_labels_reaching(
         self, value: Value, ignored: int | str | None, graded_there: bool = True

@@ -120,6 +120,7 @@ class PaddingSteps(WalkerState):
                     return data
                 # Still token ids where they are not -100 (`[-100] * len(prompt) + answer_ids`): zeros
                 # added to them later pad token labels (zero_padding.py).
+                self.carry_label_value(expr.right if side == "right" else expr.left, expr)
                 return frozenset({Masked(expr)}) | frozenset(t for t in data if isinstance(t, TokenIds))
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})

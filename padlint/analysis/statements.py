@@ -254,6 +254,7 @@ class StatementWalker(WalkerState):
             self.evaluate(small.value)
         elif isinstance(small, cst.Return) and small.value is not None:
             value = self.evaluate(small.value) | self.returned_fields(small.value)
+            self.note_labels_reaching(value, None, graded_there=False)  # handed back: the caller's to use
             self.return_nodes.append(small.value)
             self.returns.append(value)
             if self.returns_a_loss():

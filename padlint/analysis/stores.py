@@ -103,7 +103,7 @@ class StoresMixin(WalkerState):
             at_pads = True
         if written and at_pads:
             # masked with -1: compared with what the loss these labels reach ignores
-            self.note_label_value(target, value_node, tags=(target.value,))
+            self.note_label_value(target, value_node, tags=(target.value,), written=True)
             ignore = True
         if labels and not ignore:
             self.padded_rows_written_into_labels(target, base, value, value_node)

@@ -157,7 +157,11 @@ class ValueParts:
         value: cst.BaseExpression | None,
         by_collator: bool = False,
         tags: tuple[cst.CSTNode, ...] = (),
+        written: bool = False,
     ) -> None: ...
+
+    @abstractmethod
+    def carry_label_value(self, written_at: cst.CSTNode, carried_by: cst.CSTNode) -> None: ...
 
     @abstractmethod
     def note_labels_reaching(

@@ -147,14 +147,16 @@ def _values_graded_by(facts: ModuleFacts, loss: LossIgnoreIndex) -> dict[int | s
     # (labels padded with the pad id: PAD006's business)
     own = [label for label in candidates if loss.graded and label.carried_by(loss.graded)]
     found: dict[int | str, str] = {}
-    for label in own or candidates:
+    for label in own if loss.graded else candidates:
         value = label.value
         assert value is not None
         if loss.value == "pad" and isinstance(value, int) and value >= 0:
             continue  # the pad id it ignores may be this id
         places = [r for r in facts.labels_reaching if label.carried_by(r.tags)]
+        if not loss.graded and label.written and not places:
+            continue  # written into labels that never leave their function: a gather index, decoder inputs
         called = loss.labels_target is not None  # (a loss module handed on may be called on these labels)
-        if not own and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
+        if not loss.graded and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
             continue  # graded only by other losses or models (that ignore it, where known)
         found.setdefault(value, label.code)
     return found
