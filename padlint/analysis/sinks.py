@@ -489,7 +489,19 @@ class SinkChecks(WalkerState):
                 if _context_width(padded.node, self.module_info) is not None:
                     continue  # a prompt encoder's fixed context (CLIP's 77 tokens): used without a mask
                 self.note_batch_consumers(node)
-                self.ids_sink(frozenset({padded}), node, False)
+                self.ids_sink(frozenset({padded}), node, self.mask_handed_beside(node))
+
+    def mask_handed_beside(self, node: cst.CSTNode) -> bool:
+        """Does the tuple handed back at `node` hold a mask beside the ids (`return ids, att_mask, label`
+        with `att_mask` made again from the ids, `[int(t > 0) for t in ids]`)? A mask by what it holds or by
+        its place's name: the ids leave with one, which the caller pairs with them."""
+        expr = node.value if isinstance(node, cst.Return) else None
+        if not isinstance(expr, cst.Tuple):
+            return False
+        return any(
+            isinstance(element.value, cst.Name) and self.is_mask(element.value, self.evaluate(element.value))
+            for element in expr.elements
+        )
 
     def note_batch_consumers(self, node: cst.CSTNode) -> None:
         """The calls that receive the batches of the collate function returning at `node`, when all are

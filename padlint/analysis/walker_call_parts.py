@@ -77,6 +77,9 @@ class CallParts:
     def mark_place_masked(self, receiver) -> None: ...
 
     @abstractmethod
+    def is_mask(self, expr: cst.BaseExpression, value: Value) -> bool: ...
+
+    @abstractmethod
     def tokenizer_call(self, call: cst.Call, method: str | None) -> Value: ...
 
     @abstractmethod
