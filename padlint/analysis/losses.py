@@ -256,6 +256,8 @@ class LossesAndMeans(WalkerState):
             shaped = any(t.over is not None or t in self.facts.corrected_ones for t in tags_of(value, Ones))
             if named or shaped or tags_of(value, GoodMask) or tags_of(value, PadIdMask):
                 return mask
+            if _apart_from_padding(_strip_calls(mask), self.value_nodes):
+                return mask
         return None
 
     def made_of_no_padding(self, key: str | None) -> bool:
@@ -302,6 +304,62 @@ def _strip_calls(node: cst.BaseExpression) -> cst.BaseExpression:
             node = node.value
         else:
             return node
+
+
+# What labels or ids hold at their pads: the pad id (named so), 0, or the ignore value.
+def _pad_value(expr: cst.BaseExpression) -> bool:
+    return P.is_pad_id_expression(expr) or P.int_value(expr) in (0, P.IGNORE_VALUE)
+
+
+def _of_tokens(expr: cst.BaseExpression) -> bool:
+    """Ids, labels or targets (by the words of their code): what is compared with a pad value."""
+    return re.search(r"ids|label|target|token|tgt|seq", _code(expr), re.I) is not None
+
+
+def _code(expr: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(expr)
+
+
+def _pad_comparison(expr: cst.BaseExpression, operator: type) -> bool:
+    """`labels != 0` / `target == pad_id` (`operator`: NotEqual or Equal), or the `.ne(...)` / `.eq(...)`
+    call: tokens compared with a pad value."""
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        target = expr.comparisons[0]
+        return isinstance(target.operator, operator) and _pad_value(target.comparator) and _of_tokens(expr.left)
+    method = "ne" if operator is cst.NotEqual else "eq"
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == method:
+        return len(expr.args) == 1 and _pad_value(expr.args[0].value) and _of_tokens(expr.func.value)
+    return False
+
+
+def _marks_padding(expr: cst.BaseExpression, bound: dict) -> bool:
+    """1 at the pads: `target == 0`, also one side of an `|` / `logical_or` (`(t == 0) | (t == cls_id)`), or a
+    name bound to such a value."""
+    if isinstance(expr, cst.Name) and isinstance(bound.get(expr.value), cst.BaseExpression):
+        expr = bound[expr.value]
+    if _pad_comparison(expr, cst.Equal):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+        return _marks_padding(expr.left, bound) or _marks_padding(expr.right, bound)
+    if isinstance(expr, cst.Call) and P.last_name(expr.func) == "logical_or" and len(expr.args) == 2:
+        return any(_marks_padding(a.value, bound) for a in expr.args)
+    return False
+
+
+def _apart_from_padding(expr: cst.BaseExpression, bound: dict) -> bool:
+    """A padding mask written in place by what it holds: tokens compared unequal to a pad value
+    (`target != 0`, `labels.ne(pad_id)`), or the negation (`~`, `logical_not`) of a value that is 1 at the
+    pads (`~mask` with `mask = target == 0`)."""
+    if isinstance(expr, cst.Name) and isinstance(bound.get(expr.value), cst.BaseExpression):
+        if isinstance(bound[expr.value], (cst.Comparison, cst.UnaryOperation)):
+            expr = bound[expr.value]
+    if _pad_comparison(expr, cst.NotEqual):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _marks_padding(expr.expression, bound)
+    if isinstance(expr, cst.Call) and P.last_name(expr.func) == "logical_not" and len(expr.args) == 1:
+        return _marks_padding(expr.args[0].value, bound)
+    return False
 
 
 def _counts_of(expr: cst.BaseExpression) -> bool:
