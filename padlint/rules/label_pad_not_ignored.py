@@ -111,7 +111,8 @@ def collate(batch, pad_id):
                 facts, unsafe_where_ignore_differs(facts, self.fix(facts, event, pad_node))
             )
             elsewhere = _written_elsewhere(facts, event, pad_node) if fix is not None else None
-            elsewhere = elsewhere or (_padding_helper_shared(facts, event.node) if fix is not None else None)
+            if fix is not None and elsewhere is None and event.how in ("padding_value", "list"):
+                elsewhere = _padding_helper_shared(facts, event.node)  # (the fix rewrites the fill itself)
             if elsewhere is not None:
                 fix, withheld, by_hand = None, *elsewhere
             yield Finding(event.node, message, fix, no_fix=withheld, manual_fix=by_hand)
