@@ -297,6 +297,9 @@ class LabelPadValue:
     # Written into labels in place (`labels[pads] = -1`, `masked_fill`): judged only where those labels are
     # seen leaving the function (a labels place, a return); kept local, they are no labels (a gather index).
     written: bool = False
+    # Where it was written: the function and the name written into (`func_labels[i][n:] = -1`), which a
+    # loss of the same function grading that name grades.
+    place: tuple[cst.FunctionDef | None, str] | None = None
 
     def carried_by(self, seen: frozenset[int]) -> bool:
         return any(id(node) in seen for node in (self.node, *self.tags))
@@ -327,6 +330,8 @@ class LossIgnoreIndex:
     unused: bool = False
     # The ids of the value tags of the targets it grades (empty: targets the analysis does not follow).
     graded: frozenset[int] = frozenset()
+    # The function it is called in and the name its target reads (`func_labels.reshape(-1)`).
+    target_place: tuple[cst.FunctionDef | None, str] | None = None
 
 
 FactT = TypeVar("FactT", bound=Fact)

@@ -36,15 +36,23 @@ class LabelValues(WalkerState):
         by_collator: bool = False,
         tags: tuple[cst.CSTNode, ...] = (),
         written: bool = False,
+        place: tuple[cst.FunctionDef | None, str] | None = None,
     ) -> None:
         """Labels are padded or masked with `value` (compared with what the losses ignore); `tags`: the
-        nodes of the value tags that carry it on, beside `node`."""
+        nodes of the value tags that carry it on, beside `node`; `written`, `place`: a write into labels, and
+        the function and name written into."""
         if value is None:
             self.facts.label_values.append(LabelPadValue(node, 0, "0"))  # pad_sequence's default padding_value
             return
         self.facts.label_values.append(
             LabelPadValue(
-                node, self.resolve_int(value), self.code(value), by_collator=by_collator, tags=tags, written=written
+                node,
+                self.resolve_int(value),
+                self.code(value),
+                by_collator=by_collator,
+                tags=tags,
+                written=written,
+                place=place,
             )
         )
 

@@ -279,6 +279,21 @@ def attribute_chain(expr: cst.BaseExpression) -> list[str]:
     return []
 
 
+def root_name(expr: cst.BaseExpression) -> str | None:
+    """The name a value is read from or written into, through subscripts and method calls:
+    `func_labels[i][n:]` and `func_labels.reshape(-1)` -> "func_labels", `self.labels[:, 1:]` ->
+    "self.labels"; None for anything else."""
+    while True:
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        else:
+            break
+    chain = attribute_chain(expr)
+    return ".".join(chain) if chain else None
+
+
 def last_name(expr: cst.BaseExpression) -> str:
     """The last identifier of a callee: `self.model.generate` -> "generate"."""
     if isinstance(expr, cst.Name):

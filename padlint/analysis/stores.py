@@ -103,7 +103,9 @@ class StoresMixin(WalkerState):
             at_pads = True
         if written and at_pads:
             # masked with -1: compared with what the loss these labels reach ignores
-            self.note_label_value(target, value_node, tags=(target.value,), written=True)
+            root = P.root_name(target)
+            place = (self.current_fn, root) if root is not None else None
+            self.note_label_value(target, value_node, tags=(target.value,), written=True, place=place)
             ignore = True
         if labels and not ignore:
             self.padded_rows_written_into_labels(target, base, value, value_node)

@@ -158,6 +158,7 @@ class ValueParts:
         by_collator: bool = False,
         tags: tuple[cst.CSTNode, ...] = (),
         written: bool = False,
+        place: tuple[cst.FunctionDef | None, str] | None = None,
     ) -> None: ...
 
     @abstractmethod

@@ -138,25 +138,31 @@ def loss_fn(logits, labels):
 
 def _values_graded_by(facts: ModuleFacts, loss: LossIgnoreIndex) -> dict[int | str, str]:
     """The values (and their code) of the labels this loss grades that it may not ignore. Labels the analysis
-    follows to the loss: their own values. Otherwise the module's values, except, for a loss called here on
+    follows to the loss, or written into the name it grades in the same function: their own values. Otherwise the module's values, except, for a loss called here on
     targets it does not follow, those whose labels are seen only where something else grades them (another
     loss, a model given `labels=`, which computes its own), unless that consumer is known to ignore another
     value. A pad id the analysis cannot read may be any
     id >= 0."""
     candidates = [label for label in facts.label_values if label.value is not None and label.value != "pad"]
     # (labels padded with the pad id: PAD006's business)
-    own = [label for label in candidates if loss.graded and label.carried_by(loss.graded)]
+    own = [
+        label
+        for label in candidates
+        if (loss.graded and label.carried_by(loss.graded))
+        or (label.place is not None and label.place == loss.target_place)
+    ]
     found: dict[int | str, str] = {}
-    for label in own if loss.graded else candidates:
+    followed = bool(loss.graded or own)
+    for label in own if followed else candidates:
         value = label.value
         assert value is not None
         if loss.value == "pad" and isinstance(value, int) and value >= 0:
             continue  # the pad id it ignores may be this id
         places = [r for r in facts.labels_reaching if label.carried_by(r.tags)]
-        if not loss.graded and label.written and not places:
+        if not followed and label.written and not places:
             continue  # written into labels that never leave their function: a gather index, decoder inputs
         called = loss.labels_target is not None  # (a loss module handed on may be called on these labels)
-        if not loss.graded and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
+        if not followed and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
             continue  # graded only by other losses or models (that ignore it, where known)
         found.setdefault(value, label.code)
     return found
