@@ -60,6 +60,8 @@ class LabelValues(WalkerState):
         """The value noted where a run was written (`[-100] * n`) is carried on by the tag made at
         `carried_by` (the row it pads, `row + [-100] * n`; the list it extends)."""
         for label in self.facts.label_values:
+            if any(node is carried_by for node in label.tags):
+                continue  # (the walk evaluates an expression again in loops and callers)
             if label.node is written_at or any(node is written_at for node in label.tags):
                 label.tags = (*label.tags, carried_by)
 
