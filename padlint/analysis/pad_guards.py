@@ -150,19 +150,6 @@ def falls_back_to_eos(value: cst.BaseExpression) -> bool:
     return False
 
 
-def zero_pad_falls_to_eos(node: cst.CSTNode) -> bool:
-    """`pad_id = tok.pad_token_id or tok.eos_token_id` (the setting `node`, or its value): the EOS also where
-    the tokenizer's own pad id is 0, as T5's, whose texts end with EOS."""
-    value = node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) else node
-    return (
-        isinstance(value, cst.BooleanOperation)
-        and isinstance(value.operator, cst.Or)
-        and isinstance(value.left, cst.Attribute)
-        and value.left.attr.value == "pad_token_id"
-        and P.mentions_eos(value.right)
-    )
-
-
 def _compared_with_none(test: cst.BaseExpression, operators: tuple[type, ...]) -> cst.BaseExpression | None:
     """`x` of `x is None` (or the other `operators` with `None` on the right)."""
     pair = P.comparison_operand(test, operators)

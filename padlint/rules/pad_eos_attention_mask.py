@@ -8,7 +8,6 @@ import libcst as cst
 
 from padlint.analysis import fixshapes
 from padlint.analysis.facts import ModuleFacts
-from padlint.analysis.pad_guards import zero_pad_falls_to_eos
 from padlint.analysis.values import PadIdMask
 from padlint.rules.base import Finding, FixProposal, Rule, where_pad_is_not_eos
 from padlint.rules.catalogue import requires
@@ -71,7 +70,9 @@ def collate(rows, tok):
             eos = facts.pad_eos_for(event.owner, event.node)
             if eos is None or where_pad_is_not_eos(facts, event.node):
                 continue  # (a branch that runs only where the pad is not the EOS)
-            if not facts.real_eos_in_ids(zero_pad_tokenizers=zero_pad_falls_to_eos(eos)):
+            # `pad_token_id or eos_token_id` (a PadIdFallback) makes the pad the EOS also for a pad id of 0
+            zero_pad = any(fallback.node is eos for fallback in facts.pad_id_fallbacks)
+            if not facts.real_eos_in_ids(zero_pad_tokenizers=zero_pad):
                 continue  # a mask of `ids != eos` is 0 exactly at the pads when no real EOS is in the ids
             mask = event.at_sink
             if isinstance(mask.ones, PadIdMask) and mask.ones.zeroed_in_place:
