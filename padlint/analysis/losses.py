@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -12,6 +13,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
 from padlint.analysis.facts import LossIgnoreIndex, MaskedMean, MeanOverIgnored
 from padlint.analysis.output_use import value_never_read
+from padlint.analysis.pad_ids import equality, inequality
 from padlint.analysis.values import (
     Copy,
     GoodMask,
@@ -258,7 +260,7 @@ class LossesAndMeans(WalkerState):
             shaped = any(t.over is not None or t in self.facts.corrected_ones for t in tags_of(value, Ones))
             if named or shaped or tags_of(value, GoodMask) or tags_of(value, PadIdMask):
                 return mask
-            if _apart_from_padding(_strip_calls(mask), self.value_nodes):
+            if _apart_from_padding(_strip_calls(mask), self.value_nodes, self.code):
                 return mask
         return None
 
@@ -313,54 +315,48 @@ def _pad_value(expr: cst.BaseExpression) -> bool:
     return P.is_pad_id_expression(expr) or P.int_value(expr) in (0, P.IGNORE_VALUE)
 
 
-def _of_tokens(expr: cst.BaseExpression) -> bool:
-    """Ids, labels or targets (by the words of their code): what is compared with a pad value."""
-    return re.search(r"ids|label|target|token|tgt|seq", _code(expr), re.I) is not None
+# Ids, labels or targets (by the words of their code): what is compared with a pad value.
+_OF_TOKENS = re.compile(r"ids|label|target|token|tgt|seq", re.I)
 
 
-def _code(expr: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(expr)
+def _pad_comparison(expr: cst.BaseExpression, pair_of: Callable, code: Callable[[cst.CSTNode], str]) -> bool:
+    """Tokens compared with a pad value, read by `pair_of` (pad_ids.inequality: `labels != 0`,
+    `labels.ne(pad_id)`; pad_ids.equality: `target == 0`)."""
+    pair = pair_of(expr)
+    return pair is not None and _pad_value(pair[1]) and _OF_TOKENS.search(code(pair[0])) is not None
 
 
-def _pad_comparison(expr: cst.BaseExpression, operator: type) -> bool:
-    """`labels != 0` / `target == pad_id` (`operator`: NotEqual or Equal), or the `.ne(...)` / `.eq(...)`
-    call: tokens compared with a pad value."""
-    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-        target = expr.comparisons[0]
-        return isinstance(target.operator, operator) and _pad_value(target.comparator) and _of_tokens(expr.left)
-    method = "ne" if operator is cst.NotEqual else "eq"
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == method:
-        return len(expr.args) == 1 and _pad_value(expr.args[0].value) and _of_tokens(expr.func.value)
-    return False
+def _bound_to(expr: cst.BaseExpression, bound: dict, kinds: tuple[type, ...]) -> cst.BaseExpression:
+    """What a name is bound to in this function, where that is one of `kinds`; else the expression itself."""
+    if isinstance(expr, cst.Name) and isinstance(bound.get(expr.value), kinds):
+        return bound[expr.value]
+    return expr
 
 
-def _marks_padding(expr: cst.BaseExpression, bound: dict) -> bool:
+def _marks_padding(expr: cst.BaseExpression, bound: dict, code: Callable[[cst.CSTNode], str]) -> bool:
     """1 at the pads: `target == 0`, also one side of an `|` / `logical_or` (`(t == 0) | (t == cls_id)`), or a
     name bound to such a value."""
-    if isinstance(expr, cst.Name) and isinstance(bound.get(expr.value), cst.BaseExpression):
-        expr = bound[expr.value]
-    if _pad_comparison(expr, cst.Equal):
+    expr = _bound_to(expr, bound, (cst.BaseExpression,))
+    if _pad_comparison(expr, equality, code):
         return True
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
-        return _marks_padding(expr.left, bound) or _marks_padding(expr.right, bound)
+        return _marks_padding(expr.left, bound, code) or _marks_padding(expr.right, bound, code)
     if isinstance(expr, cst.Call) and P.last_name(expr.func) == "logical_or" and len(expr.args) == 2:
-        return any(_marks_padding(a.value, bound) for a in expr.args)
+        return any(_marks_padding(a.value, bound, code) for a in expr.args)
     return False
 
 
-def _apart_from_padding(expr: cst.BaseExpression, bound: dict) -> bool:
+def _apart_from_padding(expr: cst.BaseExpression, bound: dict, code: Callable[[cst.CSTNode], str]) -> bool:
     """A padding mask written in place by what it holds: tokens compared unequal to a pad value
     (`target != 0`, `labels.ne(pad_id)`), or the negation (`~`, `logical_not`) of a value that is 1 at the
     pads (`~mask` with `mask = target == 0`)."""
-    if isinstance(expr, cst.Name) and isinstance(bound.get(expr.value), cst.BaseExpression):
-        if isinstance(bound[expr.value], (cst.Comparison, cst.UnaryOperation)):
-            expr = bound[expr.value]
-    if _pad_comparison(expr, cst.NotEqual):
+    expr = _bound_to(expr, bound, (cst.Comparison, cst.UnaryOperation))
+    if _pad_comparison(expr, inequality, code):
         return True
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
-        return _marks_padding(expr.expression, bound)
+        return _marks_padding(expr.expression, bound, code)
     if isinstance(expr, cst.Call) and P.last_name(expr.func) == "logical_not" and len(expr.args) == 1:
-        return _marks_padding(expr.args[0].value, bound)
+        return _marks_padding(expr.args[0].value, bound, code)
     return False
 
 
