@@ -435,7 +435,7 @@ def _note_call(call: cst.Call, info: ModuleInfo, facts: ModuleFacts) -> None:
     ):
         info.called.add(name)
     qualified = facts.imports.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
-    made = _class_made(call, facts)
+    made = _class_loaded(call, facts) or qualified  # `Cls.from_pretrained(...)`, else `Cls(...)`
     if made is not None and T.appends_eos(made):
         facts.eos_appending_class = True  # `T5TokenizerFast.from_pretrained(...)`, `AutoModelForSeq2SeqLM...`
     row = T.class_row(qualified) if qualified else None
@@ -534,15 +534,13 @@ PAD_VALUE_KEYWORDS = {"padding_value", "value", "constant_values", "fill_value",
 GENERATES = T.names("builds_mask", on="method", style="continues")
 
 
-def _class_made(call: cst.Call, facts: ModuleFacts) -> str | None:
-    """The qualified name of the class `Cls.from_pretrained(...)` loads or `Cls(...)` makes (a bare name when
-    no import names it)."""
+def _class_loaded(call: cst.Call, facts: ModuleFacts) -> str | None:
+    """The qualified name of the class `Cls.from_pretrained(...)` loads (the dotted name itself when no import
+    names it)."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
-        func = func.value
-    if not isinstance(func, (cst.Name, cst.Attribute)):
-        return None
-    return facts.imports.qualify(func)
+        return facts.imports.qualify(func.value)
+    return None
 
 
 def _top_class_of(module: cst.Module, fn: cst.FunctionDef) -> cst.ClassDef | None:
