@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from padlint.analysis.facts import LossIgnoreIndex, ModuleFacts
+from padlint.analysis.facts import LabelPadValue, LossIgnoreIndex, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
 from padlint.rules.edits import add_keyword
@@ -74,7 +74,9 @@ def loss_fn(logits, labels):
         return look.reach("loss") | look.reach("label_value_site") | look.reach("pad_step", "labels")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
-        if not any(label.value not in (None, "pad") for label in facts.label_values):
+        # (labels padded with the pad id: PAD006's business)
+        candidates = [label for label in facts.label_values if label.value is not None and label.value != "pad"]
+        if not candidates:
             return
         written = {label.value for label in facts.label_values}
         seen = set()
@@ -82,7 +84,7 @@ def loss_fn(logits, labels):
             call, arg, ignored = loss.call, loss.arg, loss.value
             if ignored is None or call in seen or loss.labels_target is False or loss.unused:
                 continue  # (labels_target False: it grades class indices or scores, not token labels)
-            values = _values_graded_by(facts, loss)
+            values = _values_graded_by(facts, loss, candidates)
             if not values or ignored in values:
                 continue
             if ignored in written and _collator_never_pads(facts, ignored):
@@ -136,15 +138,16 @@ def loss_fn(logits, labels):
         return FixProposal(applicability, title, (edit,)) if edit else None
 
 
-def _values_graded_by(facts: ModuleFacts, loss: LossIgnoreIndex) -> dict[int | str, str]:
-    """The values (and their code) of the labels this loss grades that it may not ignore. Labels the analysis
-    follows to the loss, or written into the name it grades in the same function: their own values. Otherwise the module's values, except, for a loss called here on
-    targets it does not follow, those whose labels are seen only where something else grades them (another
-    loss, a model given `labels=`, which computes its own), unless that consumer is known to ignore another
-    value. A pad id the analysis cannot read may be any
+def _values_graded_by(
+    facts: ModuleFacts, loss: LossIgnoreIndex, candidates: list[LabelPadValue]
+) -> dict[int | str, str]:
+    """The values (and their code) among `candidates` of the labels this loss grades that it may not ignore.
+    Labels the analysis follows to the loss, or written into the name it grades in the same function: their
+    own values. Otherwise the module's values, except, for a loss called here on targets it does not follow,
+    those whose labels are seen only where something else grades them (another loss, a model given
+    `labels=`, which computes its own) unless that consumer is known to ignore another value, and those
+    written into labels that never leave their function. A pad id the analysis cannot read may be any
     id >= 0."""
-    candidates = [label for label in facts.label_values if label.value is not None and label.value != "pad"]
-    # (labels padded with the pad id: PAD006's business)
     own = [
         label
         for label in candidates
