@@ -198,12 +198,22 @@ class ConsumerQuestions(WalkerState):
         Such labels hold no sequence positions: nothing in them is padding."""
         if not isinstance(sink, cst.Call):
             return False
-        func = sink.func
-        receiver = (
-            func.value if isinstance(func, cst.Attribute) and func.attr.value in ("forward", "__call__") else func
-        )
-        loaded = self.model_class(receiver)
+        loaded = self.model_class(_model_called(sink))
         return loaded is not None and T.takes_row_labels(loaded)
+
+    def labels_ignored_by(self, sink: cst.CSTNode) -> int | str | None:
+        """What a model handed `labels=` at `sink` ignores when it computes its loss: the library table's
+        value (transformers' models: -100) for a model class it knows or a model by provenance (what
+        `from_pretrained` returned); None for a model out of view."""
+        if not isinstance(sink, cst.Call):
+            return None
+        loaded = self.model_class(_model_called(sink))
+        row = T.class_row(loaded) if loaded else None
+        found = self.callees.get(sink)
+        pretrained = found is not None and bool(tags_of(found[0], Model)) and found[1] in (None, "forward", "__call__")
+        if (row is None or row.kind != "consumer") and not pretrained:
+            return None
+        return T.default("labels", "ignore_index", on="method")
 
     def pads_read_unmasked(self, call: cst.Call, padded: Padded) -> tuple[str, str] | None:
         """How the model called here reads ids the code padded itself when no mask goes with them (library
@@ -366,3 +376,11 @@ class ConsumerQuestions(WalkerState):
         encoding = mapped[0].encoding
         if lost and not (encoding is not None and self.right_pads_unread(encoding.side, None)):
             self.facts.mask_lost.append(MaskLost(call, "columns", encoding=encoding, sink=call))
+
+
+def _model_called(call: cst.Call) -> cst.BaseExpression:
+    """The model a call runs: `model` of `model(...)`, `model.forward(...)` and `model.__call__(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("forward", "__call__"):
+        return func.value
+    return func

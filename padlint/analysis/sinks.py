@@ -31,7 +31,6 @@ from padlint.analysis.values import (
     Encoding,
     GoodMask,
     Instance,
-    Model,
     NoneValue,
     Ones,
     Padded,
@@ -613,23 +612,6 @@ class SinkChecks(WalkerState):
                 text = self.facts.module.code if self.facts.module is not None else ""
             self.facts.outputs_hooked = output_use.outputs_hooked(text)
         return self.facts.outputs_hooked
-
-    def labels_ignored_by(self, sink: cst.CSTNode) -> int | str | None:
-        """What a model handed `labels=` at `sink` ignores when it computes its loss: the library table's
-        value (transformers' models: -100) for a model class it knows or a model by provenance (what
-        `from_pretrained` returned); None for a model out of view."""
-        if not isinstance(sink, cst.Call):
-            return None
-        func = sink.func
-        entry = isinstance(func, cst.Attribute) and func.attr.value in ("forward", "__call__")
-        receiver = func.value if entry and isinstance(func, cst.Attribute) else func
-        loaded = self.model_class(receiver)
-        row = T.class_row(loaded) if loaded else None
-        found = self.callees.get(sink)
-        pretrained = found is not None and bool(tags_of(found[0], Model)) and found[1] in (None, "forward", "__call__")
-        if (row is None or row.kind != "consumer") and not pretrained:
-            return None
-        return T.default("labels", "ignore_index", on="method")
 
     def row_labels_at(self, sink: cst.CSTNode, labels: Value) -> bool:
         """Are `labels` handed to a model whose labels are one class per row (library table: row_labels)?
