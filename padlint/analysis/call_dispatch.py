@@ -12,6 +12,7 @@ from padlint.analysis.values import (
     Arange,
     ClassRef,
     Copy,
+    Fill,
     FunctionRef,
     GoodMask,
     Instance,
@@ -130,6 +131,17 @@ class CallDispatch(WalkerState):
         return frozenset({run.but(side=side, filled=False, target=None)}) | frozenset(
             t for t in data if not isinstance(t, (Padded, GoodMask))
         )
+
+    def row_joined_to_run(self, call: cst.Call, name: str, parts: cst.List | cst.Tuple) -> Value | None:
+        """`np.concatenate([row, [v] * gap])`: a row joined to a run of one value along its only axis is
+        the row padded as `row + [v] * gap` pads it."""
+        if not name.endswith(("cat", "concatenate")) or len(parts.elements) != 2 or len(call.args) != 1:
+            return None
+        first_node, second_node = (e.value for e in parts.elements)
+        first_value, second_value = self.evaluate(first_node), self.evaluate(second_node)
+        if (first(first_value, Fill) is None) == (first(second_value, Fill) is None):
+            return None
+        return self.concatenate(call, first_value, second_value, parts=(first_node, second_node))
 
     def along_sequence(self, call: cst.Call, run: cst.Call) -> bool:
         """Does the join run along the sequence: one row (`full((n,), pad)`, the default axis 0) or a
@@ -250,6 +262,9 @@ class CallDispatch(WalkerState):
             data = values[0] if values and arg is not None else EMPTY
             if arg is not None and isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1:
                 data = self.without_other_parts_ignore(arg.value, data)
+                row_and_run = self.row_joined_to_run(call, name, arg.value)
+                if row_and_run is not None:
+                    return row_and_run
             kind = "np" if name.startswith("numpy") else "pt" if name.startswith("torch") else None
             if arg is None or not kind or not any(isinstance(t, (Padded, GoodMask)) for t in data):
                 return data

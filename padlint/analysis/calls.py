@@ -15,6 +15,7 @@ from padlint.analysis.parameter_literals import init_parameter_stored_as
 from padlint.analysis.values import (
     Copy,
     DatasetOf,
+    DictOf,
     Encoding,
     Fill,
     GoodMask,
@@ -259,11 +260,23 @@ class CallEvaluator(WalkerState):
         if key is not None:
             self.env.update(key, frozenset({Masked(receiver)}))
 
+    def rows_of_one_width(self, call: cst.Call, handed: Value) -> Value | None:
+        """`tokenizer.pad({"input_ids": rows})` over label rows the code already filled with -100 to one
+        width: padding to the longest (the default) adds nothing to them, so they come back as they went
+        in. A width asked for (`padding="max_length"`) may add pads."""
+        rows = frozenset().union(*(d.entries.get("input_ids", EMPTY) for d in tags_of(handed, DictOf)))
+        masked = tags_of(rows, Masked)
+        if not masked or not all(m.to_width for m in masked) or tags_of(rows, Padded):
+            return None
+        if P.padding_requested(call, self.constants, self.class_attribute_value) == "max_length":
+            return None
+        return rows
+
     # ---- tokenizers --------------------------------------------------------------------------
     def tokenizer_call(self, call: cst.Call, method: str | None) -> Value:
         if method == "apply_chat_template":
             return self.chat_template_call(call)
-        self.evaluate_args(call)
+        handed = dict(zip((id(a.value) for a in call.args), self.evaluate_args(call)))
         tensors = P.keyword(call, "return_tensors")
         kind = _returned_kind(tensors)
         if tensors is not None and kind == "list":
@@ -284,6 +297,9 @@ class CallEvaluator(WalkerState):
         of_labels = text is not None and self.is_label_code(text.value)
         if method == "pad":
             self.facts.repadding_collator = True
+            unchanged = self.rows_of_one_width(call, handed.get(id(text.value), EMPTY) if text is not None else EMPTY)
+            if unchanged is not None:
+                return frozenset({DictOf({"input_ids": unchanged})})
             # `tokenizer.pad(label_rows)` pads label ids with the pad id, as `text_target=` does: the
             # caller masks them by the encoding's own mask (a speech collator's `masked_fill`), and
             # labels that reach a labels place unmasked keep the pad id as their label.
@@ -423,7 +439,9 @@ class CallEvaluator(WalkerState):
         if fixed is not None or module is None or not self.walking_home() or cls not in module.body:
             return fixed
         stored = init_parameter_stored_as(cls, expr.attr.value)
-        return self.module_info.parameter_literal(module, *stored) if stored is not None else None
+        if stored is None:
+            return self.module_info.field_literal(module, cls, expr.attr.value)  # a dataclass field
+        return self.module_info.parameter_literal(module, *stored)
 
     def padding_side(self, call: cst.Call) -> str:
         arg = P.keyword(call, "padding_side")

@@ -3,7 +3,8 @@
 
 A plain assignment in the class body, with no `self.NAME = ...` anywhere in the class, is the value
 every instance reads. A dataclass field (or an annotated attribute that is not a ClassVar) is only a
-default: the constructor may replace it, so it is not one value.
+default: the constructor may replace it, so it is not one value here; `dataclass_init` writes the
+constructor the dataclass makes, whose parameters parameter_literals.py reads at the constructions in view.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def class_constant(cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
                 and "ClassVar" in dotted(_annotation_base(small.annotation.annotation))
             ):
                 found.append(small.value)
-    if len(found) != 1 or _stored_on_self(cls, name):
+    if len(found) != 1 or stored_on_self(cls, name):
         return None
     return found[0]
 
@@ -47,7 +48,7 @@ def _annotation_base(annotation: cst.BaseExpression) -> cst.BaseExpression:
     return annotation.value if isinstance(annotation, cst.Subscript) else annotation
 
 
-def _stored_on_self(cls: cst.ClassDef, name: str) -> bool:
+def stored_on_self(cls: cst.ClassDef, name: str) -> bool:
     """Does any method of the class store `self.<name>` (then each instance may hold its own)?"""
     for node in walk(cls):
         targets: list[cst.BaseExpression] = []
@@ -58,3 +59,53 @@ def _stored_on_self(cls: cst.ClassDef, name: str) -> bool:
         if any(dotted(t) in (f"self.{name}", f"cls.{name}") for t in targets):
             return True
     return False
+
+
+def is_dataclass(cls: cst.ClassDef) -> bool:
+    return any(
+        "dataclass" in dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func)
+        for d in cls.decorators
+    )
+
+
+def dataclass_init(cls: cst.ClassDef) -> cst.FunctionDef | None:
+    """`def __init__(self, <fields>)` as `@dataclass` writes it: one parameter per annotated field of the
+    class body (not a ClassVar), in order, its default the field's (`= v` or `field(default=v)`). A base
+    class may add fields before these, so with bases the parameters are keyword-only (a positional
+    argument then matches none of them)."""
+    if not is_dataclass(cls):
+        return None
+    params = []
+    for stmt in cls.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            if "ClassVar" in dotted(_annotation_base(small.annotation.annotation)):
+                continue
+            params.append(cst.Param(cst.Name(small.target.value), default=_field_default(small.value)))
+    if not params:
+        return None
+    self_param = cst.Param(cst.Name("self"))
+    try:
+        parameters = (
+            cst.Parameters(params=[self_param], star_arg=cst.ParamStar(), kwonly_params=params)
+            if cls.bases
+            else cst.Parameters(params=[self_param, *params])
+        )
+    except cst.CSTValidationError:
+        return None  # a field without a default after one with it: the class cannot be made
+    return cst.FunctionDef(cst.Name("__init__"), parameters, cst.IndentedBlock([]))
+
+
+def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The default of a field: `= v`, `field(default=v)`, or a call of its `default_factory` (no literal)."""
+    if isinstance(value, cst.Call) and dotted(value.func).rsplit(".", 1)[-1] == "field":
+        for arg in value.args:
+            if arg.keyword is not None and arg.keyword.value == "default":
+                return arg.value
+            if arg.keyword is not None and arg.keyword.value == "default_factory":
+                return cst.Call(arg.value)
+        return None
+    return value

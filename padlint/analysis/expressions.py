@@ -25,6 +25,7 @@ from padlint.analysis.values import (
     Encoding,
     Gap,
     GoodMask,
+    ItemsWritten,
     Masked,
     MaskedProduct,
     MeanValue,
@@ -149,11 +150,13 @@ class ExpressionEvaluator(WalkerState):
             if isinstance(t, (ShapeOf, Ones, Copy, Masked, GoodMask, PadId, Arange, TokenIds, MeanValue))
         )
         if _is_run_of_items(expr):
-            kept |= frozenset(tags_of(base, DictOf))  # `rows[i : i + n]` of a list of feature dicts: such dicts still
+            kept |= frozenset(
+                t for t in base if isinstance(t, (DictOf, ItemsWritten))
+            )  # `rows[i : i + n]` of a list of feature dicts: such dicts still
         elif _is_one_index(expr):
             # `rows[idx]` of a list of feature dicts or encodings (a Dataset's `__getitem__`): one of them;
             # of a mapped dataset (a wrapper Dataset holding it): one example as the map stored it
-            kept |= frozenset(t for t in base if isinstance(t, (DictOf, Encoding)))
+            kept |= frozenset(t for t in base if isinstance(t, (DictOf, Encoding, ItemsWritten)))
             kept |= map_chain.rows_handed(base, batched=False)
         if self.selects_by_mask(expr):
             # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
@@ -230,6 +233,9 @@ class ExpressionEvaluator(WalkerState):
         """The value of field `name` of `base`, read at `expr` (`enc["input_ids"]`, `enc.input_ids`,
         `batch.pop("input_ids")`). `whole`: every field is taken together (a comprehension over the
         fields), so reading one of a call's result directly does not lose the others."""
+        written = [w.entries[name] for w in tags_of(base, ItemsWritten) if name in w.entries]
+        if written:
+            return frozenset().union(*written)  # a loop wrote this field of every item
         out: set = set()  # the tags of the value read
         for held in tags_of(base, DictOf):
             out |= self.dict_field(held, name, expr, whole)  # `b["mask"]` of a dict literal a helper returned

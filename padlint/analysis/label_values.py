@@ -105,6 +105,9 @@ class LabelValues(WalkerState):
                 return P.int_value(constant)
             return self.module_info.resolve_imported(expr.value)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            if expr.value.value == "self":
+                fixed = self.class_attribute_value(expr)  # a class constant, or a field every construction fixes
+                return P.int_value(fixed) if fixed is not None else None
             return self.module_info.resolve_module_attribute(expr.value.value, expr.attr.value)
         return None
 

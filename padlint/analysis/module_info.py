@@ -70,6 +70,7 @@ class ModuleInfo:
     method_names: Any = None  # method_flags.MethodNames of the module, made at the first method asked
     name_read_counts: Any = None  # dead_code.name_reads of the module, once asked
     class_sites: dict | None = None  # module-level class name -> its constructions in view (call_sites.py)
+    dataclass_inits: dict = field(default_factory=dict)  # a dataclass -> the `__init__` it gets (class_constants.py)
     parameter_literals: dict = field(default_factory=dict)  # (def, parameter) -> parameter_literal's answer
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
     dead_functions: set = field(default_factory=set)  # a script's functions nothing calls (dead_code.py)
@@ -257,6 +258,25 @@ class ModuleInfo:
         if param not in self.method_literals(module, fn) or self.method_names is None:
             return None  # (method_literals checked that its calls in view are all its calls)
         return parameter_literal(fn, param, self.method_names.calls.get(fn.name.value), bound=True)
+
+    def field_literal(self, module: cst.Module, cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
+        """The literal a dataclass field holds in every instance: its `__init__` parameter (the one the
+        dataclass writes) fixed by every construction in view, or left to its default by all of them."""
+        from padlint.analysis.class_constants import dataclass_init, stored_on_self
+        from padlint.analysis.parameter_literals import constructs_itself, parameter_literal
+
+        if cls not in self.dataclass_inits:
+            self.dataclass_inits[cls] = dataclass_init(cls) if cls in module.body else None
+        init = self.dataclass_inits[cls]
+        if init is None or stored_on_self(cls, name) or constructs_itself(cls):
+            return None
+        if self.class_sites is None:
+            self.class_sites = call_sites.call_sites(module, self._name_reads(module), self.filename, cst.ClassDef)
+        sites = self.class_sites.get(cls.name.value)
+        calls = [s.call for s in sites] if sites else None
+        if calls and init.params.kwonly_params and any(a.keyword is None for c in calls for a in c.args):
+            return None  # a base class's fields come first: a positional argument may be this one
+        return parameter_literal(init, name, calls, bound=True)
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""

@@ -49,6 +49,8 @@ class PaddingSteps(WalkerState):
             return Fill("ignore", count)
         if what is not None:
             return Fill(what, count, pad=item)
+        if self.value_out_of_view(item, self.evaluate(item)):
+            return Fill("unread", count, pad=item)  # `[self.label_pad_token_id] * n`, its value out of view
         if isinstance(item, cst.List) and isinstance(expr, cst.BinaryOperation):
             inner = self.repeat_inner(item, count, expr)
             if inner is not None:
@@ -61,6 +63,9 @@ class PaddingSteps(WalkerState):
         number = P.int_value(item)
         if number is None and isinstance(item, cst.Name):
             number = self.held_int(item)  # `[padding_value] * n`, the parameter's default or the caller's 0
+        elif number is None and isinstance(item, cst.Attribute) and P.dotted(item).startswith("self."):
+            fixed = self.class_attribute_value(item)  # a field every construction in view fixes
+            number = P.int_value(fixed) if fixed is not None else None
         if number == 1:
             return "one"
         if self.is_ignore(item):
@@ -91,14 +96,25 @@ class PaddingSteps(WalkerState):
                 return fill
         return None
 
-    def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value:
+    def concatenate(
+        self,
+        expr: cst.CSTNode,
+        left: Value,
+        right: Value,
+        parts: tuple[cst.BaseExpression, cst.BaseExpression] | None = None,
+    ) -> Value:
+        """`left + right` of lists (or `np.concatenate([left, right])`, `parts` its two nodes)."""
+        if parts is None:
+            assert isinstance(expr, cst.BinaryOperation)
+            parts = (expr.left, expr.right)
+        left_node, right_node = parts
         lfill, rfill = first(left, Fill), first(right, Fill)
         zeros = first(left, Padded)
         if zeros is not None and zeros.side == "right" and P.int_value(zeros.pad) == 0 and not rfill:
             # `ids[:i] + [0] * n + ids[i:]`, or `row += [0] * n` then `row + more_ids`: zeros with tokens after
             # them hold a place (image or speech tokens), not padding (which ends a row).
             return frozenset(t for t in left | right if not isinstance(t, (Padded, Fill, Gap)))
-        for fill, data, side, data_node in ((rfill, left, "right", expr.left), (lfill, right, "left", expr.right)):
+        for fill, data, side, data_node in ((rfill, left, "right", left_node), (lfill, right, "left", right_node)):
             if fill is None:
                 continue
             if fill.what == "pad" and self.handed_zero(fill.pad) and self.holds_ones(data):
@@ -112,6 +128,11 @@ class PaddingSteps(WalkerState):
                 over = self.padded_by_gap(fill.count)
                 if over is not None:  # `mask += [1] * gap`: a mask padded with ones, as its ids with pads
                     return frozenset({Ones(fill.ones.node if fill.ones else expr, over, None, pads_only=True)})
+            if fill.what == "unread" and self.is_label_code(data_node, strict=True):
+                # Labels filled with a value not in view (a field or parameter the constructions out of
+                # view set): the author's padding value for labels counts as masking; unknown code is
+                # never evidence of a bug.
+                return frozenset({Masked(expr, bool(tags_of(self.evaluate(fill.count), Gap)))})
             if fill.what == "ignore":
                 # Labels padded with -100 on the padding side are masked; `[-100] * n + ids[n:]`
                 # on a right-padded row only hides the prompt.
@@ -120,8 +141,9 @@ class PaddingSteps(WalkerState):
                     return data
                 # Still token ids where they are not -100 (`[-100] * len(prompt) + answer_ids`): zeros
                 # added to them later pad token labels (zero_padding.py).
-                self.carry_label_value(expr.right if side == "right" else expr.left, expr)
-                return frozenset({Masked(expr)}) | frozenset(t for t in data if isinstance(t, TokenIds))
+                self.carry_label_value(right_node if side == "right" else left_node, expr)
+                to_width = bool(tags_of(self.evaluate(fill.count), Gap))
+                return frozenset({Masked(expr, to_width)}) | frozenset(t for t in data if isinstance(t, TokenIds))
             if fill.what == "zero" and (first(data, Fill) and first(data, Fill).what == "one" or tags_of(data, Ones)):
                 return frozenset({GoodMask(expr, kind="list")})
             if fill.what == "zero" and self.holds_token_ids(data, data_node):
@@ -133,7 +155,7 @@ class PaddingSteps(WalkerState):
                 self.label_padding(padded, fill.pad, "list")
                 return frozenset({padded})
         joined = frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
-        if _empty_list(expr.left) or _empty_list(expr.right):
+        if _empty_list(left_node) or _empty_list(right_node):
             return joined
         # `prompt_ids + completion_ids`: lists joined end to end. Each part's pads keep their place in the
         # joined row, but the row is longer than either part: no part's mask, gap or lengths spans it.

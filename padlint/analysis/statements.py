@@ -25,6 +25,7 @@ from padlint.analysis.values import (
     FunctionRef,
     GoodMask,
     Instance,
+    ItemsWritten,
     MaskedProduct,
     NoneValue,
     Ones,
@@ -102,6 +103,9 @@ class StatementWalker(WalkerState):
                     self.loop_targets.pop()
             self.env = saved
             self.env.merge(arm, self.env.branch())
+            for walked in self.loop_item_writes.pop(id(stmt.target), ()) if isinstance(stmt, cst.For) else ():
+                # a loop that never runs walks no items: the list's items hold what the body wrote
+                self.env.put(walked, arm.get(walked) or EMPTY)
             if isinstance(stmt, cst.While):
                 self.padding_loop(stmt)
             if stmt.orelse is not None:
@@ -428,6 +432,8 @@ class StatementWalker(WalkerState):
         self.env.set(key, value)
         self.store_nodes[key] = target
         self.value_nodes[key] = value_node
+        if subscript_key is not None and isinstance(container, cst.Name):
+            self.store_into_items(container.value, subscript_key, value)
         if isinstance(target, cst.Name):
             self.note_alias(key, target, value_node)
         for padded in tags_of(value, Padded):
@@ -438,6 +444,20 @@ class StatementWalker(WalkerState):
         if self.last_dict is not None and self.last_dict[0] is value_node:
             for name, (entry, _) in self.last_dict[1].items():
                 self.env.put(f"{key}[{name!r}]", entry)
+
+    def store_into_items(self, item: str, field: str, value: Value) -> None:
+        """`for f in features: f["labels"] = padded`: a store through the loop's name writes the field of
+        every item of the list it walks, so a later `[f["labels"] for f in features]` reads it there."""
+        walked = self.loop_aliases.get(item)
+        loop = next((t for t in reversed(self.loop_targets) if isinstance(t, cst.Name) and t.value == item), None)
+        if walked is None or loop is None:
+            return
+        self.loop_item_writes.setdefault(id(loop), set()).add(walked)
+        held = self.env.get(walked) or EMPTY
+        earlier = [t for t in held if isinstance(t, ItemsWritten)]
+        others = frozenset(t for t in held if not isinstance(t, ItemsWritten))
+        written = [ItemsWritten({**w.entries, field: value}) for w in earlier] or [ItemsWritten({field: value})]
+        self.env.put(walked, others | frozenset(written))
 
     def withdraw_store_events(self, key: str) -> None:
         """`out["labels"] = ids.copy()` then `out["labels"] = [... -100 ...]`: the consumer receives the

@@ -159,7 +159,8 @@ class Gap:
 
 @dataclass(eq=False)
 class Fill:
-    """`[v] * n`: a run of one value; what = "pad", "ignore", "one", "zero"."""
+    """`[v] * n`: a run of one value; what = "pad", "ignore", "one", "zero", "value" (another int), "unread"
+    (a name whose value is out of view)."""
 
     what: str
     count: cst.BaseExpression
@@ -182,6 +183,9 @@ class Masked:
     """Labels whose pad positions hold the ignore value."""
 
     node: cst.CSTNode
+    # Each row was filled with the ignore value up to one width (`row + [-100] * (width - len(row))`):
+    # rows of one width, which padding to the longest leaves as they are.
+    to_width: bool = False
 
 
 def pad_masking(value: Value) -> list[Masked]:
@@ -318,6 +322,15 @@ class DictOf:
     # Every field went through one expression (`{k: v.squeeze(0) for k, v in enc.items()}`): the ids'
     # mask is the dict's own "attention_mask", in the same form.
     alike: bool = False
+
+
+@dataclass(eq=False)
+class ItemsWritten:
+    """Fields a loop wrote into every item of a list (`for f in rows: f["labels"] = padded`): reading that
+    field of an item afterwards (`[f["labels"] for f in rows]`) reads what was written, whatever the items
+    held before."""
+
+    entries: dict
 
 
 @dataclass(eq=False)

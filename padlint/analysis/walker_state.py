@@ -47,6 +47,8 @@ class WalkerState(ValueParts, CallParts):
         self.comprehension_stack: list[cst.BaseComp] = []  # the comprehensions whose element is being evaluated
         self.padded_targets: list[Padded] = []
         self.loop_targets: list[cst.BaseAssignTargetExpression] = []  # of the for loops whose body is walked
+        # A for loop's target -> the lists whose items its body wrote a field of (`for f in rows: f["k"] = v`)
+        self.loop_item_writes: dict[int, set[str]] = {}
         self.str_names: set[str] = set()
         self.list_names: set[str] = set()
         self.str_seq_names: set[str] = set()  # parameters annotated Sequence[str] / list[str]

@@ -58,7 +58,13 @@ class ValueParts:
     def repeat(self, expr: cst.BinaryOperation) -> Fill | None: ...
 
     @abstractmethod
-    def concatenate(self, expr: cst.BinaryOperation, left: Value, right: Value) -> Value: ...
+    def concatenate(
+        self,
+        expr: cst.CSTNode,
+        left: Value,
+        right: Value,
+        parts: tuple[cst.BaseExpression, cst.BaseExpression] | None = None,
+    ) -> Value: ...
 
     @abstractmethod
     def list_padded(self, expr, data: Value, data_node, fill: Fill, side: str) -> Padded: ...
@@ -284,3 +290,6 @@ class ValueParts:
 
     @abstractmethod
     def store_into(self, target: cst.Subscript, value: Value, value_node: cst.BaseExpression) -> None: ...
+
+    @abstractmethod
+    def value_out_of_view(self, value_node: cst.BaseExpression, value: Value) -> bool: ...
