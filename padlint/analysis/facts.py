@@ -330,8 +330,9 @@ class LossIgnoreIndex:
     unused: bool = False
     # The ids of the value tags of the targets it grades (empty: targets the analysis does not follow).
     graded: frozenset[int] = frozenset()
-    # The function it is called in and the name its target reads (`func_labels.reshape(-1)`).
-    target_place: tuple[cst.FunctionDef | None, str] | None = None
+    # Where it grades: each call's function, the name its target reads (`func_labels.reshape(-1)`) and the
+    # target expression.
+    target_places: list[tuple[cst.FunctionDef | None, str, cst.CSTNode]] = field(default_factory=list)
 
 
 FactT = TypeVar("FactT", bound=Fact)

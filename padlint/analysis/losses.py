@@ -111,7 +111,8 @@ class LossesAndMeans(WalkerState):
         if fact is not None:
             fact.graded |= seen
             root = P.root_name(target)
-            fact.target_place = (self.current_fn, root) if root is not None else None
+            if root is not None:
+                fact.target_places.append((self.current_fn, root, target))
         for padded in tags_of(labels, Padded):
             # Labels by role: rows padded on their own that a loss grades are its labels, whatever they
             # are named (`label_rows`, not only `labels`); their pad value is judged as a label's.

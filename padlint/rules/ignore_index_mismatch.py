@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from padlint.analysis.branches import in_exclusive_arms
 from padlint.analysis.facts import LabelPadValue, LossIgnoreIndex, ModuleFacts
 from padlint.rules.base import Finding, FixProposal, Rule
 from padlint.rules.catalogue import requires
@@ -151,8 +152,7 @@ def _values_graded_by(
     own = [
         label
         for label in candidates
-        if (loss.graded and label.carried_by(loss.graded))
-        or (label.place is not None and label.place == loss.target_place)
+        if (loss.graded and label.carried_by(loss.graded)) or _written_into_its_target(label, loss)
     ]
     found: dict[int | str, str] = {}
     followed = bool(loss.graded or own)
@@ -164,11 +164,32 @@ def _values_graded_by(
         places = [r for r in facts.labels_reaching if label.carried_by(r.tags)]
         if not followed and label.written and not places:
             continue  # written into labels that never leave their function: a gather index, decoder inputs
+        if not followed and label.written and _apart(label, loss):
+            continue  # written on a path that never reaches this loss
         called = loss.labels_target is not None  # (a loss module handed on may be called on these labels)
         if not followed and called and places and all(r.graded_there and r.ignored in (value, None) for r in places):
             continue  # graded only by other losses or models (that ignore it, where known)
         found.setdefault(value, label.code)
     return found
+
+
+def _written_into_its_target(label: LabelPadValue, loss: LossIgnoreIndex) -> bool:
+    """Written into the name the loss grades, in the function it grades it in, on a path that reaches it."""
+    return any(
+        label.place == (fn, root) and not in_exclusive_arms(fn, label.node, target)
+        for fn, root, target in loss.target_places
+        if fn is not None
+    )
+
+
+def _apart(label: LabelPadValue, loss: LossIgnoreIndex) -> bool:
+    """Written in the function the loss grades in, but in another arm of an `if` than each of its calls there:
+    one pass never runs both."""
+    fn = label.place[0] if label.place is not None else None
+    if fn is None:
+        return False
+    here = [target for f, _, target in loss.target_places if f is fn]
+    return bool(here) and all(in_exclusive_arms(fn, label.node, target) for target in here)
 
 
 def _never_a_class(value: int | str) -> bool:
