@@ -13,7 +13,7 @@ from padlint.semantics import table as T
 
 # "<library> <version>, <file>.py <function>" (several sources are separated by "; ").
 CITATION = re.compile(
-    r"^(torch|transformers|trl|numpy|keras|datasets|tqdm|CPython|peft|petals|accelerate|transformer_lens) \d+\.\d+\.\d+(\.post\d+)?, [\w/.]+\.(py|c)\b"
+    r"^(torch|transformers|trl|numpy|keras|datasets|tqdm|CPython|peft|petals|accelerate|transformer_lens|opacus) \d+\.\d+\.\d+(\.post\d+)?, [\w/.]+\.(py|c)\b"
 )
 
 

@@ -58,6 +58,8 @@ class CallDispatch(WalkerState):
     def dispatch_call(self, call: cst.Call) -> Value:
         func = call.func
         qualified = self.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if isinstance(func, cst.Attribute) and func.attr.value in T.handing_back_methods():
+            qualified = self.instance_method(func) or qualified  # `accelerator.prepare(...)`
         self.note_ids_restored(call, qualified)
         if qualified is not None:
             wired = self.wiring_call(call, qualified)
@@ -176,6 +178,15 @@ class CallDispatch(WalkerState):
             elif tags_of(part, Copy) and not masked:
                 unmasked_copy = True
         return joined - blocks if unmasked_copy and blocks else joined
+
+    def instance_method(self, func: cst.Attribute) -> str | None:
+        """`acc.prepare` -> "accelerate.Accelerator.prepare" where the module binds `acc` only to
+        `Accelerator(...)` (as imported)."""
+        module = self.facts.module
+        if not isinstance(func.value, cst.Name) or module is None:
+            return None
+        made_by = self.module_info.instance_classes(module, self.imports).get(func.value.value)
+        return f"{made_by}.{func.attr.value}" if made_by else None
 
     def evaluate_args(self, call: cst.Call) -> list[Value]:
         return [self.evaluate(a.value) for a in call.args]

@@ -70,6 +70,7 @@ class ModuleInfo:
     method_names: Any = None  # method_flags.MethodNames of the module, made at the first method asked
     name_read_counts: Any = None  # dead_code.name_reads of the module, once asked
     class_sites: dict | None = None  # module-level class name -> its constructions in view (call_sites.py)
+    instances: dict[str, str | None] | None = None  # name -> the class called to make it (instance_classes)
     dataclass_inits: dict = field(default_factory=dict)  # a dataclass -> the `__init__` it gets (class_constants.py)
     parameter_literals: dict = field(default_factory=dict)  # (def, parameter) -> parameter_literal's answer
     stored_names: dict = field(default_factory=dict)  # id(def) -> the names it assigns (one_row.never_stored)
@@ -277,6 +278,14 @@ class ModuleInfo:
         if calls and init.params.kwonly_params and any(a.keyword is None for c in calls for a in c.args):
             return None  # a base class's fields come first: a positional argument may be this one
         return parameter_literal(init, name, calls, bound=True)
+
+    def instance_classes(self, module: cst.Module, imports: P.Imports) -> dict[str, str | None]:
+        """Each name the module binds to a call -> what is called (loader_uses.instance_classes), once."""
+        if self.instances is None:
+            from padlint.analysis.loader_uses import instance_classes
+
+            self.instances = instance_classes(module, imports)
+        return self.instances
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""

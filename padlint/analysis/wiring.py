@@ -35,6 +35,7 @@ from padlint.analysis.values import (
 )
 from padlint.analysis.walker_state import WalkerState
 from padlint.semantics import table as T
+from padlint.semantics.row import Row
 
 
 class Wiring(WalkerState):
@@ -70,13 +71,36 @@ class Wiring(WalkerState):
             value = self.evaluate(first.value)
             return frozenset({TupleOf(tuple(value for _ in lengths.value.elements))})
         if row.style in ("same", "next"):
-            first = P.positional(call, 0)
+            first = _role_argument(call, row, "items") if "items" in row.roles else P.positional(call, 0)
             self.evaluate_args(call)
             if first is None:
                 return EMPTY
             value = self.evaluate(first.value)
             return self.iterated(value) if row.style == "next" else value
+        if row.style in ("returns arguments", "returns roles"):
+            return self.handed_back(call, row)
         return self.wired_constructor(qualified, call, None)
+
+    def handed_back(self, call: cst.Call, row: Row) -> Value:
+        """What a call that hands its arguments back returns (`model, opt, dl = accelerator.prepare(model,
+        opt, dl)`): each argument's value in its place; one value alone, several as a tuple."""
+        values = dict(zip((id(a) for a in call.args), self.evaluate_args(call)))
+        if any(a.star for a in call.args):
+            return EMPTY
+        if row.style == "returns arguments":
+            handed = [values[id(a)] for a in call.args if a.keyword is None]
+        else:
+            for name, default in row.defaults.items():
+                given = P.keyword(call, name)
+                if given is not None and P.string_value(given.value) != default:
+                    return EMPTY  # another value of it returns another tuple (the row's condition)
+            args = [_role_argument(call, row, role) for role in row.roles]
+            if any(a is None for a in args):
+                return EMPTY
+            handed = [values[id(a)] for a in args if a is not None]
+        if not handed:
+            return EMPTY
+        return handed[0] if len(handed) == 1 else frozenset({TupleOf(tuple(handed))})
 
     def wired_constructor(self, qualified: str, call: cst.Call, values: list | None) -> Value | None:
         """A DataLoader or a Trainer: walk the collate function over the dataset's items."""
@@ -149,6 +173,15 @@ class _Rows:
     def arg(self, keyword: str | None = None) -> tuple:
         node = cst.Arg(cst.Name("_"), keyword=cst.Name(keyword) if keyword else None)
         return node, self.value
+
+
+def _role_argument(call: cst.Call, row: Row, role: str) -> cst.Arg | None:
+    """The argument of `call` in the row's `role` (by its keyword, or its position when it has one)."""
+    name, position = row.roles[role]
+    keyword = P.keyword(call, name)
+    if keyword is not None:
+        return keyword
+    return P.positional(call, position) if position is not None else None
 
 
 def _first_param(node: cst.Lambda) -> str:

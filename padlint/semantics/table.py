@@ -94,6 +94,18 @@ def wiring_row(qualified: str) -> Row | None:
 
 
 @functools.cache
+def handing_back_methods() -> frozenset[str]:
+    """The method names of wiring rows that hand their arguments back (`prepare`, `make_private`): called
+    on an instance of the row's class (`accelerator.prepare(...)`)."""
+    return frozenset(
+        name.rsplit(".", 1)[-1]
+        for row in ROWS
+        if row.kind == "wiring" and row.style in ("returns arguments", "returns roles")
+        for name in row.match
+    )
+
+
+@functools.cache
 def collate_keywords() -> frozenset[str]:
     """The keywords that hand a function the batches to make (wiring rows' "collate" role:
     DataLoader's `collate_fn`, Trainer's `data_collator`)."""

@@ -3,7 +3,7 @@ consumers (loaders, trainers, dataset methods, `partial`, iterators); read by an
 
 from __future__ import annotations
 
-from padlint.semantics.row import ACCELERATE, CPYTHON, DATASETS, TORCH, TQDM, TRANSFORMERS, TRL, Row
+from padlint.semantics.row import ACCELERATE, CPYTHON, DATASETS, OPACUS, TORCH, TQDM, TRANSFORMERS, TRL, Row
 
 WIRING_ROWS: tuple[Row, ...] = (
     # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
@@ -151,5 +151,39 @@ WIRING_ROWS: tuple[Row, ...] = (
         "result[0]`; _prepare_one wraps a DataLoader with prepare_data_loader; data_loader.py "
         "DataLoaderShard.__iter__ yields the base loader's batches, moved by send_to_device",
         style="returns arguments",
+    ),
+    # "returns roles": hands back its role arguments in the order of the row's roles (a tuple when more
+    # than one), a DataLoader wrapped in one that collates the same dataset with the same function; only
+    # where each argument of `defaults` is left at that default or given it.
+    Row(
+        (
+            "opacus.PrivacyEngine.make_private",
+            "opacus.privacy_engine.PrivacyEngine.make_private",
+            "opacus.PrivacyEngine.make_private_with_epsilon",
+            "opacus.privacy_engine.PrivacyEngine.make_private_with_epsilon",
+        ),
+        "wiring",
+        f"{OPACUS}, opacus/privacy_engine.py PrivacyEngine.make_private(*, module, optimizer, criterion, "
+        "data_loader, ...): `return module, optimizer, data_loader` (module wrapped by _prepare_model, whose "
+        "forward calls the module's; data_loader by _prepare_data_loader: DPDataLoader.from_data_loader, "
+        "data_loader.py, `cls(dataset=data_loader.dataset, ..., collate_fn=data_loader.collate_fn)`); with "
+        "grad_sample_mode='ghost' it returns module, optimizer, criterion, data_loader; "
+        "make_private_with_epsilon returns self.make_private(...)",
+        roles={"module": ("module", None), "optimizer": ("optimizer", None), "data_loader": ("data_loader", None)},
+        defaults={"grad_sample_mode": "hooks"},
+        condition="grad_sample_mode left at its default, 'hooks' (another value may return another tuple)",
+        style="returns roles",
+    ),
+    Row(
+        ("opacus.utils.batch_memory_manager.BatchMemoryManager",),
+        "wiring",
+        f"{OPACUS}, opacus/utils/batch_memory_manager.py BatchMemoryManager(*, data_loader, "
+        "max_physical_batch_size, optimizer).__enter__ returns wrap_data_loader(data_loader=self.data_loader, "
+        "...): `DataLoader(dataset=data_loader.dataset, batch_sampler=BatchSplittingSampler(...), "
+        "collate_fn=data_loader.collate_fn, ...)`: the same rows collated the same way, in smaller batches",
+        on="class",
+        roles={"items": ("data_loader", None)},
+        condition="read through `with BatchMemoryManager(...) as loader`",
+        style="same",
     ),
 )
