@@ -334,3 +334,41 @@ def test_a_package_init_importing_it_re_exports_it(tmp_path: Path):
         "speechlm/data/__init__.py": "from .prep import preprocess\n",
     }
     assert "PAD003" in _codes(_project(tmp_path, files))
+
+
+def _scripts_folder(root: Path, files: dict[str, str]) -> Path:
+    """A project of scripts with no package and no marker (a checkout extracted without `.git`)."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root / "dialogsum" / "prep.py"
+
+
+SCRIPT_IMPORTS_BUT_NEVER_CALLS = """
+from prep import encode_with_image_token, preprocess
+
+print(encode_with_image_token("a <image> b", None))
+"""
+
+
+def test_in_a_folder_of_checkouts_a_script_projects_own_folder_is_its_project(tmp_path: Path):
+    """The folder above holds other checkouts, no script: it is not where this project's scripts sit, so
+    the project is the script's folder, and `preprocess`, imported by the training script and never
+    called, never runs (what the other checkouts call is theirs)."""
+    checkouts = {"dialogsum/prep.py": PREPROCESS, "dialogsum/train.py": SCRIPT_IMPORTS_BUT_NEVER_CALLS}
+    for other in range(3):  # other checkouts call a `preprocess` of their own
+        checkouts[f"other{other}/prep.py"] = "def preprocess(rows):\n    return rows\n"
+        checkouts[f"other{other}/train.py"] = "from prep import preprocess\n\nrows = preprocess([])\n"
+    assert _codes(_scripts_folder(tmp_path, checkouts)) == []
+
+
+def test_a_script_beside_the_folder_may_import_it_as_a_namespace_package(tmp_path: Path):
+    """A script in the folder above imports `dialogsum.prep` as an implicit namespace package and calls
+    `preprocess`: it stays judged."""
+    files = {
+        "dialogsum/prep.py": PREPROCESS,
+        "dialogsum/train.py": SCRIPT_IMPORTS_BUT_NEVER_CALLS,
+        "run.py": "from dialogsum.prep import preprocess\n\nbatch = preprocess(rows, tokenizer)\n",
+    }
+    assert "PAD003" in _codes(_scripts_folder(tmp_path, files))

@@ -218,7 +218,7 @@ def package_directories(path: str) -> list[str]:
     """The directory of `path` and each package directory above it, up to the first directory that is
     not a package (where a project's scripts sit next to its packages). A directory without
     `__init__.py` that is no project's root (no `.git`, `pyproject.toml`, `setup.py`, `setup.cfg`) is an
-    implicit namespace package: scripts in the directory above import it as `folder.module`."""
+    implicit namespace package when the directory above holds scripts: they import it as `folder.module`."""
     directories = [os.path.dirname(os.path.abspath(path))]
     while os.path.isfile(os.path.join(directories[-1], "__init__.py")):
         above = os.path.dirname(directories[-1])
@@ -227,9 +227,25 @@ def package_directories(path: str) -> list[str]:
         directories.append(above)
     own = directories[0]
     above = os.path.dirname(own)
-    if len(directories) == 1 and above != own and not any(os.path.exists(os.path.join(own, m)) for m in ROOT_MARKERS):
+    if (
+        len(directories) == 1
+        and above != own
+        and not any(os.path.exists(os.path.join(own, m)) for m in ROOT_MARKERS)
+        and _holds_python(above)
+    ):
         directories.append(above)
     return directories
+
+
+def _holds_python(directory: str) -> bool:
+    """Does `directory` itself hold a Python module or notebook (scripts beside a namespace package)? A
+    folder of checkouts or of projects holds none: what sits beside the module's folder there is not its
+    project."""
+    reads.note_listing(directory)  # a script added there later may import the module
+    try:
+        return any(name.endswith((".py", ".ipynb")) for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 def importers_in(path: str, places: list[str]) -> list[str]:
