@@ -352,6 +352,17 @@ class _StatementIndex:
             span = positions.get(node)
             if isinstance(node, cst.SimpleStatementLine) and span is not None:
                 self.spans.append((span.start.line, span.start.column, span.end.line, span.end.column))
+            elif isinstance(node, cst.Match) and span is not None:
+                # `match x:` then its cases, each a header (`case ...:`) over its own block
+                first = positions.get(node.cases[0]) if node.cases else None
+                header_end = first.start.line if first is not None else span.start.line
+                self.spans.append((span.start.line, span.start.column, header_end, 10**9))
+                for case in node.cases:
+                    case_span, body = positions.get(case), positions.get(case.body)
+                    if case_span is not None:
+                        end = body.start.line if body is not None else case_span.start.line
+                        self.spans.append((case_span.start.line, case_span.start.column, end, 10**9))
+                    stack.extend(child_nodes(case.body))
             elif isinstance(node, cst.BaseCompoundStatement) and span is not None:
                 body = positions.get(node.body)
                 header_end = body.start.line if body is not None else span.start.line

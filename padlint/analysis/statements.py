@@ -110,6 +110,10 @@ class StatementWalker(WalkerState):
                 self.padding_loop(stmt)
             if stmt.orelse is not None:
                 self.execute_block(stmt.orelse.body.body)
+        elif isinstance(stmt, cst.Match):
+            # each `case` an arm, and the path where none matches (no `case _:` in view of it)
+            self.evaluate(stmt.subject)
+            self.run_branches([case.body.body for case in stmt.cases] + [[]])
         elif isinstance(stmt, cst.With):
             target_ctx = self.in_target_context
             for item in stmt.items:
