@@ -3,6 +3,8 @@ losses, project objects, tokenizers, methods), and the library functions known b
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -68,6 +70,7 @@ class CallDispatch(WalkerState):
             handled = self.known_function(call, qualified)
             if handled is not None:
                 return handled
+        self.note_ignore_told(call)
         local = self.local_call(call)
         if local is not None:
             return local
@@ -143,6 +146,8 @@ class CallDispatch(WalkerState):
         first_value, second_value = self.evaluate(first_node), self.evaluate(second_node)
         if (first(first_value, Fill) is None) == (first(second_value, Fill) is None):
             return None
+        if tags_of(first_value | second_value, Padded):
+            return None  # rows padded already: the join keeps their padding (the general join below)
         return self.concatenate(call, first_value, second_value, parts=(first_node, second_node))
 
     def along_sequence(self, call: cst.Call, run: cst.Call) -> bool:
@@ -178,6 +183,13 @@ class CallDispatch(WalkerState):
             elif tags_of(part, Copy) and not masked:
                 unmasked_copy = True
         return joined - blocks if unmasked_copy and blocks else joined
+
+    def note_ignore_told(self, call: cst.Call) -> None:
+        """`self.get_loss(logits, target=t, ignore_index=pad_id)`: a call that is not a loss of the table
+        told which value marks the positions it does not grade (the project's own loss or metric)."""
+        arg = P.keyword(call, "ignore_index")
+        if arg is not None:
+            self.facts.ignores_told.append(self.resolve_int(arg.value))
 
     def instance_method(self, func: cst.Attribute) -> str | None:
         """`acc.prepare` -> "accelerate.Accelerator.prepare" where the module binds `acc` only to
@@ -297,7 +309,7 @@ class CallDispatch(WalkerState):
             return frozenset(
                 t.derived(before, after, kind)
                 if isinstance(t, Padded)
-                else GoodMask(t.node, t.padded, kind)
+                else dataclasses.replace(t, kind=kind)
                 if isinstance(t, GoodMask)
                 else t
                 for t in data

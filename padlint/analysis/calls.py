@@ -3,6 +3,9 @@ where masks, labels and ids start to matter)."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import libcst as cst
 
 from padlint.analysis import dataset_uses, dead_code, docstring_types, map_chain, one_row, script_names, shape_ops
@@ -45,6 +48,10 @@ TOKENIZER_METHODS = T.names("tokenizer", on="method")
 TEXT_MAKERS = frozenset({"re.sub", "str", "builtins.str"})  # calls of the standard library that return one str
 FORMAT_METHODS = {"set_format", "with_format"}
 STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
+
+
+# A fill named as the labels' padding or ignore value (its value out of view): `label_pad_token_id`, `ignore_id`.
+LABEL_FILL_NAME = re.compile(r"label|ignore", re.I)
 
 
 class CallEvaluator(WalkerState):
@@ -188,6 +195,21 @@ class CallEvaluator(WalkerState):
                 self.facts.masked_copies.update(tags_of(recv, Copy))
                 self.mark_place_masked(receiver)
                 self.written_in_place(receiver, None)
+            return frozenset({Masked(call)})
+        fill_value = self.evaluate(fill.value)
+        if (
+            condition is not None
+            and (
+                self.is_label_code(receiver, strict=True)
+                or any(p.target_ids or p.of_labels for p in tags_of(recv, Padded))  # targets by how they were made
+                or LABEL_FILL_NAME.search(self.code(fill.value)) is not None  # `self.label_pad_token_id`
+            )
+            and self.value_out_of_view(fill.value, fill_value)
+            and self.selects_padding(condition.value)
+            and not self.selects_graded_positions(condition.value)
+        ):
+            # `labels.masked_fill(~label_mask, self.label_pad_token_id)`, a field whose constructions are out of
+            # view: the author's value for the pads of labels counts as masking (unknown code is never evidence)
             return frozenset({Masked(call)})
         if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
             self.facts.corrected_ones.update(tags_of(recv, Ones))
@@ -627,7 +649,7 @@ def _is_token_text(expr: cst.BaseExpression) -> bool:
 
 
 def _mask_as(tag, kind: str):
-    return GoodMask(tag.node, tag.padded, kind) if isinstance(tag, GoodMask) else tag
+    return dataclasses.replace(tag, kind=kind) if isinstance(tag, GoodMask) else tag
 
 
 def _means_in(*values: Value) -> Value:

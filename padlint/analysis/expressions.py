@@ -263,7 +263,7 @@ class ExpressionEvaluator(WalkerState):
             elif name == "input_ids":
                 out.add(TokenIds(expr))  # ids of one example, or a batch padded by nobody yet
             elif name == "attention_mask" and enc.mask_kept:
-                out.add(GoodMask(expr, kind=enc.kind))
+                out.add(GoodMask(expr, kind=enc.kind, made_by=enc.node))
                 self.facts.masks_read.add(enc.node)
         return frozenset(out)
 

@@ -374,6 +374,8 @@ class ModuleFacts:
     # with the same value agrees with.
     label_marks: set[int | str] = field(default_factory=set)
     lm_collator_rebuilds_labels: bool = False
+    # Top-level defs whose rows every importer batches with a library LM collator (importers.py).
+    defs_relabelled_by_importers: list[cst.FunctionDef] = field(default_factory=list)
     mask_rebuilt_from_pad_id: bool = False  # a collator in this module derives the mask from the pad id
     ones_at_mask: list[OnesAtMask] = field(default_factory=list)
     masks_padded_as_ids: list[MaskPaddedAsIds] = field(default_factory=list)
@@ -453,6 +455,8 @@ class ModuleFacts:
     label_values: list[LabelPadValue] = field(default_factory=list)  # values labels are padded/masked with
     labels_reaching: list[LabelsReaching] = field(default_factory=list)  # labels at labels places
     loss_ignores: list[LossIgnoreIndex] = field(default_factory=list)
+    # The values calls outside the table were told to skip (`ignore_index=`): a project's own loss or metric.
+    ignores_told: list[int | str | None] = field(default_factory=list)
     ignored_beside_memo: dict[frozenset[str] | None, frozenset[int | str]] = field(default_factory=dict)
     lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls
     # Calls of its kin that build labels the same way: trl's completion-only collator, project subclasses

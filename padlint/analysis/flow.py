@@ -34,7 +34,7 @@ from padlint.analysis.sinks import SinkChecks
 from padlint.analysis.statements import StatementWalker
 from padlint.analysis.stores import StoresMixin
 from padlint.analysis.summaries import LocalCalls
-from padlint.analysis.values import Encoding, Fields, Padded, TupleOf, Value, nodes_in_order
+from padlint.analysis.values import DatasetOf, Encoding, Fields, Padded, TupleOf, Value, nodes_in_order
 from padlint.analysis.wiring import Wiring
 from padlint.analysis.zero_padding import ZeroPadding
 
@@ -205,6 +205,8 @@ def exports_padding(value: Value) -> bool:
             return True
         if isinstance(tag, Fields) and any(exports_padding(v) for v in tag.entries.values()):
             return True
+        if isinstance(tag, DatasetOf) and exports_padding(tag.item):
+            return True  # a mapped dataset whose rows hold padded ids
     return False
 
 

@@ -19,6 +19,7 @@ from padlint.analysis import patterns as P
 from padlint.analysis.project import ModuleContext, load_for_definitions
 from padlint.analysis.walker_state import WalkerState
 from padlint.look.project_text import importers, text_of
+from padlint.semantics import table as T
 
 # The facts rules judge across the whole module (pad = EOS, losses, label masks): what an importer adds to them is
 # the importer's own business, reported when it is linted.
@@ -67,12 +68,18 @@ class Importers(WalkerState):
             facts.eos_appending_class,
         )
         names = P.any_word(self.exported)
-        for path in importers(self.project.filename)[:MAX_IMPORTERS]:
+        found = importers(self.project.filename)
+        # Each exported name -> whether every importer naming it makes an LM collator (None: one may not)
+        relabelled: dict[str, bool] = {}
+        for path in found[:MAX_IMPORTERS]:
             text = text_of(path)
             wanted = text is not None and len(text) <= MAX_IMPORTER_BYTES and names.search(text)
             context = load_for_definitions(path) if wanted else None
             if context is None:
                 continue
+            makes = makes_lm_collator(context)
+            for name in set(names.findall(context.text)):
+                relabelled[name] = relabelled.get(name, True) and makes
             self.prepare_context(context)
             facts.dependencies.add(path)
             saved_env = self.env
@@ -84,6 +91,8 @@ class Importers(WalkerState):
                     self.env = saved_env
         for values, size in zip(lists, sizes):
             del values[size:]
+        if len(found) <= MAX_IMPORTERS:
+            self.relabelled_by_importers(relabelled)
         (
             facts.repadding_collator,
             facts.lm_collator_rebuilds_labels,
@@ -94,6 +103,15 @@ class Importers(WalkerState):
             facts.special_tokens_added,
             facts.eos_appending_class,
         ) = flags
+
+    def relabelled_by_importers(self, relabelled: dict[str, bool]) -> None:
+        """An exported def the module never calls itself, whose every importer makes a library LM collator
+        (`DataCollatorForLanguageModeling`): the rows it hands back are batched there by a collator that
+        replaces their labels, as the module-wide rule says for a module making one (labels_not_masked)."""
+        for name, every in relabelled.items():
+            node = self.module_info.functions.get(name)
+            if every and node is not None and name not in self.module_info.called:
+                self.facts.defs_relabelled_by_importers.append(node)
 
     def _walk_mentions(self, context: ModuleContext, names: re.Pattern) -> None:
         """Walk the importer's code that names what the linted module exports: its definitions that
@@ -110,6 +128,22 @@ class Importers(WalkerState):
         for stmt in context.module.body:
             if mentions(stmt) and not (isinstance(stmt, cst.SimpleStatementLine) and _is_import(stmt)):
                 self.execute(stmt)
+
+
+def makes_lm_collator(context: ModuleContext) -> bool:
+    """Does the module construct a library LM collator (`DataCollatorForLanguageModeling(...)`, as imported)?"""
+    for dotted in set(_CONSTRUCTED.findall(context.text)):
+        if dotted.rsplit(".", 1)[-1] not in _LM_COLLATOR_NAMES:
+            continue
+        qualified = context.imports.qualify(cst.parse_expression(dotted))
+        row = T.class_row(qualified) if qualified else None
+        if row is not None and row.kind == "masks_labels":
+            return True
+    return False
+
+
+_LM_COLLATOR_NAMES = frozenset(n.rsplit(".", 1)[-1] for n in T.names("masks_labels", on="class"))
+_CONSTRUCTED = re.compile(r"\b((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(")
 
 
 def _mentions(module: cst.Module, names: re.Pattern, node: cst.CSTNode) -> bool:

@@ -20,6 +20,8 @@ both maps hand rows in the same form and every removed column is named in view.
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -123,5 +125,5 @@ def _as_stored(tag, held: DatasetOf, batched: bool):
             {k: frozenset(_as_stored(t, held, batched) for t in v) for k, v in tag.entries.items()}, tag.alike
         )
     if isinstance(tag, GoodMask):
-        return GoodMask(tag.node, tag.padded, UNKNOWN_KIND if held.reformatted else STORED_KIND)
+        return dataclasses.replace(tag, kind=UNKNOWN_KIND if held.reformatted else STORED_KIND)
     return tag

@@ -73,7 +73,10 @@ class SinkChecks(WalkerState):
                     # A mask built here from lengths (`arange(k) < counts`) is the mask of the rows those
                     # lengths count: of these ids only where it is linked to their padding.
                     of_other_rows = isinstance(mask.node, cst.Comparison) and not self.spans_rows(mask.node, padded)
-                    if linked or ("mask" in key.lower() and not of_other_rows):
+                    # the mask of another padding step (the prompts' encoding beside the targets')
+                    made_by = mask.padded.node if mask.padded is not None else mask.made_by
+                    of_other_padding = made_by is not None and padded is not None and made_by is not padded.node
+                    if linked or ("mask" in key.lower() and not of_other_rows and not of_other_padding):
                         candidates.append(key)
             env = env.parent
         if padded is not None and padded.encoding_mask() and self.bound_here(padded.encoding, padded):

@@ -285,17 +285,19 @@ class StoresMixin(WalkerState):
                     return True  # `[n:]`: everything after the real tokens
                 continue
             value = s.value if isinstance(s, cst.Index) else None
-            if self.selects_graded_positions(value):
+            if value is not None and self.selects_graded_positions(value):
                 return False  # `targets[targets != -100] = 0`: the positions the loss grades, never its pads
-            if isinstance(value, (cst.Comparison, cst.UnaryOperation, cst.Call)):
+            if value is not None and self.selects_padding(value):
                 return True
-            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
-                if (
-                    tags_of(self.evaluate(value), GoodMask)
-                    or "mask" in self.code(value).lower()
-                    or "pad" in self.code(value).lower()
-                ):
-                    return True
+        return False
+
+    def selects_padding(self, condition: cst.BaseExpression) -> bool:
+        """May `condition` pick the pad positions (a comparison, a negated mask, a mask or pads by name)?"""
+        if isinstance(condition, (cst.Comparison, cst.UnaryOperation, cst.Call)):
+            return True
+        if isinstance(condition, (cst.Name, cst.Attribute, cst.Subscript)):
+            code = self.code(condition).lower()
+            return bool(tags_of(self.evaluate(condition), GoodMask)) or "mask" in code or "pad" in code
         return False
 
     def selects_graded_positions(self, index: cst.BaseExpression | None) -> bool:

@@ -202,6 +202,7 @@ class GoodMask:
     node: cst.CSTNode
     padded: Padded | None = None
     kind: str = "?"  # "pt", "np", "list" or "?"
+    made_by: cst.CSTNode | None = None  # the tokenizer call whose encoding holds it
 
 
 @dataclass(eq=False)

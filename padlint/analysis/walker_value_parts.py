@@ -293,3 +293,9 @@ class ValueParts:
 
     @abstractmethod
     def value_out_of_view(self, value_node: cst.BaseExpression, value: Value) -> bool: ...
+
+    @abstractmethod
+    def selects_padding(self, condition: cst.BaseExpression) -> bool: ...
+
+    @abstractmethod
+    def selects_graded_positions(self, index: cst.BaseExpression | None) -> bool: ...

@@ -83,10 +83,12 @@ def collate(batch, pad_id):
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         ignored = {loss.value for loss in facts.loss_ignores}
+        # the values the module's own losses skip, those of the table and those told so (`ignore_index=`)
+        skipped = ignored | set(facts.ignores_told)
         for event in facts.labels_padded_with_token:
             pad = event.pad_arg
             pad_node = pad.value if isinstance(pad, cst.Arg) else pad
-            if "pad" in ignored and pad_node is not None and P.is_pad_id_expression(pad_node):
+            if "pad" in skipped and pad_node is not None and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
             if ignored and pad_node is not None and not P.is_pad_id_expression(pad_node) and event.how != "collator":
                 continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
@@ -116,9 +118,9 @@ def collate(batch, pad_id):
             if elsewhere is not None:
                 fix, withheld, by_hand = None, *elsewhere
             yield Finding(event.node, message, fix, no_fix=withheld, manual_fix=by_hand)
-        yield from self.padded_as_labels(facts, ignored)
+        yield from self.padded_as_labels(facts, skipped)
 
-    def padded_as_labels(self, facts: ModuleFacts, ignored: set) -> Iterable[Finding]:
+    def padded_as_labels(self, facts: ModuleFacts, skipped: set) -> Iterable[Finding]:
         """Labels made by a padding step of their own that fills with the pad id, from whatever they
         hold (`[[pad] * gap + f["input_ids"] for f in features]`): padded with a token, not -100."""
         reported = {
@@ -129,7 +131,7 @@ def collate(batch, pad_id):
             pad_node = event.padded.pad
             if pad_node is None or not padded_by_their_own_step(facts, event) or id(pad_node) in reported:
                 continue
-            if "pad" in ignored and P.is_pad_id_expression(pad_node):
+            if "pad" in skipped and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself
             message = MESSAGES["list"].format(pad=facts.brief(pad_node), **_pad_value_words(pad_node))
             yield Finding(event.padded.node, message, pad_labels_with_ignore(facts, event))

@@ -242,7 +242,7 @@ def unmasked_labels(facts: ModuleFacts) -> dict[cst.CSTNode, list[LabelsAtSink]]
             continue  # the features carry a loss mask (`label_mask`, `loss_mask`): pads need no -100
         if event.in_test_code and event.sink_kind not in TRAINING_SINKS:
             continue  # a test's own labels that reach no model or loss in view: checked, not trained on
-        if replaced_by_lm_collator(facts, event.sink_kind):
+        if replaced_by_lm_collator(facts, event.sink_kind) or batched_by_importers_lm_collator(facts, event):
             continue
         if event.sink_kind not in TRAINING_SINKS and _read_beside(facts, event):
             continue  # held for a reader out of view, and the project's own readers skip the pad value
@@ -255,6 +255,11 @@ def replaced_by_lm_collator(facts: ModuleFacts, sink_kind: str) -> bool:
     `DataCollatorForLanguageModeling`: with mlm on or off it replaces the labels the rows carry
     (library table), so the padded ones never reach a loss."""
     return facts.lm_collator_rebuilds_labels and sink_kind in ROW_SINKS
+
+
+def batched_by_importers_lm_collator(facts: ModuleFacts, event: LabelsAtSink) -> bool:
+    """Labels held in rows that a def hands back to importers which all batch with an LM collator."""
+    return event.sink_kind in ROW_SINKS and any(P.contains(d, event.sink) for d in facts.defs_relabelled_by_importers)
 
 
 # Where labels are held in rows or handed back, not given to a model or a loss.
