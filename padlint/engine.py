@@ -197,7 +197,7 @@ def _outside_unused_definitions(findings: list, module: cst.Module, positions, f
     """The findings that are not inside a definition nothing in the project names, nor after a
     statement that ends its block: that code never runs, so nothing it does to a batch is a harm
     (analysis/unused_definitions.py, unused_methods.py, dead_code.py)."""
-    from padlint.analysis.dead_code import overwritten_lambdas, unreachable_statements
+    from padlint.analysis.dead_code import rebound_before_read, unreachable_statements
     from padlint.analysis.unused_definitions import uncalled_nested_functions, unused_definitions
     from padlint.analysis.unused_methods import unused_methods
 
@@ -206,7 +206,7 @@ def _outside_unused_definitions(findings: list, module: cst.Module, positions, f
         *unused_methods(module, filename),
         *uncalled_nested_functions(module),
         *unreachable_statements(module, notebook=filename.endswith(".ipynb")),
-        *overwritten_lambdas(module),
+        *rebound_before_read(module),
     ]
     spans = [positions.get(stmt) for stmt in never_run]
     rows = [(span.start.line, span.end.line) for span in spans if span is not None]

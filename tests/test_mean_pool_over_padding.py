@@ -95,3 +95,66 @@ def test_ids_handed_without_their_mask_are_padded_without_mask_not_a_pooling_fin
         """
     )
     assert [d.code for d in lint_source(source)] == ["PAD003"]
+
+
+MAX_SOURCES = {
+    "method": """
+        import torch
+
+
+        def embed(model, tokenizer, sentences):
+            enc = tokenizer(sentences, padding=True, return_tensors="pt")
+            out = model(**enc)
+            return out.last_hidden_state.max(dim=1).values
+        """,
+    "function": """
+        import torch
+
+
+        def embed(model, tokenizer, sentences):
+            enc = tokenizer(sentences, padding="max_length", max_length=12, return_tensors="pt")
+            out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"])
+            return torch.amax(out.last_hidden_state, dim=1)
+        """,
+}
+
+
+def run_max(source: str):
+    namespace: dict = {}
+    exec(compile(source, "<pooler>", "exec"), namespace)
+    model, tokenizer = tiny_encoder(), StandInTokenizer()
+    with torch.no_grad():
+        batched = namespace["embed"](model, tokenizer, SENTENCES)
+        alone = torch.cat(
+            [model(**tokenizer([s], return_tensors="pt")).last_hidden_state.amax(dim=1) for s in SENTENCES]
+        )
+    return batched, alone
+
+
+@pytest.mark.parametrize("name", MAX_SOURCES)
+def test_a_max_pool_is_flagged_and_its_fix_gives_each_row_its_own_max(name):
+    source = textwrap.dedent(MAX_SOURCES[name])
+    found = [d for d in lint_source(source) if d.code == "PAD015"]
+    assert len(found) == 1 and found[0].fix is not None
+    batched, alone = run_max(source)
+    assert not torch.allclose(batched, alone, atol=1e-5)  # a pad's state is the largest in some dimension
+    fixed = fix_source(source, select={"PAD015"}, unsafe=True).source
+    assert fixed != source
+    batched, alone = run_max(fixed)
+    assert torch.allclose(batched, alone, atol=1e-5)
+    assert lint_source(fixed) == []
+
+
+def test_a_max_over_the_hidden_size_or_of_two_tensors_is_no_pooling():
+    source = textwrap.dedent(
+        """
+        import torch
+
+
+        def scores(model, tokenizer, sentences, floor):
+            enc = tokenizer(sentences, padding=True, return_tensors="pt")
+            h = model(**enc).last_hidden_state
+            return h.max(dim=-1).values, torch.max(h, floor)
+        """
+    )
+    assert [d.code for d in lint_source(source) if d.code == "PAD015"] == []

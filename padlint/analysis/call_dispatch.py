@@ -39,6 +39,7 @@ LOSSES = T.names("loss")
 # Reductions over every element of a tensor (library table: reduces rows), and those that average.
 WHOLE_REDUCTIONS = T.names("reduces")
 MEANS = T.names("reduces", style="mean")
+POOLS = T.names("pools", style="max")  # `torch.max(h, dim=1)`: the largest value of each row along an axis
 MULTIPLIES = T.names("multiplies")  # `tf.multiply(loss, mask)` is `loss * mask`
 
 
@@ -228,6 +229,10 @@ class CallDispatch(WalkerState):
             over = self.mean_over_ignored(call, call.args[0].value, self.evaluate_args(call)[0])
             if over:
                 return over
+        if name in POOLS and call.args:
+            self.mean_over_positions(
+                call, call.args[0].value, self.evaluate(call.args[0].value), method=False, reduction="max"
+            )
         if name in MEANS and call.args:
             self.mean_over_positions(call, call.args[0].value, self.evaluate(call.args[0].value), method=False)
             mean = self.masked_mean(call, call.args[0].value, dims=len(call.args) > 1)

@@ -21,7 +21,9 @@ from padlint.analysis.values import (
     DictOf,
     Encoding,
     Fill,
+    FunctionRef,
     GoodMask,
+    HiddenStates,
     Instance,
     MappedDataset,
     Masked,
@@ -50,6 +52,8 @@ FORMAT_METHODS = {"set_format", "with_format"}
 STRING_METHODS = {"format", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
 
+# `h.max(dim=1)`, `h.amax(1)`: the method forms of the library table's pooling reductions.
+POOL_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in T.names("pools", style="max"))
 # A fill named as the labels' padding or ignore value (its value out of view): `label_pad_token_id`, `ignore_id`.
 LABEL_FILL_NAME = re.compile(r"label|ignore", re.I)
 
@@ -65,6 +69,8 @@ class CallEvaluator(WalkerState):
         recv = self.evaluate(receiver) if recv is None else recv
         if method == "mean":
             self.mean_over_positions(call, receiver, recv, method=True)
+        elif method in POOL_METHODS:
+            self.mean_over_positions(call, receiver, recv, method=True, reduction="max")  # `h.max(dim=1)`
         kept = self.states_kept(method, recv)
         if kept is not None:
             self.evaluate_args(call)
@@ -183,6 +189,9 @@ class CallEvaluator(WalkerState):
         if fill is None:
             return EMPTY
         condition = P.positional(call, 0) or P.keyword(call, "mask")
+        if condition is not None and tags_of(recv, HiddenStates) and self.selects_padding(condition.value):
+            # `h.masked_fill(mask.unsqueeze(-1) == 0, low)`: the pads' states written over before pooling
+            return frozenset(t for t in recv if not isinstance(t, HiddenStates))
         if condition is not None and self.selects_no_position(condition.value):
             # `labels.masked_fill_(torch.tensor(ids_list == pad_id), -100)`: fills nothing
             self.facts.masking_selects_nothing.update((c, call) for c in tags_of(recv, Copy))
@@ -608,8 +617,13 @@ class CallEvaluator(WalkerState):
         reach no consumer (dataset_uses.py)."""
         if self.current_fn is not None or self.facts.module is None:
             return
+        refs = (
+            [t.node for t in tags_of(self.env.get(fn.value) or EMPTY, FunctionRef)] if isinstance(fn, cst.Name) else []
+        )
         if isinstance(fn, cst.Lambda):
             body: cst.CSTNode = fn.body
+        elif len(refs) == 1:
+            body = refs[0]  # the def the name holds here (a notebook may define it again in a later cell)
         elif isinstance(fn, cst.Name) and fn.value in self.module_info.functions:
             body = self.module_info.functions[fn.value]
         else:

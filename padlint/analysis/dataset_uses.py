@@ -56,7 +56,9 @@ def rows_reach_no_model(
     later = module.body[start + 1 :]
     if not all(walk.harmless(stmt) for stmt in later):
         return False
-    forgotten = program and not any(S.names_in(stmt, {target}) for stmt in later)
+    # never named again, or every name holding the rows bound to something else before anything got
+    # them (a later cell that maps again into the same name): nothing can read them any more
+    forgotten = (program and not walk.named_again) or walk.all_rebound()
     return walk.held or (forgotten and any(runs_code(stmt) for stmt in later))
 
 
@@ -72,12 +74,18 @@ class _Uses:
         self.holders: dict[str, tuple[str, ...]] = {}  # name -> the attributes its rows leave through
         self.loaders: set[str] = set()  # DataLoaders over the rows that keep their keys (column mode)
         self.held = False  # some holder was given the rows, or a loop read the loader's batches
+        self.named_again = False  # a later statement named the rows (before their names were bound anew)
+
+    def all_rebound(self) -> bool:
+        """Is every name that held the rows (or a holder or loader of them) now bound to something else?"""
+        return not (self.datasets or self.holders or self.loaders)
 
     def harmless(self, stmt: cst.CSTNode) -> bool:
         """Does this statement use the dataset (or its holders) only in ways that feed no model? It
         also follows the names the rows are bound to next."""
         tracked = self.datasets | set(self.holders) | self.loaders
-        found = S.names_in(stmt, tracked)
+        found = S.names_in(_read_part(stmt), tracked)
+        self.named_again = self.named_again or bool(found)
         if not found:
             for name in S.bound_at_top(stmt):  # the name now holds something else
                 self.datasets.discard(name)
@@ -290,3 +298,15 @@ class _HolderCalls(cst.CSTVisitor):
                 self.count += 1
             if any(S.names_in(a.value, set(self.holders)) for a in node.args):
                 self.ok = False
+
+
+def _read_part(stmt: cst.CSTNode) -> cst.CSTNode:
+    """What a statement reads: the value of `name = value` (its target is bound, not read); else itself."""
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and all(isinstance(t.target, cst.Name) for t in stmt.body[0].targets)
+    ):
+        return stmt.body[0].value
+    return stmt

@@ -177,13 +177,16 @@ def unreachable_statements(module: cst.Module, notebook: bool = False) -> list[c
     return found
 
 
-def overwritten_lambdas(module: cst.Module) -> list[cst.SimpleStatementLine]:
-    """Top-level `f = lambda ...` statements whose name is bound again (`def f`, `f = ...`) before
-    anything reads it: that lambda is never called, so its body never runs."""
-    found: list[cst.SimpleStatementLine] = []
+def rebound_before_read(module: cst.Module) -> list[cst.CSTNode]:
+    """Top-level `f = lambda ...` statements and undecorated `def f` whose name is bound again (`def f`,
+    `f = ...`: a notebook's later cell that defines it anew) before anything reads it: that lambda or
+    def is never called, so its body never runs."""
+    found: list[cst.CSTNode] = []
     body = list(module.body)
     for index, stmt in enumerate(body):
         name = _lambda_bound(stmt)
+        if name is None and isinstance(stmt, cst.FunctionDef) and not stmt.decorators:
+            name = stmt.name.value
         if name is None:
             continue
         for later in body[index + 1 :]:
@@ -191,7 +194,7 @@ def overwritten_lambdas(module: cst.Module) -> list[cst.SimpleStatementLine]:
             if name_reads(later)[name]:
                 break  # read (or read while bound again: `f = wrap(f)`)
             if rebinds:
-                found.append(cast(cst.SimpleStatementLine, stmt))
+                found.append(stmt)
                 break
     return found
 

@@ -208,13 +208,15 @@ class MaskedMean(Fact):
 
 @dataclass
 class MeanOverPositions(Fact):
-    """A mean over the sequence axis of a model's hidden states for a padded batch, not weighted by
-    its mask (`out.last_hidden_state.mean(dim=1)`; node: the mean call). The pads' states count."""
+    """A mean (or max) over the sequence axis of a model's hidden states for a padded batch, not weighted
+    (or masked) by its mask (`out.last_hidden_state.mean(dim=1)`, `h.max(dim=1)`; node: the call). The
+    pads' states count."""
 
     states: cst.BaseExpression  # what is averaged (the receiver, or torch.mean's first argument)
     mask: str | None  # code of the mask the model was given, when it still holds here
     model_call: cst.Call
     method: bool  # `states.mean(...)` rather than `torch.mean(states, ...)`
+    reduction: str = "mean"  # "mean", or "max" (a max pool: library table, "pools" rows)
 
 
 @dataclass

@@ -145,8 +145,10 @@ class HiddenStateFlow(WalkerState):
         kept = [h for h in tags_of(recv, HiddenStates) if not h.layers]
         return frozenset(kept) if kept else None
 
-    def mean_over_positions(self, call: cst.Call, states: cst.BaseExpression, value: Value, method: bool) -> None:
-        """A mean over the sequence axis of a padded batch's hidden states, not weighted by its mask."""
+    def mean_over_positions(
+        self, call: cst.Call, states: cst.BaseExpression, value: Value, method: bool, reduction: str = "mean"
+    ) -> None:
+        """A mean (or max) over the sequence axis of a padded batch's hidden states, not weighted by its mask."""
         hidden = [h for h in tags_of(value, HiddenStates) if not h.layers and not h.logits and h.output.mask]
         if not hidden:
             return
@@ -162,7 +164,12 @@ class HiddenStateFlow(WalkerState):
         output = hidden[0].output
         in_scope = output.mask is not None and self.still_valid(output.mask_names)
         found = MeanOverPositions(
-            call, states=states, mask=output.mask if in_scope else None, model_call=output.call, method=method
+            call,
+            states=states,
+            mask=output.mask if in_scope else None,
+            model_call=output.call,
+            method=method,
+            reduction=reduction,
         )
         self.facts.record(self.facts.means_over_positions, found)
 

@@ -34,7 +34,8 @@ def name_nodes(region: list, names: set[str]) -> list[cst.Name]:
 
 
 def feature_dicts(body: cst.CSTNode) -> list[cst.CSTNode]:
-    """The dict literals and `dict(...)` calls in a mapped function's body: the rows it returns."""
+    """The dict literals and `dict(...)` calls in a mapped function's body, the keys it stores into
+    (`enc["labels"] = ...`, a store into the encoding it returns) and its returns: the rows it returns."""
     out: list[cst.CSTNode] = []
     stack: list[cst.CSTNode] = [body]
     while stack:
@@ -43,6 +44,12 @@ def feature_dicts(body: cst.CSTNode) -> list[cst.CSTNode]:
             isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value == "dict"
         ):
             out.append(current)
+        elif isinstance(current, cst.Return):
+            out.append(current)  # `return enc`: the rows are what it returns
+        elif isinstance(current, cst.Assign):
+            out.extend(
+                t.target for t in current.targets if isinstance(t.target, cst.Subscript) and string_key(t.target)
+            )
         stack.extend(P.child_nodes(current))
     return out
 

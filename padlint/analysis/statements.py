@@ -48,10 +48,12 @@ class StatementWalker(WalkerState):
     def execute_block(self, body, module_level: bool = False) -> None:
         for stmt in body:
             if module_level and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                # bound in order: a def made again further down (a notebook's later cell) is what the name
+                # holds from there on
                 if isinstance(stmt, cst.FunctionDef):
-                    self.env.vars.setdefault(stmt.name.value, frozenset({FunctionRef(stmt, self.env)}))
+                    self.env.vars[stmt.name.value] = frozenset({FunctionRef(stmt, self.env)})
                 else:
-                    self.env.vars.setdefault(stmt.name.value, frozenset({ClassRef(stmt, self.env)}))
+                    self.env.vars[stmt.name.value] = frozenset({ClassRef(stmt, self.env)})
                 continue
             self.execute(stmt)
             if self.returned_early:

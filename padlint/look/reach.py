@@ -25,6 +25,7 @@ SINK_WORDS = {
     # what makes an all-ones mask: torch/np.ones(_like), new_ones, `[1] * n`, `[1 for ...]`, full(.., 1)
     "ones": ("ones", "full", re.compile(r"\[\s*1\s*\]|\b1\s+for\b")),
     "mean": ("mean",),  # `.mean()`, `torch.mean(...)`: a reduction that may count ignored positions
+    "pool": (re.compile(r"\.a?max\s*\("),),  # `h.max(dim=1)`, `torch.amax(h, 1)`: a max over positions
     "generate": ("generate",),  # a model's `generate(...)`: continues each row after its last position
     "hidden_states": ("hidden_state",),  # `out.last_hidden_state`, `out.hidden_states[-1]`
     "last_position": (EVERY_ROW_LAST,),  # `logits[:, -1]`: the last position of every row

@@ -79,24 +79,29 @@ def embed(sentence: str):
     @classmethod
     def may_fire(cls, look) -> bool:
         # the states are read in this file (the analysis tags a model's output only where its text does)
-        if not ("hidden_state" in look.lower and "mean" in look.lower):
+        if "hidden_state" not in look.lower or not ("mean" in look.lower or "max" in look.lower):
             return False
-        return look.linked("pad_step", "hidden_states", "mean") or look.linked(
-            "tokenizer_padding", "hidden_states", "mean"
+        return any(
+            look.linked(seed, "hidden_states", pooling)
+            for seed in ("pad_step", "tokenizer_padding")
+            for pooling in ("mean", "pool")
         )
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        # the padding step and wherever its value goes: the model call, its states and their mean
-        return look.reach("pad_step", "hidden_states", "mean") | look.reach(
-            "tokenizer_padding", "hidden_states", "mean"
-        )
+        # the padding step and wherever its value goes: the model call, its states and their mean or max
+        found: set = set()
+        for seed in ("pad_step", "tokenizer_padding"):
+            for pooling in ("mean", "pool"):
+                found |= look.reach(seed, "hidden_states", pooling)
+        return found
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.means_over_positions:
             mean = f"{facts.brief(event.node)}"
+            pooled = "averages" if event.reduction == "mean" else "takes the largest of"
             message = (
-                f"`{mean}` averages the hidden states of `{facts.brief(event.model_call)}` over every position, "
+                f"`{mean}` {pooled} the hidden states of `{facts.brief(event.model_call)}` over every position, "
                 "pads included, though its batch was padded: each row's vector takes in its pads' states "
                 "and changes with the other rows of its batch"
             )
@@ -107,10 +112,13 @@ def embed(sentence: str):
             yield Finding(event.node, message, fix, no_fix=why)
 
     def fix(self, facts: ModuleFacts, event: MeanOverPositions) -> FixProposal | None:
-        """`(h * m.unsqueeze(-1).to(h)).sum(dim=1) / m.to(h).sum(dim=1, keepdim=True).clamp(min=1)`."""
+        """`(h * m.unsqueeze(-1).to(h)).sum(dim=1) / m.to(h).sum(dim=1, keepdim=True).clamp(min=1)`; for a
+        max, the states with the pads set to the lowest value first."""
         call = event.node
         if event.mask is None or not isinstance(call, cst.Call) or not read_without_effects(event.states):
             return None
+        if event.reduction == "max":
+            return self.max_fix(facts, event)
         if any(a.keyword is not None and a.keyword.value == "keepdim" for a in call.args):
             return None
         states = facts.code(event.states)
@@ -123,3 +131,16 @@ def embed(sentence: str):
         )
         title = f"Weigh the mean by the attention mask (unsafe: {UNSAFE_WHY})"
         return FixProposal(Applicability.UNSAFE, title, ((call, f"({code})"),))
+
+    def max_fix(self, facts: ModuleFacts, event: MeanOverPositions) -> FixProposal | None:
+        """`h.max(dim=1)` -> `h.masked_fill(m.unsqueeze(-1) == 0, torch.finfo(h.dtype).min).max(dim=1)`: no
+        pad's state can be the largest (a row of pads only keeps the lowest value, not a pad's state)."""
+        torch = facts.imports.local_name_for("torch")
+        if torch is None:
+            return None
+        states = facts.code(event.states)
+        if not isinstance(event.states, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            states = f"({states})"
+        code = f"{states}.masked_fill({event.mask}.unsqueeze(-1) == 0, {torch}.finfo({states}.dtype).min)"
+        title = f"Leave the pads out of the max by the attention mask (unsafe: {UNSAFE_WHY})"
+        return FixProposal(Applicability.UNSAFE, title, ((event.states, code),))

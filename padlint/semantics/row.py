@@ -33,6 +33,7 @@ Kind = Literal[
     "ignores_true_keys",  # a layer whose key padding mask is True (non-zero) at the keys it ignores
     "reduces",  # reduces every element it is given to one number ("mean": divided by their count; "sum")
     "multiplies",  # its two arguments multiplied element by element: the value of `x * y`
+    "pools",  # picks one value per row along an axis (the largest): every position it is given takes part
     "row_labels",  # a model whose `labels` are one class (or score) per row (also `labels="row"` of a consumer)
     "labels_as_inputs",  # a model that feeds `labels` to its decoder as input ids (when: `condition`)
     "eos_text",  # the text of a tokenizer class's default EOS token: written in a text, it is the EOS

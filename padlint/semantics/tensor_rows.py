@@ -26,6 +26,15 @@ TENSOR_ROWS: tuple[Row, ...] = (
         style="mean",
     ),
     Row(
+        ("torch.max", "torch.amax", "numpy.max", "numpy.amax", "tensorflow.reduce_max", "tensorflow.math.reduce_max"),
+        "pools",
+        f"{TORCH}, torch/_torch_docs.py torch.max ('max(input, dim, keepdim=False, *, out=None)': a namedtuple "
+        "(values, indices) of the maximum value of each row in the dimension dim) and torch.amax ('amax(input, "
+        f"dim, keepdim=False)': the maximum of each slice in dim); {NUMPY}, numpy/_core/fromnumeric.py max/amax "
+        f"(axis); {TENSORFLOW}, tensorflow/python/ops/math_ops.py reduce_max(input_tensor, axis=None)",
+        style="max",
+    ),
+    Row(
         ("torch.mul", "torch.multiply", "tensorflow.multiply", "tensorflow.math.multiply"),
         "multiplies",
         f"{TORCH}, torch/_torch_docs.py torch.mul ('mul(input, other, *, out=None) -> Tensor'; torch.multiply is its "
