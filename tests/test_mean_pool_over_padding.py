@@ -43,15 +43,15 @@ def tiny_encoder():
     return transformers.BertModel(config).eval()
 
 
-def run(source: str):
+def run(source: str, pool: str = "mean"):
+    """The embeddings of SENTENCES as `source` makes them in one batch, and each sentence's alone."""
     namespace: dict = {}
-    exec(compile(source, "<collator>", "exec"), namespace)
+    exec(compile(source, "<pooler>", "exec"), namespace)
     model, tokenizer = tiny_encoder(), StandInTokenizer()
     with torch.no_grad():
         batched = namespace["embed"](model, tokenizer, SENTENCES)
-        alone = torch.cat(
-            [model(**tokenizer([s], return_tensors="pt")).last_hidden_state.mean(dim=1) for s in SENTENCES]
-        )
+        states = [model(**tokenizer([s], return_tensors="pt")).last_hidden_state for s in SENTENCES]
+        alone = torch.cat([getattr(h, pool)(dim=1) for h in states])
     return batched, alone
 
 
@@ -119,28 +119,16 @@ MAX_SOURCES = {
 }
 
 
-def run_max(source: str):
-    namespace: dict = {}
-    exec(compile(source, "<pooler>", "exec"), namespace)
-    model, tokenizer = tiny_encoder(), StandInTokenizer()
-    with torch.no_grad():
-        batched = namespace["embed"](model, tokenizer, SENTENCES)
-        alone = torch.cat(
-            [model(**tokenizer([s], return_tensors="pt")).last_hidden_state.amax(dim=1) for s in SENTENCES]
-        )
-    return batched, alone
-
-
 @pytest.mark.parametrize("name", MAX_SOURCES)
 def test_a_max_pool_is_flagged_and_its_fix_gives_each_row_its_own_max(name):
     source = textwrap.dedent(MAX_SOURCES[name])
     found = [d for d in lint_source(source) if d.code == "PAD015"]
     assert len(found) == 1 and found[0].fix is not None
-    batched, alone = run_max(source)
+    batched, alone = run(source, "amax")
     assert not torch.allclose(batched, alone, atol=1e-5)  # a pad's state is the largest in some dimension
     fixed = fix_source(source, select={"PAD015"}, unsafe=True).source
     assert fixed != source
-    batched, alone = run_max(fixed)
+    batched, alone = run(fixed, "amax")
     assert torch.allclose(batched, alone, atol=1e-5)
     assert lint_source(fixed) == []
 
