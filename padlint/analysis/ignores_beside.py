@@ -5,8 +5,9 @@ them next, and that reader decides which value marks a position as not trained o
 models and torch's losses skip -100 by default; a project's own model or metric may skip the pad id
 instead (`CrossEntropyLoss(ignore_index=tokenizer.pad_token_id)`, `Perplexity(ignore_index=0)`).
 Where a module that imports the definition holding the labels gives such a value, labels padded with
-it may be graded correctly there, and a reader out of view is no evidence of harm. An importer reads
-only what it names: a metric beside an evaluation dataset says nothing of the training dataset next
+it may be graded correctly there, and a reader out of view is no evidence of harm. So may a module that
+imports such an importer and names what it hands on (a task module's subclass of the dataset, read by the
+training script at the top: READER_HOPS). An importer reads only what it names: a metric beside an evaluation dataset says nothing of the training dataset next
 to it in the same module.
 
 The importers looked for are the `.py` files of the module's own directory, of each package directory
@@ -34,6 +35,7 @@ from padlint.analysis.values import Padded
 from padlint.look.project_text import importers_in, package_directories, span_of, text_of, top_level_spans
 
 MAX_FILES = 50  # importers read for one module: the rest are read no further
+READER_HOPS = 2  # an importer, and the importers of it that name what it hands on
 # `ignore_index=<value>` in a call or a parameter default; the value up to the next `,` `)` or line end.
 IGNORE_ARG = re.compile(r"\bignore_index\s*(?::\s*[\w.\[\]]+\s*)?=\s*([^,)\n]+)")
 INT = re.compile(r"[-+]?\d+")
@@ -81,16 +83,8 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
     name one of these definitions of the module count (an importer reads the labels of what it
     imports, not of every definition beside it); None: every importer."""
     values: set[int | str] = set()
-    if names:
-        names = _handing_on(filename, names)
-    named = P.any_word(names) if names else None
-    if names is not None and named is None:
-        return frozenset()
-    for reader in readers_beside(filename):
-        text = text_of(reader)
-        if text is None or not ("ignore_index" in text or "!=" in text or ".ne(" in text):
-            continue
-        if named is not None and not named.search(text):
+    for text in _reader_texts(filename, names, hops=READER_HOPS):
+        if not ("ignore_index" in text or "!=" in text or ".ne(" in text):
             continue
         if LABELS_KEYWORD.search(text) and MODEL_LOSS_READ.search(text):
             # It hands labels to a model (`labels=targets`) and takes the model's own loss: that loss grades
@@ -109,6 +103,27 @@ def ignore_values_beside(filename: str, names: frozenset[str] | None = None) -> 
             if value is not None:
                 values.add(value)
     return frozenset(values)
+
+
+def _reader_texts(filename: str, names: frozenset[str] | None, hops: int) -> list[str]:
+    """The texts of the modules that import `filename` and name one of `names` (or any, for None), and,
+    `hops` deep, of the modules importing those that name what those hand on: a dataset subclassed in a
+    task module that the training script imports is read by that script's loss."""
+    if names:
+        names = _handing_on(filename, names)
+    named = P.any_word(names) if names else None
+    if names is not None and named is None:
+        return []
+    found: list[str] = []
+    for reader in readers_beside(filename):
+        text = text_of(reader)
+        if text is None or (named is not None and not named.search(text)):
+            continue
+        found.append(text)
+        if hops > 1:
+            defined = frozenset(top_level_spans(reader, text))
+            found += _reader_texts(reader, defined, hops - 1) if defined else []
+    return found
 
 
 def _handing_on(filename: str, names: frozenset[str]) -> frozenset[str]:

@@ -214,25 +214,34 @@ def importers_below(path: str) -> list[str]:
 ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")  # what makes a directory a project's root
 
 
+NAMESPACE_LEVELS = 3  # folders without `__init__.py` climbed as namespace packages of the folder above
+
+
 def package_directories(path: str) -> list[str]:
     """The directory of `path` and each package directory above it, up to the first directory that is
     not a package (where a project's scripts sit next to its packages). A directory without
     `__init__.py` that is no project's root (no `.git`, `pyproject.toml`, `setup.py`, `setup.cfg`) is an
-    implicit namespace package when the directory above holds scripts: they import it as `folder.module`."""
+    implicit namespace package when the directory above holds scripts: they import it as `folder.module`
+    (and, nested, `tools.dataset.module`, up to NAMESPACE_LEVELS folders)."""
     directories = [os.path.dirname(os.path.abspath(path))]
     while os.path.isfile(os.path.join(directories[-1], "__init__.py")):
         above = os.path.dirname(directories[-1])
         if above == directories[-1]:
             break
         directories.append(above)
-    own = directories[0]
-    above = os.path.dirname(own)
-    if (
-        len(directories) == 1
-        and above != own
-        and not any(os.path.exists(os.path.join(own, m)) for m in ROOT_MARKERS)
-        and _holds_python(above)
-    ):
+    if len(directories) > 1:
+        return directories
+    # `tools/dataset/x.py` imported as `tools.dataset.x` by a script at the top: namespace packages nest
+    for _ in range(NAMESPACE_LEVELS):
+        own = directories[-1]
+        above = os.path.dirname(own)
+        if (
+            above == own
+            or os.path.isfile(os.path.join(own, "__init__.py"))
+            or any(os.path.exists(os.path.join(own, m)) for m in ROOT_MARKERS)
+            or not _holds_python(above)
+        ):
+            break
         directories.append(above)
     return directories
 
