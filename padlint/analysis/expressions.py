@@ -12,7 +12,7 @@ import libcst as cst
 
 from padlint.analysis import map_chain, shape_ops
 from padlint.analysis import patterns as P
-from padlint.analysis.env import EMPTY, key_of_subscript, place_key
+from padlint.analysis.env import EMPTY, key_of_subscript, place_key, single_index
 from padlint.analysis.losses import LOSS_NAME
 from padlint.analysis.padding import for_clauses
 from padlint.analysis.script_names import names_in
@@ -169,6 +169,18 @@ class ExpressionEvaluator(WalkerState):
         index = self.code(expr)[len(self.code(expr.value)) :]
         # One index into a list of padded rows (`enc["input_ids"][k]`) picks one row of them.
         one = _is_one_index(expr)
+        picked = single_index(expr) if one else None
+        if picked is not None and P.int_value(picked) == 0:
+            # the first token of one row padded on the right is a real token, never a pad (nor a copy of one)
+            # one row: a row picked from rows, or the name a loop over the rows binds (`for row in rows`)
+            loop_row = isinstance(expr.value, cst.Name) and expr.value.value in self.loop_aliases
+            first = {
+                p.node
+                for p in padded
+                if (p.rows is False or (p.rows and loop_row)) and p.kind == "list" and p.side == "right"
+            }
+            padded = [p for p in padded if p.node not in first]
+            kept = frozenset(t for t in kept if not (isinstance(t, Copy) and t.padded and t.padded.node in first))
         kept |= {
             p.derived("", index).but(rows=False) if one and p.rows and p.kind == "list" else p.derived("", index)
             for p in padded

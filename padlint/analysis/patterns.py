@@ -335,12 +335,21 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
             # the literal with ast.literal_eval, a tenth of the analysis time on large modules).
             quotes = 3 if len(raw) >= 6 and raw[:3] == raw[0] * 3 else 1
             return raw[quotes:-quotes]
-        value = expr.evaluated_value
+        value = _evaluated(expr)
         return value if isinstance(value, str) else None
     if isinstance(expr, cst.ConcatenatedString):
-        joined = expr.evaluated_value
+        joined = _evaluated(expr)
         return joined if isinstance(joined, str) else None
     return None
+
+
+def _evaluated(expr: cst.SimpleString | cst.ConcatenatedString | cst.Integer) -> object:
+    """The literal's value; None for one that parses but that the interpreter refuses when compiling (a
+    Windows path written with single backslashes: a truncated unicode escape; an int with a leading 0)."""
+    try:
+        return expr.evaluated_value
+    except (SyntaxError, ValueError):
+        return None
 
 
 def dict_keys(node: cst.Dict) -> set[str]:
@@ -351,7 +360,8 @@ def dict_keys(node: cst.Dict) -> set[str]:
 def int_value(expr: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal, also `-100` and `(1)`."""
     if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
+        value = _evaluated(expr)
+        return value if isinstance(value, int) else None
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         inner = int_value(expr.expression)
         return -inner if inner is not None else None
