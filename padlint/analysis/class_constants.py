@@ -9,6 +9,8 @@ constructor the dataclass makes, whose parameters parameter_literals.py reads at
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from padlint.analysis.patterns import dotted, walk
@@ -50,15 +52,19 @@ def _annotation_base(annotation: cst.BaseExpression) -> cst.BaseExpression:
 
 def stored_on_self(cls: cst.ClassDef, name: str) -> bool:
     """Does any method of the class store `self.<name>` (then each instance may hold its own)?"""
+    return f"self.{name}" in _stored_targets(cls) or f"cls.{name}" in _stored_targets(cls)
+
+
+@functools.lru_cache(maxsize=64)
+def _stored_targets(cls: cst.ClassDef) -> frozenset[str]:
+    """The dotted targets the class's statements assign (one walk per class, asked for every attribute)."""
+    found: set[str] = set()
     for node in walk(cls):
-        targets: list[cst.BaseExpression] = []
         if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
+            found.update(dotted(t.target) for t in node.targets)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        if any(dotted(t) in (f"self.{name}", f"cls.{name}") for t in targets):
-            return True
-    return False
+            found.add(dotted(node.target))
+    return frozenset(found)
 
 
 def is_dataclass(cls: cst.ClassDef) -> bool:

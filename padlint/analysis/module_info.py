@@ -3,6 +3,8 @@ calls, where the pad token is set to EOS, collators, and which function or metho
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -70,6 +72,8 @@ class ModuleInfo:
     method_names: Any = None  # method_flags.MethodNames of the module, made at the first method asked
     name_read_counts: Any = None  # dead_code.name_reads of the module, once asked
     class_sites: dict | None = None  # module-level class name -> its constructions in view (call_sites.py)
+    class_sites_here: dict | None = None  # module-level class name -> its constructions in this module
+    importer_names: dict[str, bool] = field(default_factory=dict)  # name -> named by a module importing this one
     instances: dict[str, str | None] | None = None  # name -> the class called to make it (instance_classes)
     dataclass_inits: dict = field(default_factory=dict)  # a dataclass -> the `__init__` it gets (class_constants.py)
     parameter_literals: dict = field(default_factory=dict)  # (def, parameter) -> parameter_literal's answer
@@ -271,9 +275,14 @@ class ModuleInfo:
         init = self.dataclass_inits[cls]
         if init is None or stored_on_self(cls, name) or constructs_itself(cls):
             return None
-        if self.class_sites is None:
-            self.class_sites = call_sites.call_sites(module, self._name_reads(module), self.filename, cst.ClassDef)
-        sites = self.class_sites.get(cls.name.value)
+        # The constructions in this module, and none elsewhere: a module beside it that names the class
+        # may construct it otherwise (read as text, not parsed: parsing the importers for every dataclass
+        # cost seconds on a trainer library's utilities)
+        if self.class_sites_here is None:
+            self.class_sites_here = call_sites.call_sites(module, self._name_reads(module), "-", cst.ClassDef)
+        sites = self.class_sites_here.get(cls.name.value)
+        if sites and self.named_by_importers(cls.name.value):
+            return None
         calls = [s.call for s in sites] if sites else None
         if calls and init.params.kwonly_params and any(a.keyword is None for c in calls for a in c.args):
             return None  # a base class's fields come first: a positional argument may be this one
@@ -286,6 +295,18 @@ class ModuleInfo:
 
             self.instances = instance_classes(module, imports)
         return self.instances
+
+    def named_by_importers(self, name: str) -> bool:
+        """Does a module that imports this one name `name` (as a word, in its text)?"""
+        if self.filename in ("-", "<stdin>", ""):
+            return False
+        if name not in self.importer_names:
+            from padlint.look.project_text import importers, text_of
+
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            paths = importers(os.path.abspath(self.filename))
+            self.importer_names[name] = any(word.search(text_of(path) or "") for path in paths)
+        return self.importer_names[name]
 
     def resolve_imported(self, name: str) -> int | None:
         """`IGNORE_INDEX` imported from a module of the scanned project."""

@@ -13,6 +13,8 @@ constructions, which run `__init__`), a method through method_flags.py. A def no
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from padlint.analysis import patterns as P
@@ -58,6 +60,7 @@ def _handed(call: cst.Call, positional: list[cst.Param], param: cst.Param) -> cs
     return param.default
 
 
+@functools.lru_cache(maxsize=1024)
 def init_parameter_stored_as(cls: cst.ClassDef, attribute: str) -> tuple[cst.FunctionDef, str] | None:
     """(`__init__`, its parameter) when `cls` stores `self.<attribute>` once, in `__init__`, from that
     parameter; None when it is stored elsewhere too, more than once, or from anything else."""
@@ -67,7 +70,7 @@ def init_parameter_stored_as(cls: cst.ClassDef, attribute: str) -> tuple[cst.Fun
     )
     if init is None:
         return None
-    stores = [node for node in P.walk(cls) if _stores_attribute(node, attribute)]
+    stores = self_stores(cls).get(attribute, ())
     if len(stores) != 1 or not isinstance(stores[0], cst.Assign) or not P.contains(init, stores[0]):
         return None
     value = stores[0].value
@@ -76,8 +79,21 @@ def init_parameter_stored_as(cls: cst.ClassDef, attribute: str) -> tuple[cst.Fun
     return init, value.value
 
 
-def _stores_attribute(node: cst.CSTNode, attribute: str) -> bool:
-    """Is `node` a write of `self.<attribute>` (assigned, augmented, annotated, a `for` or `with` target)?"""
+@functools.lru_cache(maxsize=64)
+def self_stores(cls: cst.ClassDef) -> dict[str, tuple[cst.CSTNode, ...]]:
+    """Each attribute the class writes as `self.<attribute>` -> the statements that write it, in one walk
+    of the class (asked for every `self.x` the analysis reads: a walk per question cost seconds on a
+    trainer class of thousands of lines)."""
+    found: dict[str, list[cst.CSTNode]] = {}
+    for node in P.walk(cls):
+        for attribute in _attributes_stored(node):
+            found.setdefault(attribute, []).append(node)
+    return {attribute: tuple(nodes) for attribute, nodes in found.items()}
+
+
+def _attributes_stored(node: cst.CSTNode) -> set[str]:
+    """The attributes `node` writes as `self.<attribute>` (assigned, augmented, annotated, a `for` or `with`
+    target)."""
     if isinstance(node, cst.Assign):
         targets = [t.target for t in node.targets]
     elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
@@ -87,17 +103,13 @@ def _stores_attribute(node: cst.CSTNode, attribute: str) -> bool:
     elif isinstance(node, cst.AsName):
         targets = [node.name]
     else:
-        return False
-    for target in targets:
-        for part in P.walk(target):
-            if (
-                isinstance(part, cst.Attribute)
-                and part.attr.value == attribute
-                and isinstance(part.value, cst.Name)
-                and part.value.value == "self"
-            ):
-                return True
-    return False
+        return set()
+    return {
+        part.attr.value
+        for target in targets
+        for part in P.walk(target)
+        if isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == "self"
+    }
 
 
 def constructs_itself(cls: cst.ClassDef) -> bool:
