@@ -10,6 +10,7 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis import shape_ops
 from padlint.analysis.env import EMPTY, place_key
+from padlint.analysis.loader_uses import method_named
 from padlint.analysis.values import (
     Arange,
     ClassRef,
@@ -196,10 +197,7 @@ class CallDispatch(WalkerState):
         """`acc.prepare` -> "accelerate.Accelerator.prepare" where the module binds `acc` only to
         `Accelerator(...)` (as imported)."""
         module = self.facts.module
-        if not isinstance(func.value, cst.Name) or module is None:
-            return None
-        made_by = self.module_info.instance_classes(module, self.imports).get(func.value.value)
-        return f"{made_by}.{func.attr.value}" if made_by else None
+        return method_named(func, self.module_info.instance_classes(module, self.imports)) if module else None
 
     def evaluate_args(self, call: cst.Call) -> list[Value]:
         return [self.evaluate(a.value) for a in call.args]

@@ -205,7 +205,6 @@ class CallEvaluator(WalkerState):
                 self.mark_place_masked(receiver)
                 self.written_in_place(receiver, None)
             return frozenset({Masked(call)})
-        fill_value = self.evaluate(fill.value)
         if (
             condition is not None
             and (
@@ -213,7 +212,7 @@ class CallEvaluator(WalkerState):
                 or any(p.target_ids or p.of_labels for p in tags_of(recv, Padded))  # targets by how they were made
                 or LABEL_FILL_NAME.search(self.code(fill.value)) is not None  # `self.label_pad_token_id`
             )
-            and self.value_out_of_view(fill.value, fill_value)
+            and self.value_out_of_view(fill.value, self.evaluate(fill.value))
             and self.selects_padding(condition.value)
             and not self.selects_graded_positions(condition.value)
         ):

@@ -18,10 +18,7 @@ from padlint.analysis.patterns import dotted, walk
 
 def class_constant(cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
     """The value every instance of `cls` reads as `self.<name>`, when the class body fixes it."""
-    if any(
-        "dataclass" in dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func)
-        for d in cls.decorators
-    ):
+    if is_dataclass(cls):
         return None
     found: list[cst.BaseExpression] = []
     for stmt in cls.body.body:

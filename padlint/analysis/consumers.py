@@ -111,8 +111,8 @@ class ConsumerQuestions(WalkerState):
         row = T.row_for(call.func.attr.value, "method") if isinstance(call.func, cst.Attribute) else None
         if row is None or row.style != "continues" or not self.decoder_only(receiver):
             return EMPTY
-        keyword, position = row.roles["ids"]
-        given = P.keyword(call, keyword) or (P.positional(call, position) if position is not None else None)
+        keyword = row.roles["ids"][0]
+        given = P.role_argument(call, row.roles["ids"])
         if given is not None:
             ids = self.evaluate(given.value)
         else:

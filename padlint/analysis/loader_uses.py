@@ -148,13 +148,11 @@ class LoaderUses:
     def method_of_instance(self, call: cst.Call) -> str | None:
         """`acc.prepare` -> `accelerate.Accelerator.prepare` when the module binds `acc` only to
         `Accelerator(...)` (as imported)."""
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        if not isinstance(call.func, cst.Attribute):
             return None
         if self.instance_classes is None:
             self.instance_classes = instance_classes(self.module, self.imports)
-        made_by = self.instance_classes.get(func.value.value)
-        return f"{made_by}.{func.attr.value}" if made_by else None
+        return method_named(call.func, self.instance_classes)
 
     def iterated(self, node: cst.CSTNode) -> bool:
         """`node` read for its batches: a loop's iterable (through `enumerate` and the wiring rows that
@@ -322,6 +320,13 @@ class LoaderUses:
             and call.func.value in SIZE_CALLS
             and len(call.args) == 1
         )
+
+
+def method_named(func: cst.Attribute, classes: dict[str, str | None]) -> str | None:
+    """`acc.prepare` -> "accelerate.Accelerator.prepare" where `classes` (instance_classes) binds `acc` only to
+    `Accelerator(...)`."""
+    made_by = classes.get(func.value.value) if isinstance(func.value, cst.Name) else None
+    return f"{made_by}.{func.attr.value}" if made_by else None
 
 
 def instance_classes(module: cst.Module, imports: P.Imports) -> dict[str, str | None]:

@@ -317,6 +317,13 @@ def positional(call: cst.Call, index: int) -> cst.Arg | None:
     return found[index] if index < len(found) else None
 
 
+def role_argument(call: cst.Call, role: tuple[str, int | None]) -> cst.Arg | None:
+    """The argument a library table row's role names (`row.roles[...]`: its keyword, and its position when it
+    can be passed positionally)."""
+    name, position = role
+    return keyword(call, name) or (positional(call, position) if position is not None else None)
+
+
 def has_star_kwargs(call: cst.Call) -> bool:
     return any(a.star == "**" for a in call.args)
 

@@ -71,7 +71,7 @@ class Wiring(WalkerState):
             value = self.evaluate(first.value)
             return frozenset({TupleOf(tuple(value for _ in lengths.value.elements))})
         if row.style in ("same", "next"):
-            first = _role_argument(call, row, "items") if "items" in row.roles else P.positional(call, 0)
+            first = P.role_argument(call, row.roles["items"]) if "items" in row.roles else P.positional(call, 0)
             self.evaluate_args(call)
             if first is None:
                 return EMPTY
@@ -94,7 +94,7 @@ class Wiring(WalkerState):
                 given = P.keyword(call, name)
                 if given is not None and P.string_value(given.value) != default:
                     return EMPTY  # another value of it returns another tuple (the row's condition)
-            args = [_role_argument(call, row, role) for role in row.roles]
+            args = [P.role_argument(call, role) for role in row.roles.values()]
             if any(a is None for a in args):
                 return EMPTY
             handed = [values[id(a)] for a in args if a is not None]
@@ -173,15 +173,6 @@ class _Rows:
     def arg(self, keyword: str | None = None) -> tuple:
         node = cst.Arg(cst.Name("_"), keyword=cst.Name(keyword) if keyword else None)
         return node, self.value
-
-
-def _role_argument(call: cst.Call, row: Row, role: str) -> cst.Arg | None:
-    """The argument of `call` in the row's `role` (by its keyword, or its position when it has one)."""
-    name, position = row.roles[role]
-    keyword = P.keyword(call, name)
-    if keyword is not None:
-        return keyword
-    return P.positional(call, position) if position is not None else None
 
 
 def _first_param(node: cst.Lambda) -> str:
