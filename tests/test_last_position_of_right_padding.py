@@ -8,6 +8,7 @@ each row then gives its own last real token, a real EOS included. Fixtures are o
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +68,42 @@ def test_the_fix_reads_each_row_at_its_last_real_token(pad_is_eos):
     assert any(row[-1] == 0 for row in mask)  # the unfixed read lands on a pad in some row
     if not pad_is_eos:
         assert run(SCORER) != last_real
+
+
+TRAINER_FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "PAD016" / "classifier_forward_fed_by_trainer.py"
+
+
+class EchoBackbone:
+    """A stand-in for `AutoModel.from_pretrained`: the state at each position is that position's id."""
+
+    config = type("Config", (), {"hidden_size": 2})()
+
+    @classmethod
+    def from_pretrained(cls, checkpoint):
+        return cls()
+
+    def __call__(self, input_ids, attention_mask=None):
+        states = input_ids.float().unsqueeze(-1).repeat(1, 1, 2)
+        return type("Out", (), {"last_hidden_state": states})()
+
+
+def test_a_trainer_hands_its_collated_batches_to_the_models_forward():
+    """`Trainer(model=..., data_collator=...)` calls the model with `**batch`: the project class's
+    `forward` reads the right-padded batch, and the fix there reads each row at its last real token."""
+    torch = pytest.importorskip("torch")
+    source = TRAINER_FIXTURE.read_text(encoding="utf-8")
+    assert codes(source) == ["PAD016"]
+    alone = source.split("def fit(", 1)[0]  # the classes with no trainer: nothing pads for the forward
+    assert codes(alone) == []
+    fixed = fix_source(source, "train.py", unsafe=True).source
+    assert fixed != source and codes(fixed) == []
+    namespace: dict = {}
+    exec(compile(fixed, "<train>", "exec"), namespace)
+    namespace["AutoModel"] = EchoBackbone
+    model = namespace["LastTokenClassifier"]("org/small-lm", num_labels=2)
+    model.head = torch.nn.Identity()
+    rows = [{"input_ids": [5, 6, 7, 2], "label": 0}, {"input_ids": [8, 2], "label": 1}, {"input_ids": [9], "label": 0}]
+    batch = namespace["PadToLongest"](pad_id=0)(rows)
+    assert (batch["input_ids"] == 0).any()  # ragged: some rows end in pads
+    pooled = model(**batch)["logits"][:, 0].tolist()
+    assert pooled == [2.0, 2.0, 9.0]  # each row's last real token; a real EOS (2) kept

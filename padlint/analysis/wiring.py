@@ -125,7 +125,18 @@ class Wiring(WalkerState):
             batch = self.collated(collate, items, call)
         else:
             batch = default_collated(items) if row.default_collate == "stacks" else items
+        if row.style == "trainer" and batch:
+            self.batch_to_model(roles.get("model", EMPTY), batch)
         return frozenset({Batches(batch)}) if row.style == "loader" else EMPTY
+
+    def batch_to_model(self, model: Value, batch: Value) -> None:
+        """A trainer calls its model with `**batch`: the forward of a model class of the project is walked
+        with the batch's fields (a pretrained model's own forward is the library's, judged at the table)."""
+        spread = cst.Arg(cst.Name("_"), star="**")
+        for inst in tags_of(model, Instance):
+            found = self.find_method(inst, "forward") if inst.model else None
+            if found is not None:
+                self.call_method(inst, found, [(spread, batch)], None)
 
     def collated(self, collate: Value, items: Value, call: cst.Call) -> Value:
         """What a collate function returns for a list of these items."""

@@ -8,7 +8,7 @@ from padlint.semantics.row import ACCELERATE, CPYTHON, DATASETS, OPACUS, TORCH, 
 WIRING_ROWS: tuple[Row, ...] = (
     # ---- framework wiring: what hands rows and batches on (analysis/wiring.py) ------------------------
     # styles: "loader" walks `collate` over the `dataset`'s items and yields its batches; "trainer" walks
-    # `collate` over the rows of its datasets (it then calls the model with `**batch`); "partial" binds
+    # `collate` over the rows of its datasets and calls its `model` with `**batch`; "partial" binds
     # arguments to a callable; "same" yields its first argument's items; "next" is one item of it.
     Row(
         ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"),
@@ -33,11 +33,17 @@ WIRING_ROWS: tuple[Row, ...] = (
         ),
         "wiring",
         f"{TRANSFORMERS}, trainer.py Trainer.__init__ (model, args, data_collator, train_dataset, eval_dataset); "
-        "Trainer.get_train_dataloader hands data_collator to the DataLoader as collate_fn; trainer_seq2seq.py "
+        "Trainer.get_train_dataloader hands data_collator to the DataLoader as collate_fn; Trainer.compute_loss "
+        "calls `model(**inputs)` with each batch; trainer_seq2seq.py "
         f"Seq2SeqTrainer.__init__ (same positions); {TRL}, trl/trainer/sft_trainer.py SFTTrainer.__init__ "
         "(same positions)",
         on="class",
-        roles={"collate": ("data_collator", 2), "dataset": ("train_dataset", 3), "eval_dataset": ("eval_dataset", 4)},
+        roles={
+            "model": ("model", 0),
+            "collate": ("data_collator", 2),
+            "dataset": ("train_dataset", 3),
+            "eval_dataset": ("eval_dataset", 4),
+        },
         style="trainer",
     ),
     # "holds": keeps the dataset and hands its rows on only through the attributes or methods in
