@@ -215,3 +215,84 @@ def _binds(stmt: cst.CSTNode, name: str) -> bool:
     if isinstance(stmt, cst.SimpleStatementLine):
         return any(P.assigns_name(small, name) for small in stmt.body)
     return False
+
+
+def unread_after(fn: cst.FunctionDef, target: cst.Name) -> bool:
+    """Is the local name `target` stores never read after that store in `fn`: not by a later statement
+    of any block around it, nor anywhere in a loop around it (the next pass), nor by a def or lambda
+    inside `fn` (it may run later)? A value stored there reaches nothing. A name declared `global` or
+    `nonlocal`, or a scope that calls `locals()`/`vars()`/`exec`, may be read elsewhere: False."""
+    path = _path_to(fn, target)
+    if path is None:
+        return False
+    name = target.value
+    for node in P.walk(fn.body):
+        kind = type(node)
+        if kind is cst.Global or kind is cst.Nonlocal:
+            if any(item.name.value == name for item in cast(cst.Global | cst.Nonlocal, node).names):
+                return False
+        elif (kind is cst.FunctionDef or kind is cst.Lambda) and name_reads(node)[name]:
+            return False
+        elif kind is cst.Call and P.last_name(cast(cst.Call, node).func) in ("locals", "vars", "exec", "eval"):
+            return False
+    later: list[cst.CSTNode] = []
+    for parent, child in zip(path, path[1:]):
+        if isinstance(parent, (cst.For, cst.While)) and child is not getattr(parent, "iter", None):
+            later.extend(_next_pass(parent, name))  # the loop's next pass may read what this one stored
+        if isinstance(parent, (cst.Try, cst.TryStar)):
+            later.extend(n for n in (*parent.handlers, parent.orelse, parent.finalbody) if n is not None)
+        body = getattr(parent, "body", None)
+        if isinstance(body, (list, tuple)) and child in body:
+            later.extend(body[body.index(child) + 1 :])
+    stored = path[-2] if len(path) > 1 else None  # the AssignTarget (or other binding) of the store
+    return not any(_loads(node, name, stored) for node in later)
+
+
+def _next_pass(loop: cst.For | cst.While, name: str) -> list[cst.CSTNode]:
+    """What the next pass of `loop` runs before it stores `name` anew: its test, and its body's statements
+    up to the first one that binds the name without reading it (`mask = batch["mask"]` at the top of a
+    loop: the next pass reads that value, not this pass's)."""
+    ahead: list[cst.CSTNode] = [loop.test] if isinstance(loop, cst.While) else []
+    if loop.orelse is not None:
+        ahead.append(loop.orelse)  # run after the last pass
+    if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.target.value == name:
+        return ahead
+    statements = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else (loop.body,)
+    for stmt in statements:
+        if _binds_without_reading(stmt, name):
+            return ahead
+        ahead.append(stmt)
+    return ahead
+
+
+def _binds_without_reading(stmt: cst.CSTNode, name: str) -> bool:
+    """`name = value` on a line of its own, the value not reading the name."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    target = small.targets[0].target
+    return isinstance(target, cst.Name) and target.value == name and not name_reads(small.value)[name]
+
+
+def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from `root` down to `node` (both included), None if `node` is not under `root`."""
+    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
+    path: list[cst.CSTNode] = []
+    while stack:
+        current, depth = stack.pop()
+        del path[depth:]
+        path.append(current)
+        if current is node:
+            return path
+        stack.extend((child, depth + 1) for child in P.child_nodes(current))
+    return None
+
+
+def _loads(node: cst.CSTNode, name: str, store: cst.CSTNode | None) -> int:
+    """Reads of `name` under `node`, the target of the store itself (`store`) left out; other stores of the
+    name count as reads (conservatively: an augmented or unpacking store may read it)."""
+    if store is not None and isinstance(store, cst.AssignTarget):
+        return name_reads(node)[name] - sum(1 for n in P.walk(node) if n is store)
+    return name_reads(node)[name]

@@ -14,6 +14,7 @@ import libcst as cst
 from padlint.analysis import one_row
 from padlint.analysis import patterns as P
 from padlint.analysis.call_sites import literal_of
+from padlint.analysis.dead_code import unread_after
 from padlint.analysis.env import EMPTY, key_of_subscript, place_key
 from padlint.analysis.facts import RaisedByStore
 from padlint.analysis.losses import LOSS_NAME
@@ -30,6 +31,7 @@ from padlint.analysis.values import (
     NoneValue,
     Ones,
     Padded,
+    PadIdMask,
     Truth,
     TupleOf,
     Value,
@@ -415,7 +417,16 @@ class StatementWalker(WalkerState):
         if (subscript_key is not None and P.MASK_KEY.match(subscript_key)) or (
             subscript_key is None and P.MASK_NAME.search(leaf)
         ):
-            self.mask_sink(value, value_node)
+            fn = self.current_fn
+            # a local nothing reads after this store hands its value to no consumer
+            unread = (
+                isinstance(target, cst.Name)
+                and isinstance(fn, cst.FunctionDef)
+                and bool(tags_of(value, (Ones, PadIdMask, Padded)))
+                and unread_after(fn, target)
+            )
+            if not unread:
+                self.mask_sink(value, value_node)
         container = target.value if isinstance(target, cst.Subscript) else None  # `batch` of `batch[k]`
         loss_masks = P.LOSS_MASK_KEYS | self.module_info.rebuilt_label_masks
         if subscript_key in loss_masks and container is not None:
