@@ -42,6 +42,7 @@ WHOLE_REDUCTIONS = T.names("reduces")
 MEANS = T.names("reduces", style="mean")
 POOLS = T.names("pools", style="max")  # `torch.max(h, dim=1)`: the largest value of each row along an axis
 MULTIPLIES = T.names("multiplies")  # `tf.multiply(loss, mask)` is `loss * mask`
+FILLS_WHERE = T.names("fills_where")  # `np.place(labels, mask == 0, -100)` is `labels.masked_fill_(mask == 0, -100)`
 
 
 class CallDispatch(WalkerState):
@@ -223,6 +224,13 @@ class CallDispatch(WalkerState):
             if len(factors) == 2 and len(call.args) == 2:
                 # the product as `x * y` is read: a padding mask among the factors makes it a masked product
                 return self.evaluate(cst.BinaryOperation(factors[0], cst.Multiply(), factors[1]))
+        row = T.row_for(name) if name in FILLS_WHERE else None
+        if row is not None:
+            target, where, fill = (P.role_argument(call, row.roles[r]) for r in ("target", "mask", "value"))
+            self.evaluate_args(call)
+            if target is not None and where is not None and fill is not None:
+                self.masked_fill(call, "masked_fill_", target.value, self.evaluate(target.value), where, fill)
+            return EMPTY  # they return None
         if name in MEANS and len(call.args) == 1:
             over = self.mean_over_ignored(call, call.args[0].value, self.evaluate_args(call)[0])
             if over:

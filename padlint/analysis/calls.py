@@ -184,11 +184,16 @@ class CallEvaluator(WalkerState):
         named = "mask" in (place_key(expr) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
 
-    def masked_fill(self, call: cst.Call, method: str, receiver, recv: Value) -> Value:
-        fill = P.positional(call, 1) or P.keyword(call, "value")
+    def masked_fill(
+        self, call: cst.Call, method: str, receiver, recv: Value, condition: cst.Arg | None = None, fill=None
+    ) -> Value:
+        """`receiver.masked_fill(condition, fill)` (or `masked_fill_`, in place); a function that writes the
+        same way (`np.place(receiver, condition, fill)`) hands its arguments."""
+        if fill is None:
+            fill = P.positional(call, 1) or P.keyword(call, "value")
+            condition = P.positional(call, 0) or P.keyword(call, "mask")
         if fill is None:
             return EMPTY
-        condition = P.positional(call, 0) or P.keyword(call, "mask")
         if condition is not None and tags_of(recv, HiddenStates) and self.selects_padding(condition.value):
             # `h.masked_fill(mask.unsqueeze(-1) == 0, low)`: the pads' states written over before pooling
             return frozenset(t for t in recv if not isinstance(t, HiddenStates))
@@ -221,7 +226,6 @@ class CallEvaluator(WalkerState):
             return frozenset({Masked(call)})
         if P.int_value(fill.value) == 0 and tags_of(recv, Ones):
             self.facts.corrected_ones.update(tags_of(recv, Ones))
-            condition = P.positional(call, 0) or P.keyword(call, "mask")
             by_pad_id = self.negated_pad_equality(call, condition.value) if condition is not None else None
             return by_pad_id or frozenset({GoodMask(call, kind="pt")})  # `ones.masked_fill(ids == pad_id, 0)`
         return recv

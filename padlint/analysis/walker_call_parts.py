@@ -76,6 +76,11 @@ class CallParts:
     ) -> Value: ...
 
     @abstractmethod
+    def masked_fill(
+        self, call: cst.Call, method: str, receiver, recv: Value, condition: cst.Arg | None = None, fill=None
+    ) -> Value: ...
+
+    @abstractmethod
     def mark_place_masked(self, receiver) -> None: ...
 
     @abstractmethod

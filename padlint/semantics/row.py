@@ -37,6 +37,7 @@ Kind = Literal[
     "row_labels",  # a model whose `labels` are one class (or score) per row (also `labels="row"` of a consumer)
     "labels_as_inputs",  # a model that feeds `labels` to its decoder as input ids (when: `condition`)
     "eos_text",  # the text of a tokenizer class's default EOS token: written in a text, it is the EOS
+    "fills_where",  # writes a value into its `target` in place where its `mask` is true (`target.masked_fill_`)
 ]
 On = Literal["function", "class", "method"]
 Attends = Literal["bidirectional", "causal", "encoder_decoder", ""]

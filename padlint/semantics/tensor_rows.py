@@ -49,6 +49,29 @@ TENSOR_ROWS: tuple[Row, ...] = (
         "reduce_sum(input_tensor, axis=None): every element when no axis",
         style="sum",
     ),
+    # ---- in-place writes where a mask is true: `target.masked_fill_(mask, value)` spelled as a function ----
+    Row(
+        ("numpy.place",),
+        "fills_where",
+        f"{NUMPY}, numpy/lib/_function_base_impl.py place(arr, mask, vals): 'Change elements of an array based on "
+        "conditional and input values', in place, where mask is True",
+        roles={"target": ("arr", 0), "mask": ("mask", 1), "value": ("vals", 2)},
+    ),
+    Row(
+        ("numpy.putmask",),
+        "fills_where",
+        f"{NUMPY}, numpy/_core/multiarray.py putmask(a, /, mask, values): 'Sets a.flat[n] = values[n] for each n "
+        "where mask.flat[n]==True'",
+        roles={"target": ("a", 0), "mask": ("mask", 1), "value": ("values", 2)},
+    ),
+    Row(
+        ("numpy.copyto",),
+        "fills_where",
+        f"{NUMPY}, numpy/_core/multiarray.py copyto(dst, src, casting='same_kind', where=True): copies src into dst "
+        "in place at the elements where `where` is True",
+        roles={"target": ("dst", 0), "value": ("src", 1), "mask": ("where", 3)},
+        condition="only with `where=` given: without it the whole array is written",
+    ),
     # ---- what attends: a module built on these lets every position read the pads (unless masked) ---
     Row(
         (*TORCH_ATTENTION_LAYERS, "torch.nn.functional.scaled_dot_product_attention"),
