@@ -117,6 +117,27 @@ def _seq2seq_zero_buffer(module, tokenizer, models):
     return real_rows(tokenizer), {"input_ids": targets, "labels": out["labels"]}
 
 
+# a fixture that imports datasets only to map at its end: the test calls its map function itself
+_NO_DATASETS = {"datasets": {"load_dataset": None}}
+
+
+def _torch_zero_buffer(module, tokenizer, models):
+    out = module.seq2seq_batch(tokenizer, list(TEXTS), list(TEXTS))
+    targets = tokenizer(list(TEXTS), padding=True, return_tensors="pt")["input_ids"]
+    return real_rows(tokenizer), {"input_ids": targets, "labels": out["labels"]}
+
+
+def _numpy_place_map(module, tokenizer, models):
+    width = max(len(r) for r in real_rows(tokenizer)) + 1  # padded to max_length: every row has pads
+    out: dict[str, list] = {"input_ids": [], "attention_mask": [], "labels": []}
+    for text in TEXTS:
+        encoded = tokenizer(text, padding="max_length", max_length=width)
+        example = module.add_labels({k: list(v) for k, v in encoded.items()})
+        for key in out:
+            out[key].append(example[key])
+    return real_rows(tokenizer), out
+
+
 def _packer_rows(module, tokenizer, models):
     rows = module.Packer(tokenizer).pack(list(TEXTS))
     return real_rows(tokenizer), tokenizer.pad(rows)
@@ -238,6 +259,9 @@ CASES = {
     # encodings; the unsafe numpy `np.where(ids == pad, -100, ids)`
     "PAD002/prompt_prefix_masked_pads_kept.py": Case(("PAD002",), _prompt_prefix, checks=("labels", "prompt")),
     "PAD002/stacked_pairs_labels_graded_by_ignore.py": Case(("PAD002",), _pair_scores, checks=("labels",)),
+    "PAD002/labels_copied_before_numpy_place.py": Case(
+        ("PAD002",), _numpy_place_map, checks=("mask", "labels"), lib="numpy", stand_ins=lambda: _NO_DATASETS
+    ),
     "PAD002/numpy_collate_copy_dict_call.py": Case(
         ("PAD002",), _numpy_collate_copy, checks=("mask", "labels"), safe=False, lib="numpy"
     ),
@@ -277,6 +301,7 @@ CASES = {
     "PAD006/numpy_zero_buffer_tokenized_targets.py": Case(
         ("PAD006",), _seq2seq_zero_buffer, checks=("labels",), lib="numpy"
     ),
+    "PAD006/zero_buffer_cast_after_that_requires_grad.py": Case(("PAD006",), _torch_zero_buffer, checks=("labels",)),
     "PAD006/rows_appended_padded_with_eos.py": Case(
         ("PAD006",), _with_setup("collate"), checks=("mask", "labels"), lib="lists"
     ),

@@ -152,7 +152,11 @@ class PaddingSteps(WalkerState):
                 # Padding with a sentinel such as -1: labels padded wrongly if they reach a labels place.
                 # (A list padded with 0 is left alone: 0 is a real "no" label in TAPAS-style binary labels.)
                 padded = self.padded(expr, kind="list", pad=fill.pad, side=side, of_labels=True)
-                self.label_padding(padded, fill.pad, "list")
+                # A value >= 0 padding rows that are not token ids is a class of their own tag set (a tagger's
+                # pad tag): judged only where a loss in view grades them (losses.py), not wherever they go.
+                number = self.resolve_int(fill.pad) if fill.pad is not None else None
+                if not (isinstance(number, int) and number >= 0) or self.holds_token_ids(data, data_node):
+                    self.label_padding(padded, fill.pad, "list")
                 return frozenset({padded})
         joined = frozenset(t for t in left | right if not isinstance(t, (Fill, Gap)))
         if _empty_list(left_node) or _empty_list(right_node):

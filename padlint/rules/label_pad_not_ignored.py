@@ -99,6 +99,8 @@ def collate(batch, pad_id):
                 continue  # EOS fill while the pad token is another: a target trained on on purpose (diffusion LMs)
             # No value given: the padding step's default fill, 0 (label_values.py reads it so)
             value = label_value_of(pad_node) if pad_node is not None else 0 if event.how == "padding_value" else None
+            if _every_grader_skips(facts, event, value):
+                continue  # each loss in view that grades these labels ignores their fill (`ignore_index=0`)
             if _read_out_of_view(facts, value, event.node):
                 continue  # no loss here grades them, and the project's own readers skip this value
             if event.how == "text_target" and replaced_by_lm_collator(facts, event.sink_kind):
@@ -151,13 +153,20 @@ def collate(batch, pad_id):
             title += " (assumes the loss ignores -100, as transformers models do: no loss is in view)"
         if event.how in ("padding_value", "list") and pad_node is not None:
             return FixProposal(safety, title, ((pad_node, ignore),))
-        if event.how == "padding_value" and isinstance(event.node, cst.Call):
-            edit = add_keyword(facts, event.node, "padding_value", ignore)
+        func = event.node.func if isinstance(event.node, cst.Call) else None
+        padding_step = facts.imports.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if event.how == "padding_value" and isinstance(event.node, cst.Call) and padding_step in P.PAD_SEQUENCE:
+            edit = add_keyword(facts, event.node, "padding_value", ignore)  # its default fill, 0, left out
             return FixProposal(safety, title, (edit,)) if edit else None
-        if event.how == "zeros" and isinstance(event.node, cst.Call):
+        if event.how in ("zeros", "padding_value") and isinstance(event.node, cst.Call):
+            # a zero buffer the labels' rows are written into (`torch.zeros(B, L).long()`): no `padding_value`
             code = _filled_with(facts, event.node, ignore)
             return (
-                FixProposal(Applicability.SAFE, "Start the labels from -100, not 0", ((event.node, code),))
+                FixProposal(
+                    Applicability.SAFE if event.how == "zeros" else safety,
+                    "Start the labels from -100, not 0",
+                    ((event.node, code),),
+                )
                 if code
                 else None
             )
@@ -211,6 +220,17 @@ def _padding_helper_shared(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, 
     return why, "pad the labels with -100 where they are padded for the loss, or give the helper the pad value"
 
 
+def _every_grader_skips(facts: ModuleFacts, event: LabelsPaddedWithToken, value: int | str | None) -> bool:
+    """Is every place in view that grades these padded labels one that ignores the value they are padded with
+    (at least one: a loss told `ignore_index=` the fill, `NLLLoss(ignore_index=0)` over a zero buffer)?"""
+    fill = 0 if value is None and event.how == "zeros" else value
+    if fill is None:
+        return False
+    padded = id(event.padded.node if event.padded is not None else event.node)
+    graders = [r for r in facts.labels_reaching if r.graded_there and padded in r.tags]
+    return bool(graders) and all(r.ignored == fill for r in graders)
+
+
 def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
     """Do the labels padded at `at` go to a reader out of view (no loss here grades token labels) that
     may skip `value`: a loss or metric of the module, or of a module importing what holds them?"""
@@ -254,6 +274,10 @@ def _filled_with(facts: ModuleFacts, call: cst.Call, value: str) -> str | None:
         return None
     shape = facts.code(dims[0].value) if len(dims) == 1 else "(" + ", ".join(facts.code(a.value) for a in dims) + ")"
     rest = "".join(f", {facts.code(a.keyword)}={facts.code(a.value)}" for a in call.args if a.keyword is not None)
+    if P.keyword(call, "dtype") is None and not func.endswith("new_zeros"):
+        # `zeros` without a dtype makes floats, `full` takes the fill's type: an int would change the dtype
+        # (and `requires_grad=True` refuses integers)
+        value = f"{value}.0" if P.int_value(cst.parse_expression(value)) is not None else f"float({value})"
     return f"{func[: -len('zeros')]}full({shape}, {value}{rest})"
 
 
