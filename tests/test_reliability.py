@@ -213,3 +213,27 @@ def test_ignoring_pad000_silences_bad_files(scan, tmp_path):
     code, out, err = scan("--ignore", "PAD000", ".")
     assert lines_naming(out, "py2.py") == [] and lines_naming(out, "binary.py") == []
     assert still_scanned(out) and code == 1
+
+
+def test_a_crash_on_a_syntax_node_is_still_one_short_line(scan, tmp_path, monkeypatch):
+    """A KeyError whose key is a libcst node prints hundreds of lines with `str()`: the report keeps one
+    line of bounded length, and the other files are still scanned."""
+    import libcst as cst
+
+    from padlint import engine
+
+    (tmp_path / "boom.py").write_text(BUGGY)
+    original = engine.lint_source
+    node = cst.parse_module("def f():\n" + "    x = 1\n" * 200)
+
+    def lint(text, filename="-", select=None, line_length=None):
+        if filename.endswith("boom.py"):
+            raise KeyError(node.body[0])
+        return original(text, filename, select, line_length)
+
+    monkeypatch.setattr(engine, "lint_source", lint)
+    code, out, err = scan()
+    [line] = err.splitlines()
+    assert line.startswith("padlint: error: boom.py: internal error: KeyError: FunctionDef(")
+    assert line.endswith("...") and len(line) < 300
+    assert still_scanned(out) and code == 2

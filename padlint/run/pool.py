@@ -80,12 +80,20 @@ def _serve(conn, function: Callable[[Any], Any]) -> None:
         except deadline.Timeout as exc:
             result = (False, Failure(exc.reason, timed_out=True))
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, never lost
-            result = (False, f"{type(exc).__name__}: {exc}")
+            result = (False, one_line(exc))
         now = _resident_mb()
         retire = at_fork is not None and now is not None and now - at_fork > WORKER_GROWTH_MB
         conn.send((*result, retire))
         if retire:
             return
+
+
+def one_line(exc: BaseException, limit: int = 200) -> str:
+    """`KeyError: ...`: the error on one line of bounded length (a key that is a syntax node prints as
+    hundreds of lines)."""
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"{type(exc).__name__}: {text}"
 
 
 class _Worker:
