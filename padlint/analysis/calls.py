@@ -87,6 +87,9 @@ class CallEvaluator(WalkerState):
             return recv | self.make_copies(call, recv, self.code(receiver))
         if method in shape_ops.METHODS:
             return self.keep_padding(call, recv, shape_ops.METHODS[method], self.axes_of(call))
+        if method in ("view", "reshape") and self.one_value_per_row(call):
+            # `labels.view(batch_size)`: one value per row, no sequence axis left: nothing in it is a pad
+            return frozenset(t for t in recv if not isinstance(t, (Padded, GoodMask)))
         if method in P.SAME_VALUE_METHODS and (cast := self.cast_buffer(method, call, recv)) is not None:
             return cast
         if method in P.SAME_VALUE_METHODS:
@@ -183,6 +186,16 @@ class CallEvaluator(WalkerState):
         """A mask by what it holds (a good mask, `ids != pad_id`) or by its place's name."""
         named = "mask" in (place_key(expr) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
+
+    def one_value_per_row(self, call: cst.Call) -> bool:
+        """`x.view(batch_size)`, `x.reshape(len(rows))`: one dimension, the count of rows (a name the function
+        binds once to `len(...)`, `.size(0)`, `.shape[0]`)."""
+        dims = [a.value for a in call.args]
+        if len(dims) == 1 and isinstance(dims[0], (cst.Tuple, cst.List)) and len(dims[0].elements) == 1:
+            dims = [dims[0].elements[0].value]
+        if len(dims) != 1 or any(a.keyword is not None or a.star for a in call.args):
+            return False
+        return shape_ops.row_count(dims[0], _bound_once(self.current_fn) if self.current_fn is not None else {})
 
     def masked_fill(
         self, call: cst.Call, method: str, receiver, recv: Value, condition: cst.Arg | None = None, fill=None
@@ -679,3 +692,15 @@ def _popped_key(call: cst.Call) -> str | None:
     if not call.args or len(call.args) > 2 or any(a.keyword is not None or a.star for a in call.args):
         return None
     return P.string_value(call.args[0].value)
+
+
+def _bound_once(fn: cst.CSTNode) -> dict[str, cst.BaseExpression]:
+    """The names `fn` assigns exactly once by a plain `name = value`, with that value."""
+    values: dict[str, cst.BaseExpression] = {}
+    counts: dict[str, int] = {}
+    for node in P.walk(fn):
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            counts[node.target.value] = counts.get(node.target.value, 0) + 1
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            values[node.targets[0].target.value] = node.value
+    return {name: value for name, value in values.items() if counts.get(name) == 1}

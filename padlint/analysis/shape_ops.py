@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
+from padlint.analysis import patterns as P
 from padlint.semantics import table as T
 
 SAME, TRANSPOSED, MOVED = "same", "transposed", "moved"
@@ -64,3 +67,27 @@ def transposes(method: str, axes: list[int | None]) -> bool | None:
     if method in ("permute", "transpose_axes"):  # the new order of the axes
         return {(0, 1): False, (1, 0): True}.get((normal[0], normal[1])) if len(normal) == 2 else None
     return True if sorted(normal) == [0, 1] else None  # `transpose(a, b)`, `swapaxes(a, b)`: a and b swap
+
+
+def row_count(expr: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> bool:
+    """Is `expr` a count of rows: `len(x)`, `x.size(0)`, `x.shape[0]`, `x.size()[0]`, or a name `bound`
+    (name -> the value its one assignment in the function gives) to one of them?"""
+    if isinstance(expr, cst.Name) and expr.value in bound:
+        return row_count(bound[expr.value], {})
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Name) and expr.func.value == "len" and len(expr.args) == 1:
+            return True
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size" and len(expr.args) == 1:
+            return P.int_value(expr.args[0].value) == 0
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        first = P.int_value(expr.slice[0].slice.value) == 0
+        base = expr.value
+        shape = isinstance(base, cst.Attribute) and base.attr.value == "shape"
+        sized = (
+            isinstance(base, cst.Call)
+            and isinstance(base.func, cst.Attribute)
+            and base.func.attr.value == "size"
+            and not base.args
+        )
+        return first and (shape or sized)
+    return False
