@@ -365,3 +365,30 @@ def test_magic_looking_lines_inside_strings_are_kept():
 def test_precommit_hook_covers_notebooks():
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert "jupyter" in hook["types_or"]
+
+
+def test_the_help_line_names_rows_of_cells_too(project):
+    """A finding without a fix says why in its help line; the rows it names are the notebook's cell rows."""
+    nb = notebook(
+        code(
+            "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+            'tokenizer = AutoTokenizer.from_pretrained("org/chat-model")\n'
+            'tokenizer.padding_side = "right"\n'
+            'model = AutoModelForCausalLM.from_pretrained("org/chat-model")',
+            "b1",
+        ),
+        code(
+            'inputs = tokenizer(["hi", "a longer prompt"], padding=True, return_tensors="pt")\n'
+            "continued = model.generate(**inputs, max_new_tokens=8)",
+            "b2",
+        ),
+        code(
+            "labels = inputs['input_ids'].masked_fill(inputs['attention_mask'] == 0, -100)\n"
+            "loss = model(**inputs, labels=labels).loss",
+            "b3",
+        ),
+    )
+    write(project, jupyter(nb))
+    out = run("check", "train.ipynb").stdout
+    assert "train.ipynb:cell 2:2:" in out and "PAD013" in out
+    assert "on line 2 of cell 3" in out

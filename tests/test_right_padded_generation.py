@@ -172,3 +172,30 @@ def test_the_unsafe_fix_makes_every_prompt_end_with_its_last_real_token(body, tm
     for row, question in zip(ids.tolist(), questions):
         real = module.tokenizer(question)["input_ids"]
         assert row[len(row) - len(real) :] == real  # the prompt itself, whole, right before the new tokens
+
+
+GENERATED_AND_SCORED = """
+tokenizer = AutoTokenizer.from_pretrained("org/chat-model")
+tokenizer.padding_side = "right"
+model = AutoModelForCausalLM.from_pretrained("org/chat-model")
+
+
+def continue_and_score(prompts):
+    inputs = tokenizer(prompts, padding=True, return_tensors="pt")
+    continued = model.generate(**inputs, max_new_tokens=16)
+    labels = inputs["input_ids"].masked_fill(inputs["attention_mask"] == 0, -100)
+    loss = model(**inputs, labels=labels).loss
+    return continued, loss
+"""
+
+
+def test_no_fix_where_the_same_prompts_also_feed_a_forward_pass():
+    """Left padding would fix `generate` and move the positions of the forward pass that scores the same
+    encoding (absolute positions count from each row's first pad when no position ids are given): the
+    finding stays, with no fix, and the help names the forward call."""
+    source = textwrap.dedent(HEAD) + textwrap.dedent(GENERATED_AND_SCORED)
+    [finding] = [d for d in lint_source(source, "score.py") if d.code == "PAD013"]
+    assert finding.fix is None and "`model(...)`" in finding.no_fix and "forward pass" in finding.no_fix
+    alone = source.replace("    loss = model(**inputs, labels=labels).loss\n", "    loss = None\n")
+    [finding] = [d for d in lint_source(alone, "score.py") if d.code == "PAD013"]
+    assert finding.fix is not None  # generation only: left padding is the fix

@@ -410,6 +410,8 @@ class ModuleFacts:
     # Model calls whose consumer makes the mask itself from the pad id, or refuses one (library table),
     # or whose output nothing reads
     mask_not_needed_at: set[cst.CSTNode] = field(default_factory=set)
+    # id of a padding step's node -> a model call (not `generate`) whose forward pass reads those ids
+    ids_at_forward: dict[int, cst.Call] = field(default_factory=dict)
     dropped_results: set[cst.CSTNode] = field(default_factory=set)  # calls made as statements on their own
     outputs_hooked: bool | None = None  # the module registers a forward hook (worked out when first asked)
     filename: str = "-"

@@ -673,6 +673,8 @@ class SinkChecks(WalkerState):
         if ids is not None and self.known_not_a_model(call):
             return  # `input_ids=` names a parameter, not a model: what the callee does with them decides
         self.decoder_inputs(call, keywords)
+        if P.last_name(call.func) != "generate":
+            self.note_forward_ids(call, keywords, spreads, model_like)
         mask = keywords.get("attention_mask")
         builds_mask = self.consumer_builds_mask(call, keywords)
         if builds_mask:
@@ -692,6 +694,21 @@ class SinkChecks(WalkerState):
                 self.ids_sink(self.evaluate(first_arg.value), call, carries, first_arg.value)
             elif mask is None and not builds_mask:
                 self.spread_without_mask(call, spreads)
+
+    def note_forward_ids(self, call: cst.Call, keywords: dict, spreads: list[cst.Arg], model_like: bool) -> None:
+        """The padding steps of the ids a model's forward pass reads (`input_ids=`, the first argument, a
+        `**enc` spread): a fix that moves their pads (to the left) changes what it reads too."""
+        first = P.positional(call, 0)
+        if "input_ids" in keywords:
+            ids = self.evaluate(keywords["input_ids"].value)
+        elif model_like and first is not None:
+            ids = self.evaluate(first.value)
+        elif model_like and len(spreads) == 1:
+            ids = self.encoding_field(self.evaluate(spreads[0].value), "input_ids", spreads[0].value, whole=True)
+        else:
+            return
+        for padded in tags_of(ids or EMPTY, Padded):
+            self.facts.ids_at_forward.setdefault(id(padded.node), call)
 
     def spread_without_mask(self, call: cst.Call, spreads: list[cst.Arg]) -> None:
         """`model(**enc)`, the one spread of the call (`spreads`), of an encoding made with

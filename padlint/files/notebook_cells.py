@@ -82,6 +82,7 @@ class CellMap:
             cell=cell,
             statement_rows=rows,
             message=self._message(d.message, cell),
+            no_fix=self._message(d.no_fix, cell) if d.no_fix else d.no_fix,
         )
 
     def _message(self, message: str, cell: int) -> str:

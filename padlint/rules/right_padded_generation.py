@@ -19,6 +19,14 @@ NO_FIX = "the prompts are padded by hand: pad them on the left (`[pad_id] * n + 
 UNSAFE_WHY = "`padding_side=` in a tokenizer call needs transformers >= 4.45 and a tokenizer that accepts it"
 
 
+# Padding on the left moves the pads before the real tokens for every reader of these ids: a model's
+# forward pass given no position ids then numbers each row's tokens from its first pad (absolute positions).
+FORWARD_TOO = (
+    "the same prompts also go to `{call}` {at}, a forward pass whose positions left padding would move: "
+    "tokenize the prompts for `generate` apart"
+)
+
+
 class RightPaddedGeneration(Rule):
     """Prompts padded on the right go to a decoder-only `generate`: new tokens follow the pads."""
 
@@ -86,8 +94,10 @@ def summarise(texts):
                 f"right by `{facts.brief(padded.node)}` {facts.at(padded.node)}: a shorter row's new tokens "
                 "follow its pads"
             )
-            fix = self.fix(facts, event)
-            yield Finding(event.node, message, fix, no_fix=None if fix else NO_FIX)
+            forward = facts.ids_at_forward.get(id(padded.node))
+            fix = self.fix(facts, event) if forward is None else None
+            why = NO_FIX if forward is None else FORWARD_TOO.format(call=facts.brief(forward), at=facts.at(forward))
+            yield Finding(event.node, message, fix, no_fix=None if fix else why)
 
     def fix(self, facts: ModuleFacts, event: RightPaddedPrompts) -> FixProposal | None:
         """`padding_side="left"` in the tokenizer call that padded the prompts (in place of "right")."""
