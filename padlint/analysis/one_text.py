@@ -78,11 +78,13 @@ def _hands_one_text(
     if arg is None:
         return False
     value = arg.value
-    if isinstance(value, TEXT_NODES):
+    if isinstance(value, TEXT_NODES) or one_text_expression(value):
         return True
     if not isinstance(value, cst.Name):
         return False
     caller = site.caller
+    if _bound_to_texts(caller if caller is not None else site.module, site.call, value.value):
+        return True
     if caller is not None and site.home and value.value in known.get(caller.name.value, set()):
         return never_stored(caller, value.value, stored)  # a dispatcher passing its own one text on
     scope: cst.CSTNode | None = caller if caller is not None else site.module
@@ -92,6 +94,72 @@ def _hands_one_text(
     if iterable is None:
         return False
     return _texts_display(iterable, scope, site.module) or _items_of_a_parameter(iterable, caller, stored, sites)
+
+
+# Methods of `str` that hand back one string, and that the containers code batches texts in (lists,
+# arrays, tensors, pandas objects, whose own `str` accessor is excluded below) do not have.
+STR_METHODS = frozenset(
+    {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize", "removeprefix", "removesuffix"}
+)
+
+
+def one_text_expression(expr: cst.BaseExpression) -> bool:
+    """Is `expr` one string by its form: a literal or f-string, `str(x)`, `"sep".join(...)`,
+    `"...".format(...)`, a `str` method (`q.replace(...).strip()`), or `+` of such strings?"""
+    if isinstance(expr, TEXT_NODES):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return one_text_expression(expr.left) and one_text_expression(expr.right)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Name):
+        return func.value == "str" and len(expr.args) == 1
+    if not isinstance(func, cst.Attribute):
+        return False
+    receiver, method = func.value, func.attr.value
+    if isinstance(receiver, cst.Attribute) and receiver.attr.value == "str":
+        return False  # `series.str.strip()`: a pandas column of texts
+    if method in ("join", "format"):
+        return isinstance(receiver, TEXT_NODES)
+    if method == "replace":
+        return one_text_expression(receiver)
+    return method in STR_METHODS
+
+
+def _bound_to_texts(scope: cst.CSTNode | None, call: cst.Call, name: str) -> bool:
+    """Is `name`, read at `call`, bound in `scope` only by assignments of one string (`q = text.strip()`),
+    neither a parameter nor a loop's variable?"""
+    if scope is None or _loop_iterable(scope, call, name) is not None:
+        return False
+    if isinstance(scope, cst.FunctionDef) and name in P.parameter_names(scope):
+        return False
+    if _bound_otherwise(scope, name):
+        return False
+    values = _bound_values(scope, name)
+    return bool(values) and all(one_text_expression(v) for v in values)
+
+
+def _bound_otherwise(scope: cst.CSTNode, name: str) -> bool:
+    """Is `name` bound in `scope` other than by a plain `name = value` (a loop, `with ... as`, unpacking,
+    an annotated or augmented store, `:=`, `except ... as`, `global`)? Such a value is not read here."""
+    for node in own_nodes(scope):
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, (cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        elif isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets if not isinstance(t.target, cst.Name)]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.ExceptHandler) and node.name is not None:
+            targets = [node.name.name]
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            targets = [item.name for item in node.names]
+        if any(isinstance(n, cst.Name) and n.value == name for t in targets for n in P.walk(t)):
+            return True
+    return False
 
 
 def _loop_iterable(scope: cst.CSTNode, call: cst.Call, name: str) -> cst.BaseExpression | None:
