@@ -223,6 +223,35 @@ def _holder_name(scope: cst.CSTNode, call: cst.Call) -> tuple[str, bool] | None:
     return None
 
 
+# Reads of a value that give its size or placement, not its values.
+SIZE_FIELDS = frozenset({"shape", "size", "dtype", "device", "ndim"})
+
+
+def sizes_read_only(module: cst.Module, scope: cst.CSTNode, call: cst.Call) -> bool:
+    """Is `call`'s result stored in one local name of `scope` (a def of `module`, or the module) whose every
+    read takes only a size of it or of a field (`out.text_embeds.shape[1]`, `out.logits.size(-1)`), or
+    deletes it? A model run to learn the width of its embeddings reads no value it computes."""
+    held = _holder_name(scope, call)
+    if held is None or held[1]:
+        return False
+    parents = parents_of(module)
+    reads = 0
+    for name in names_in(scope, {held[0]}):
+        parent = parents.get(name)
+        grand = parents.get(parent) if parent is not None else None
+        if isinstance(parent, cst.Element) and isinstance(grand, cst.Tuple) and isinstance(parents.get(grand), cst.Del):
+            continue  # `del a, out`
+        if isinstance(parent, cst.AssignTarget) and parent.target is name or isinstance(parent, cst.Del):
+            continue  # the store itself, `del out`
+        node: cst.CSTNode = name
+        while isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value not in SIZE_FIELDS:
+            node, parent = parent, parents.get(parent)  # `out.text_embeds`: a field, read on
+        if not (isinstance(parent, cst.Attribute) and parent.value is node):
+            return False  # the output or a field of it is read, handed on, indexed or returned
+        reads += 1
+    return reads > 0
+
+
 def read_at_row_zero_only(module: cst.Module, scope: cst.CSTNode, call: cst.Call) -> bool:
     """Is every read of `call`'s output in `scope` (a def of `module`, or the module) a field of it
     indexed at row 0 (`model(ids).logits[0, -1]`, or `out = model(ids)` read only as `out.logits[0]`)?

@@ -641,9 +641,12 @@ class SinkChecks(WalkerState):
             entries = {k: (self.evaluate(a.value), a.value) for k, a in keywords.items()}
             self.check_feature_dict(call, entries, P.has_star_kwargs(call), "dict")
             return
-        if call in self.facts.dropped_results and not self.project_model_called(call) and not self.outputs_hooked():
-            # `model(ids)` on its own (a warm-up, a timing loop): nothing reads what the model makes of
-            # the batch, so neither its mask nor its labels harm anything. A model class of the project
+        handed_ids = "input_ids" in keywords or bool(spreads)
+        if (call in self.facts.dropped_results or handed_ids and self.only_sizes_read(call)) and not (
+            self.project_model_called(call) or self.outputs_hooked()
+        ):
+            # `model(ids)` on its own (a warm-up, a timing loop), or read for sizes only: nothing reads what
+            # the model makes of the batch, so neither its mask nor its labels harm anything. A model class of the project
             # may keep what it computes (on `self`, in a list): its output is more than its return.
             self.facts.mask_not_needed_at.add(call)
             return
@@ -694,6 +697,13 @@ class SinkChecks(WalkerState):
                 self.ids_sink(self.evaluate(first_arg.value), call, carries, first_arg.value)
             elif mask is None and not builds_mask:
                 self.spread_without_mask(call, spreads)
+
+    def only_sizes_read(self, call: cst.Call) -> bool:
+        """`out = model(...)` read only for sizes (`out.text_embeds.shape[1]`): no value of it is used."""
+        module = self.facts.module
+        if module is None or not self.facts.is_local(call):
+            return False
+        return output_use.sizes_read_only(module, self.current_fn or module, call)
 
     def note_forward_ids(self, call: cst.Call, keywords: dict, spreads: list[cst.Arg], model_like: bool) -> None:
         """The padding steps of the ids a model's forward pass reads (`input_ids=`, the first argument, a
