@@ -210,25 +210,76 @@ class LoaderUses:
         assert self.item is not None
         key, readers = self.item
         for node in S.name_nodes(region, {name}):
-            parent = self.parents.get(node)
             if self.bound_at(node) or self.is_size_read(node):
                 continue
-            if not isinstance(parent, cst.Subscript) or parent.value is not node or len(parent.slice) != 1:
+            found = self.item_taken(node)
+            if found is None:
                 return False  # the batch whole goes somewhere
-            index = parent.slice[0].slice
-            read = P.string_value(index.value) if isinstance(index, cst.Index) else None
+            read, taken = found
             if read is None:
                 return False
             if read != key:
                 continue
-            carried = self.carried(parent)  # `batch["labels"].cpu()`: the same values
+            carried = self.carried(taken)  # `batch["labels"].cpu()`: the same values
             alias = self.alias_bound(carried)
             if alias is not None:  # `answers = batch["labels"]`: every read of the name is judged
-                if not all(self.read_by(n, readers) for n in S.name_nodes(region, {alias}) if not self.bound_at(n)):
+                reads = [n for n in S.name_nodes(region, {alias}) if not self.bound_at(n)]
+                if not all(self.read_by(n, readers) or self.rows_read_by(n, readers) for n in reads):
                     return False
-            elif not self.read_by(parent, readers):
+            elif not self.read_by(taken, readers):
                 return False
         return True
+
+    def item_taken(self, node: cst.CSTNode) -> tuple[str | None, cst.CSTNode] | None:
+        """`batch["labels"]`, `batch.pop("labels")`, `batch.get("labels")`: the key read (None: not a
+        constant) and the expression that reads it; None for any other use of the batch."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node and len(parent.slice) == 1:
+            index = parent.slice[0].slice
+            return (P.string_value(index.value) if isinstance(index, cst.Index) else None), parent
+        call = self.parents.get(parent)
+        if (
+            isinstance(parent, cst.Attribute)
+            and parent.value is node
+            and parent.attr.value in ("pop", "get")
+            and isinstance(call, cst.Call)
+            and call.func is parent
+            and call.args
+        ):
+            return P.string_value(call.args[0].value), call
+        return None
+
+    def rows_read_by(self, node: cst.CSTNode, readers: frozenset[str]) -> bool:
+        """`for text, answer in zip(preds, answers):` or `for answer in answers:` over the item (`node`):
+        is every read of the loop's variable for its rows an argument of a call of `readers`?"""
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        position = None
+        if isinstance(arg, cst.For) and arg.iter is node:
+            loop: cst.CSTNode | None = arg
+        elif (
+            isinstance(arg, cst.Arg)
+            and arg.value is node
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "zip"
+            and not any(a.star or a.keyword for a in call.args)
+        ):
+            loop, position = self.parents.get(call), list(call.args).index(arg)
+            if not isinstance(loop, cst.For) or loop.iter is not call:
+                return False
+        else:
+            return False
+        assert isinstance(loop, cst.For)
+        target: cst.BaseExpression = loop.target
+        if position is not None:
+            if not isinstance(target, cst.Tuple) or position >= len(target.elements):
+                return False
+            target = target.elements[position].value
+        if not isinstance(target, cst.Name):
+            return False
+        reads = [n for n in S.name_nodes([loop.body], {target.value}) if not self.bound_at(n)]
+        return bool(reads) and all(self.read_by(n, readers) for n in reads)
 
     def read_by(self, node: cst.CSTNode, readers: frozenset[str]) -> bool:
         """Is `node` (moved or indexed on the way) an argument of a call of `readers`, or read for its size?"""

@@ -293,6 +293,8 @@ class StatementWalker(WalkerState):
                     if (self.current_fn, part.value) in self.facts.loss_masked:
                         self.facts.loss_masked.add(small)  # and the loss mask stored beside them
                     held = self.env.get(f"{part.value}['labels']") or EMPTY
+                    if self.collated_labels_only_decoded("labels"):
+                        self.facts.labels_unread.add(small)  # every batch's labels are decoded to text
                     self.label_sink(held, part, small, "store", held_in=part.value)
                 expr = getattr(part, "value", part)  # a tuple's element; else what the value is made of
                 if not isinstance(expr, cst.BaseExpression):
@@ -435,6 +437,8 @@ class StatementWalker(WalkerState):
             # `batch = {..., "loss_mask": m}`, then `batch["labels"] = ...`: the labels go with that mask
             self.facts.loss_masked.add((self.current_fn, key))
         if subscript_key in ("labels", "label_ids") and container is not None:
+            if self.collated_labels_only_decoded(subscript_key):
+                self.facts.labels_unread.add(target)  # every batch's labels are decoded to text, never graded
             self.facts.label_store_places[target] = (self.current_fn, place_key(container))
             self.label_sink(value, value_node, target, "store")
             self.labels_replaced.update(tags_of(self.evaluate(container), Encoding))

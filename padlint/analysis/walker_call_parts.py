@@ -207,6 +207,9 @@ class CallParts:
 
     # ---- sinks.py
     @abstractmethod
+    def collated_labels_only_decoded(self, key: str) -> bool: ...
+
+    @abstractmethod
     def mask_event(self, mask: Any, padded: Padded, code: str | None, sink: cst.CSTNode) -> Any: ...
 
     @abstractmethod
