@@ -266,6 +266,7 @@ class ExpressionEvaluator(WalkerState):
                         from_tokenizer=True,
                         side=enc.side,
                         encoding=None if lost else self.code(_base_of(expr)),
+                        by_attribute=isinstance(expr, cst.Attribute),
                         lost_at=lost,
                         target_ids=enc.target_ids,
                         rows=enc.rows,

@@ -34,6 +34,9 @@ class Padded:
     side: str = "right"
     from_tokenizer: bool = False
     encoding: str | None = None  # code of the encoding whose mask is still there ("enc")
+    # The ids were read as an attribute (`enc.input_ids`): the mask is read the same way (an output class
+    # of the project may have attributes and no `[...]`; transformers' BatchEncoding has both).
+    by_attribute: bool = False
     lost_at: cst.CSTNode | None = None  # where a tokenizer's mask was dropped
     target_ids: bool = False  # tokenized with text_target=: labels by design
     of_labels: bool = False  # the padded data were labels (padded on their own, not a copy of ids)
@@ -106,7 +109,8 @@ class Padded:
         """The encoding's mask, derived the same way the ids were: `torch.tensor(enc["attention_mask"])`."""
         if not self.encoding or self.lost_at is not None or self.template is None:
             return None
-        return self.template.replace("§", f'{self.encoding}["attention_mask"]')
+        mask = f"{self.encoding}.attention_mask" if self.by_attribute else f'{self.encoding}["attention_mask"]'
+        return self.template.replace("§", mask)
 
 
 @dataclass(eq=False)
