@@ -625,6 +625,8 @@ class ExpressionEvaluator(WalkerState):
             resolved = self.resolve_int(expr)
             if isinstance(resolved, int):
                 return resolved == P.IGNORE_VALUE
+            if resolved == "pad":
+                return False  # `ignore_index` handed the pad id: the value in view decides, not the name
             name = expr.value if isinstance(expr, cst.Name) else expr.attr.value
             return "ignore" in name.lower()
         return False

@@ -95,6 +95,11 @@ class LabelValues(WalkerState):
             return P.IGNORE_VALUE  # `pad_value` handed -100 by its caller holds the ignore index, not a pad id
         if P.IGNORE_VALUE in handed:
             return None  # the ignore value on one path and another value on another: the user's switch
+        if isinstance(expr, cst.Name) and all(isinstance(t, PadId) for t in value) and expr.value in self.constants:
+            # a module constant's value decides before its name: `PAD_VALUE = -100` is the ignore value
+            number = P.int_value(self.constants[expr.value])
+            if number is not None:
+                return number
         if tags_of(value, PadId) or P.is_pad_id_expression(expr):
             return "pad"
         if len(handed) == 1 and all(isinstance(t, Const) for t in value):

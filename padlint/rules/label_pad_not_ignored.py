@@ -90,6 +90,8 @@ def collate(batch, pad_id):
             pad_node = pad.value if isinstance(pad, cst.Arg) else pad
             if "pad" in skipped and pad_node is not None and P.is_pad_id_expression(pad_node):
                 continue  # the module's loss ignores the pad id itself (PAD007 checks that it agrees)
+            if "pad" in skipped and event.how == "text_target" and not _graded_otherwise(facts, event, "pad"):
+                continue  # targets the tokenizer padded hold its pad id, which a loss here is told to skip
             if ignored and pad_node is not None and not P.is_pad_id_expression(pad_node) and event.how != "collator":
                 continue  # a sentinel such as -1 with a loss in view: PAD007 says which end to change
             if pad_node is not None and event.how in ("padding_value", "list") and _marks(facts, pad_node):
@@ -218,6 +220,13 @@ def _padding_helper_shared(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, 
         return None
     why = f"`{name}` pads what each of its {len(calls)} calls hands it, not only these labels ({facts.at(calls[0])})"
     return why, "pad the labels with -100 where they are padded for the loss, or give the helper the pad value"
+
+
+def _graded_otherwise(facts: ModuleFacts, event: LabelsPaddedWithToken, fill: int | str) -> bool:
+    """Does a place in view grade these padded labels ignoring another value than their fill (a model
+    given `labels=`, whose loss skips only -100)?"""
+    padded = id(event.padded.node if event.padded is not None else event.node)
+    return any(r.graded_there and padded in r.tags and r.ignored != fill for r in facts.labels_reaching)
 
 
 def _every_grader_skips(facts: ModuleFacts, event: LabelsPaddedWithToken, value: int | str | None) -> bool:
