@@ -13,7 +13,7 @@ from padlint.analysis.patterns import child_nodes
 
 def in_exclusive_arms(root: cst.CSTNode, first: cst.CSTNode, second: cst.CSTNode) -> bool:
     """Do `first` and `second` (both under `root`) sit in different arms of one `if` statement?"""
-    first_path, second_path = _path_to(root, first), _path_to(root, second)
+    first_path, second_path = path_to(root, first), path_to(root, second)
     if first_path is None or second_path is None:
         return False
     shared = 0
@@ -26,7 +26,7 @@ def in_exclusive_arms(root: cst.CSTNode, first: cst.CSTNode, second: cst.CSTNode
     return any(first_path[shared] is arm for arm in arms) and any(second_path[shared] is arm for arm in arms)
 
 
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
     """The nodes from `root` down to `target`, both included; None when `target` is not under `root`."""
     stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
     path: list[cst.CSTNode] = []

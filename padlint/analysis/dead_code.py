@@ -20,6 +20,7 @@ from typing import cast
 import libcst as cst
 
 from padlint.analysis import patterns as P
+from padlint.analysis.branches import path_to
 
 
 def name_reads(module: cst.CSTNode) -> Counter[str]:
@@ -222,7 +223,7 @@ def unread_after(fn: cst.FunctionDef, target: cst.Name) -> bool:
     of any block around it, nor anywhere in a loop around it (the next pass), nor by a def or lambda
     inside `fn` (it may run later)? A value stored there reaches nothing. A name declared `global` or
     `nonlocal`, or a scope that calls `locals()`/`vars()`/`exec`, may be read elsewhere: False."""
-    path = _path_to(fn, target)
+    path = path_to(fn, target)
     if path is None:
         return False
     name = target.value
@@ -274,20 +275,6 @@ def _binds_without_reading(stmt: cst.CSTNode, name: str) -> bool:
         return False
     target = small.targets[0].target
     return isinstance(target, cst.Name) and target.value == name and not name_reads(small.value)[name]
-
-
-def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes from `root` down to `node` (both included), None if `node` is not under `root`."""
-    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
-    path: list[cst.CSTNode] = []
-    while stack:
-        current, depth = stack.pop()
-        del path[depth:]
-        path.append(current)
-        if current is node:
-            return path
-        stack.extend((child, depth + 1) for child in P.child_nodes(current))
-    return None
 
 
 def _loads(node: cst.CSTNode, name: str, store: cst.CSTNode | None) -> int:
