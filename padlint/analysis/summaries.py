@@ -11,6 +11,8 @@ import libcst as cst
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, Env, place_key
 from padlint.analysis.objects import mask_passed
+from padlint.analysis.one_row import own_nodes
+from padlint.analysis.one_text import one_text_expression
 from padlint.analysis.values import (
     ClassRef,
     Const,
@@ -335,9 +337,15 @@ class _Substitute(cst.CSTTransformer):
 
 
 def _returns_str(fn: cst.FunctionDef) -> bool:
-    """`def render(...) -> str:` (also `-> "str"`)."""
+    """`def render(...) -> str:` (also `-> "str"`), or a def whose every `return` hands back one string by its
+    form (`return unicodedata.normalize("NFKC", text).strip().lower()`)."""
     returns = fn.returns.annotation if fn.returns is not None else None
-    return (isinstance(returns, cst.Name) and returns.value == "str") or P.string_value(returns) == "str"
+    if (isinstance(returns, cst.Name) and returns.value == "str") or P.string_value(returns) == "str":
+        return True
+    found = [n for n in own_nodes(fn.body) if isinstance(n, (cst.Return, cst.Yield))]
+    return bool(found) and all(
+        isinstance(n, cst.Return) and n.value is not None and one_text_expression(n.value) for n in found
+    )
 
 
 def _holds(value: Value, kind: type) -> bool:
