@@ -64,7 +64,7 @@ class CallEvaluator(WalkerState):
     def method_call(
         self, call: cst.Call, method: str, receiver: cst.BaseExpression, recv: Value | None = None
     ) -> Value:
-        if method == "pop" and (field := _popped_key(call)) is not None:
+        if method == "pop" and (field := P.popped_key(call)) is not None:
             return self.popped(call, receiver, field, recv)
         recv = self.evaluate(receiver) if recv is None else recv
         if method == "mean":
@@ -188,14 +188,17 @@ class CallEvaluator(WalkerState):
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
 
     def one_value_per_row(self, call: cst.Call) -> bool:
-        """`x.view(batch_size)`, `x.reshape(len(rows))`: one dimension, the count of rows (a name the function
-        binds once to `len(...)`, `.size(0)`, `.shape[0]`)."""
-        dims = [a.value for a in call.args]
-        if len(dims) == 1 and isinstance(dims[0], (cst.Tuple, cst.List)) and len(dims[0].elements) == 1:
+        """`x.view(batch_size)`, `x.reshape(len(rows))`: one dimension, the count of rows (or a name the
+        function set to one before, on every path: `batch_size = words.size(0)`)."""
+        dims: list[cst.BaseExpression | None] = [a.value for a in call.args]
+        if len(call.args) == 1 and isinstance(dims[0], (cst.Tuple, cst.List)) and len(dims[0].elements) == 1:
             dims = [dims[0].elements[0].value]
         if len(dims) != 1 or any(a.keyword is not None or a.star for a in call.args):
             return False
-        return shape_ops.row_count(dims[0], _bound_once(self.current_fn) if self.current_fn is not None else {})
+        dim = dims[0]
+        if isinstance(dim, cst.Name):
+            dim = one_row.value_bound_before(self.current_fn, dim)
+        return dim is not None and shape_ops.row_count(dim)
 
     def masked_fill(
         self, call: cst.Call, method: str, receiver, recv: Value, condition: cst.Arg | None = None, fill=None
@@ -685,22 +688,3 @@ def _mask_as(tag, kind: str):
 def _means_in(*values: Value) -> Value:
     """The masked means (MeanValue) the values hold: what a reduction or a function of them depends on."""
     return frozenset(t for value in values for t in value if isinstance(t, MeanValue))
-
-
-def _popped_key(call: cst.Call) -> str | None:
-    """ "k" of `d.pop("k")` or `d.pop("k", default)` (a list's `pop(i)` takes no string)."""
-    if not call.args or len(call.args) > 2 or any(a.keyword is not None or a.star for a in call.args):
-        return None
-    return P.string_value(call.args[0].value)
-
-
-def _bound_once(fn: cst.CSTNode) -> dict[str, cst.BaseExpression]:
-    """The names `fn` assigns exactly once by a plain `name = value`, with that value."""
-    values: dict[str, cst.BaseExpression] = {}
-    counts: dict[str, int] = {}
-    for node in P.walk(fn):
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
-            counts[node.target.value] = counts.get(node.target.value, 0) + 1
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            values[node.targets[0].target.value] = node.value
-    return {name: value for name, value in values.items() if counts.get(name) == 1}

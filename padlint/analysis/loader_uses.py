@@ -244,9 +244,8 @@ class LoaderUses:
             and parent.attr.value in ("pop", "get")
             and isinstance(call, cst.Call)
             and call.func is parent
-            and call.args
         ):
-            return P.string_value(call.args[0].value), call
+            return P.popped_key(call), call
         return None
 
     def rows_read_by(self, node: cst.CSTNode, readers: frozenset[str]) -> bool:

@@ -317,6 +317,13 @@ def positional(call: cst.Call, index: int) -> cst.Arg | None:
     return found[index] if index < len(found) else None
 
 
+def popped_key(call: cst.Call) -> str | None:
+    """ "k" of `d.pop("k")` or `d.get("k", default)` (a list's `pop(i)` takes no string)."""
+    if not call.args or len(call.args) > 2 or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return string_value(call.args[0].value)
+
+
 def role_argument(call: cst.Call, role: tuple[str, int | None]) -> cst.Arg | None:
     """The argument a library table row's role names (`row.roles[...]`: its keyword, and its position when it
     can be passed positionally)."""

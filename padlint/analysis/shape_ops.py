@@ -69,11 +69,8 @@ def transposes(method: str, axes: list[int | None]) -> bool | None:
     return True if sorted(normal) == [0, 1] else None  # `transpose(a, b)`, `swapaxes(a, b)`: a and b swap
 
 
-def row_count(expr: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> bool:
-    """Is `expr` a count of rows: `len(x)`, `x.size(0)`, `x.shape[0]`, `x.size()[0]`, or a name `bound`
-    (name -> the value its one assignment in the function gives) to one of them?"""
-    if isinstance(expr, cst.Name) and expr.value in bound:
-        return row_count(bound[expr.value], {})
+def row_count(expr: cst.BaseExpression) -> bool:
+    """Is `expr` a count of rows: `len(x)`, `x.size(0)`, `x.shape[0]`, `x.size()[0]`?"""
     if isinstance(expr, cst.Call):
         if isinstance(expr.func, cst.Name) and expr.func.value == "len" and len(expr.args) == 1:
             return True
