@@ -222,22 +222,24 @@ def _padding_helper_shared(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, 
     return why, "pad the labels with -100 where they are padded for the loss, or give the helper the pad value"
 
 
+def _ignored_by_graders(facts: ModuleFacts, event: LabelsPaddedWithToken) -> list[int | str | None]:
+    """What each place in view that grades these padded labels ignores (a loss, a model given `labels=`)."""
+    padded = id(event.padded.node if event.padded is not None else event.node)
+    return [r.ignored for r in facts.labels_reaching if r.graded_there and padded in r.tags]
+
+
 def _graded_otherwise(facts: ModuleFacts, event: LabelsPaddedWithToken, fill: int | str) -> bool:
     """Does a place in view grade these padded labels ignoring another value than their fill (a model
     given `labels=`, whose loss skips only -100)?"""
-    padded = id(event.padded.node if event.padded is not None else event.node)
-    return any(r.graded_there and padded in r.tags and r.ignored != fill for r in facts.labels_reaching)
+    return any(ignored != fill for ignored in _ignored_by_graders(facts, event))
 
 
 def _every_grader_skips(facts: ModuleFacts, event: LabelsPaddedWithToken, value: int | str | None) -> bool:
     """Is every place in view that grades these padded labels one that ignores the value they are padded with
     (at least one: a loss told `ignore_index=` the fill, `NLLLoss(ignore_index=0)` over a zero buffer)?"""
     fill = 0 if value is None and event.how == "zeros" else value
-    if fill is None:
-        return False
-    padded = id(event.padded.node if event.padded is not None else event.node)
-    graders = [r for r in facts.labels_reaching if r.graded_there and padded in r.tags]
-    return bool(graders) and all(r.ignored == fill for r in graders)
+    ignored = _ignored_by_graders(facts, event) if fill is not None else []
+    return bool(ignored) and all(value == fill for value in ignored)
 
 
 def _read_out_of_view(facts: ModuleFacts, value: int | str | None, at: cst.CSTNode) -> bool:
