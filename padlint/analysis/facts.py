@@ -462,6 +462,8 @@ class ModuleFacts:
     # The values calls outside the table were told to skip (`ignore_index=`): a project's own loss or metric.
     ignores_told: list[int | str | None] = field(default_factory=list)
     ignored_beside_memo: dict[frozenset[str] | None, frozenset[int | str]] = field(default_factory=dict)
+    # (collate function or Dataset class, key) -> is that item of every batch only decoded (sinks.py)
+    labels_decoded_memo: dict[tuple[cst.CSTNode, str], bool] = field(default_factory=dict, repr=False)
     lm_collators: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)  # DCLM(mlm=False) calls
     # Calls of its kin that build labels the same way: trl's completion-only collator, project subclasses
     lm_collator_kin: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)

@@ -535,12 +535,19 @@ class SinkChecks(WalkerState):
         if fn is None or self.facts.module is None:
             return False
         readers = T.names("decodes", on="method")
+        memo = self.facts.labels_decoded_memo  # asked at each store and return of the labels: read the module once
         if fn.name.value in self.module_info.collate_functions:
-            return batch_uses.item_read_only_by(self.facts.module, fn, self.facts.imports, key, readers)
+            if (fn, key) not in memo:
+                memo[fn, key] = batch_uses.item_read_only_by(self.facts.module, fn, self.facts.imports, key, readers)
+            return memo[fn, key]
         if fn.name.value == "__getitem__" and self.class_envs and self.walking_home():
             # a Dataset's items: its loaders' batches, followed the same way
             dataset = self.class_envs[-1][0]
-            return batch_uses.dataset_item_read_only_by(self.facts.module, dataset, self.facts.imports, key, readers)
+            if (dataset, key) not in memo:
+                memo[dataset, key] = batch_uses.dataset_item_read_only_by(
+                    self.facts.module, dataset, self.facts.imports, key, readers
+                )
+            return memo[dataset, key]
         return False
 
     def check_feature_dict(self, node, entries: dict, splat: bool, kind: str) -> None:
