@@ -331,3 +331,56 @@ def test_weighted_mean_over_ignored_positions_fix_averages_over_the_graded_ones(
     noisy = logits.clone()
     noisy[~real] = 50.0  # the logits at the pads change nothing
     assert torch.allclose(after(noisy, targets, weights), expected)
+
+
+# ---- PAD011 over entries a selection keeps -------------------------------------------------------------
+SELECTED_ENTRIES_LOSS = """
+import torch.nn.functional as F
+
+
+def sft_loss(tokenizer, logits, ids, attention_mask, prompt_lengths):
+    labels = ids.clone()
+    for i, n in enumerate(prompt_lengths):
+        labels[i, :n] = -100
+    labels[attention_mask == 0] = -100
+    real = attention_mask.bool()
+    per_token = F.cross_entropy(logits[real], labels[real], reduction="none")
+    return per_token.mean()
+
+
+def answer_loss(tokenizer, logits, ids, attention_mask, prompt_lengths):
+    labels = ids.clone()
+    for i, n in enumerate(prompt_lengths):
+        labels[i, :n] = -100
+    labels[attention_mask == 0] = -100
+    graded = labels != -100
+    per_token = F.cross_entropy(logits[graded], labels[graded], reduction="none")
+    return per_token.mean()
+"""
+
+
+def test_selection_by_the_attention_mask_keeps_the_prompts_ignored_entries(tmp_path):
+    """Selecting by the attention mask drops the pads but keeps the prompt's -100 entries: the mean counts
+    them as zeros. The fix averages over the graded entries; a selection of the entries that are not -100
+    leaves nothing ignored, is silent, and computes the same number."""
+    torch = pytest.importorskip("torch")
+    source = _source(SELECTED_ENTRIES_LOSS)
+    lines = {d.location.row for d in lint_source(source, "case.py") if d.code == "PAD011"}
+    assert lines == {source.splitlines().index("    return per_token.mean()") + 1}  # sft_loss only
+    fixed = _fixed(source, "PAD011")
+    before = _load(source, tmp_path, "selected_orig")
+    after = _load(fixed, tmp_path, "selected_fixed")
+
+    torch.manual_seed(0)
+    width = max(len(r) for r in ROWS)
+    ids = torch.tensor([r + [0] * (width - len(r)) for r in ROWS])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in ROWS])
+    prompts = [2, 1, 0]
+    logits = torch.randn(*ids.shape, VOCAB)
+    graded = mask.bool().clone()
+    for i, n in enumerate(prompts):
+        graded[i, :n] = False
+    expected = torch.nn.functional.cross_entropy(logits[graded], ids[graded])
+    assert torch.allclose(after.sft_loss(None, logits, ids, mask, prompts), expected), fixed
+    assert before.sft_loss(None, logits, ids, mask, prompts).item() < expected.item()
+    assert torch.allclose(before.answer_loss(None, logits, ids, mask, prompts), expected)

@@ -53,6 +53,8 @@ from padlint.semantics import table as T
 
 ARANGE = {"torch.arange", "numpy.arange"}
 LOSSES = T.names("loss")
+# Methods of a boolean mask that select the same entries (`m.bool()`, `m.view(-1)`, `m.nonzero()`).
+SELECTION_KEEPERS = frozenset({"bool", "reshape", "view", "flatten", "to", "contiguous", "nonzero"})
 
 
 class ExpressionEvaluator(WalkerState):
@@ -158,6 +160,9 @@ class ExpressionEvaluator(WalkerState):
             # of a mapped dataset (a wrapper Dataset holding it): one example as the map stored it
             kept |= frozenset(t for t in base if isinstance(t, (DictOf, Encoding, ItemsWritten)))
             kept |= map_chain.rows_handed(base, batched=False)
+        if self.selects_unignored(expr):
+            # `labels[labels != -100]`: no entry holding the ignore value is left to be graded as a 0.
+            return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask, Masked)))
         if self.selects_by_mask(expr):
             # `ids[mask.bool()]`, `cand[torch.where(mask)]`: only the real tokens are left (table: removes).
             return frozenset(t for t in kept if not isinstance(t, (Copy, Ones, GoodMask)))
@@ -225,6 +230,36 @@ class ExpressionEvaluator(WalkerState):
         value = self.evaluate(index)
         named = "mask" in (place_key(stripped) or "").lower()
         return named or bool(tags_of(value, GoodMask)) or bool(tags_of(value, PadIdMask))
+
+    def selects_unignored(self, expr: cst.Subscript) -> bool:
+        """Is the index of `x[index]` the entries that differ from the ignore value (`labels != -100`,
+        `labels.ne(-100)`, through names bound to it, `.bool()` and reshapes, `where(m)`, `m.nonzero()`)?"""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return False
+        index: cst.BaseExpression = expr.slice[0].slice.value
+        for _ in range(8):
+            if isinstance(index, cst.Name):
+                bound = self.value_nodes.get(index.value)
+                if not isinstance(bound, cst.BaseExpression) or bound is index:
+                    return False
+                index = bound
+            elif (
+                isinstance(index, cst.Call) and isinstance(index.func, cst.Attribute) and index.func.attr.value == "ne"
+            ):
+                first = P.positional(index, 0)
+                return first is not None and self.resolve_int(first.value) == P.IGNORE_VALUE
+            elif isinstance(index, cst.Call) and P.last_name(index.func) == "where" and len(index.args) == 1:
+                index = index.args[0].value
+            elif (
+                isinstance(index, cst.Call)
+                and isinstance(index.func, cst.Attribute)
+                and (index.func.attr.value in SELECTION_KEEPERS)
+            ):
+                index = index.func.value
+            else:
+                pair = P.comparison_operand(index, (cst.NotEqual,))
+                return pair is not None and P.IGNORE_VALUE in (self.resolve_int(pair[0]), self.resolve_int(pair[1]))
+        return False
 
     def read_held(self, key: str | None) -> Value | None:
         """What the place `key` holds now, read as a whole (None: no place, or nothing known there)."""
