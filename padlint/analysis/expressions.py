@@ -239,8 +239,8 @@ class ExpressionEvaluator(WalkerState):
         index: cst.BaseExpression = expr.slice[0].slice.value
         for _ in range(8):
             if isinstance(index, cst.Name):
-                bound = self.value_nodes.get(index.value)
-                if not isinstance(bound, cst.BaseExpression) or bound is index:
+                bound = self.value_bound(index)
+                if bound is None:
                     return False
                 index = bound
             elif (
@@ -532,7 +532,11 @@ class ExpressionEvaluator(WalkerState):
             self.comprehension_stack.pop()
             if self.comprehension_has_ignore(expr.elt):
                 self.comprehension_masks_by_pad_id(expr, expr.elt)  # the comprehension holding the `if`
-                return frozenset({Masked(expr)})
+                # element by element over one row of one width (`[t if t != pad else -100 for t in row]`):
+                # a row of that width
+                clauses = list(for_clauses(expr.for_in))
+                whole = len(clauses) == 1 and self.rows_of_one_width_only(self.evaluate(clauses[0].iter))
+                return frozenset({Masked(expr, whole)})
             ones = self.comprehension_ones(expr, value)
             if ones is not None:
                 return frozenset({ones})

@@ -468,6 +468,9 @@ class ModuleFacts:
     # Calls of its kin that build labels the same way: trl's completion-only collator, project subclasses
     lm_collator_kin: list[tuple[cst.Call, OwnerOrScript]] = field(default_factory=list)
     repadding_collator: bool = False  # tokenizer.pad / DataCollatorWithPadding / ... pads features again
+    # One entry per labels store into a feature dict: are the stored label rows all of one width (padded
+    # to `max_length` with truncation, or filled with -100 to one width)? A collator pads no such rows.
+    label_rows_one_width: list[bool] = field(default_factory=list)
     # (function name, owner) of functions returning labels with -100 on the prompt (None: script code)
     labels_built: list[tuple[str | None, OwnerOrScript]] = field(default_factory=list)
     map_calls: list[tuple[str, OwnerOrScript]] = field(default_factory=list)  # (function name, owner) of `ds.map(fn)`

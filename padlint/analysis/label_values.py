@@ -342,10 +342,32 @@ class LabelValues(WalkerState):
     def labels_built_here(self, value: Value) -> None:
         """Features whose labels hide the prompt with -100 (what DCLM(mlm=False) would throw away).
         Labels set to -100 only where they equal the pad id are what that collator rebuilds: nothing of
-        them is thrown away."""
+        them is thrown away. Also notes whether the stored rows are all of one width."""
+        self.facts.label_rows_one_width.append(self.rows_of_one_width_only(value))
         by_pad_id = {id(found.node) for found in self.facts.labels_masked_where_pad_id}
         if any(id(_innermost(masked.node)) not in by_pad_id for masked in tags_of(value, Masked)):
             self.facts.labels_built.append((self.function_name, self.facts.current_owner))
+
+    def rows_of_one_width_only(self, value: Value) -> bool:
+        """Are label rows `value` all of one width: padded by a tokenizer to `max_length` with truncation,
+        or filled with -100 to one width (also element by element from such rows)?"""
+        padded, masked = tags_of(value, Padded), tags_of(value, Masked)
+        if not padded and not masked:
+            return False
+        return all(m.to_width for m in masked) and all(self.padded_to_one_width(p) for p in padded)
+
+    def padded_to_one_width(self, padded: Padded) -> bool:
+        """A tokenizer call that pads to `max_length` and truncates: every row comes out that long."""
+        if not (padded.from_tokenizer and isinstance(padded.node, cst.Call)):
+            return False
+        call = padded.node
+        if P.padding_requested(call, self.constants, self.class_attribute_value) != "max_length":
+            return False
+        truncation = P.keyword(call, "truncation")
+        if truncation is None:
+            return False
+        text = P.string_value(truncation.value)
+        return P.int_value(truncation.value) == 1 or text is not None and text != "do_not_truncate"
 
 
 def _innermost(node: cst.CSTNode) -> cst.CSTNode:

@@ -184,8 +184,8 @@ class LossesAndMeans(WalkerState):
             if expr is loss_call:
                 return True
             if isinstance(expr, cst.Name):
-                bound = self.value_nodes.get(expr.value)
-                if not isinstance(bound, cst.BaseExpression) or bound is expr:
+                bound = self.value_bound(expr)
+                if bound is None:
                     return False
                 expr = bound
             elif (

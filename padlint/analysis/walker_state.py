@@ -104,5 +104,10 @@ class WalkerState(ValueParts, CallParts):
         # `t != -100` beside `t != pad_id` in one `and`: the positions it picks hold no pad
         self.pads_excluded_at: set[cst.CSTNode] = set()
 
+    def value_bound(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The expression last stored in `name` in the walk, when there is one other than `name` itself."""
+        bound = self.value_nodes.get(name.value)
+        return bound if isinstance(bound, cst.BaseExpression) and bound is not name else None
+
     def code(self, node: cst.CSTNode) -> str:
         return self.facts.code(node)

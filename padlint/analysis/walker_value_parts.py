@@ -217,6 +217,9 @@ class ValueParts:
     def labels_built_here(self, value: Value) -> None: ...
 
     @abstractmethod
+    def rows_of_one_width_only(self, value: Value) -> bool: ...
+
+    @abstractmethod
     def where_masks_by_pad_id(self, call: cst.Call, values: list[Value]) -> None: ...
 
     # ---- losses.py

@@ -109,6 +109,8 @@ def collate(batch, pad_id):
                 continue  # the LM collator the module makes builds the labels again from the ids
             if event.sink is not None and facts.held_with_loss_mask(event.sink):
                 continue  # handed on with a loss mask of their own (`response_mask`): the reader weighs the pads out
+            if event.how == "collator" and facts.label_rows_one_width and all(facts.label_rows_one_width):
+                continue  # every label row stored is of one width: a collator pads only rows that differ
             if _in_rows_no_model_reads(facts, event):
                 continue  # stored in rows of a mapped dataset that nothing reads (dataset_uses.py)
             shown = facts.brief(pad_node) if pad_node is not None else "0"
