@@ -279,6 +279,11 @@ class PaddingSteps(WalkerState):
         data_arg = P.positional(call, 0) or P.keyword(call, "sequences")
         data = self.evaluate(data_arg.value) if data_arg else EMPTY
         self.evaluate_args(call)
+        only = _only_element(data_arg.value) if data_arg is not None else None
+        if only is not None:
+            # `pad_sequence([row])`: a batch of one is padded to its own length, no pad is added; the row
+            # keeps what it held (a tokenizer's padding, -100s)
+            return self.evaluate(only)
         value_arg = P.keyword(call, "padding_value") or P.positional(call, 2)
         pad = value_arg.value if value_arg else None
         if pad is not None and self.is_ignore(pad):
@@ -433,3 +438,11 @@ def _sum_of_lengths(count: cst.BaseExpression) -> bool:
     """`len(prompt) + len(ids)`, `len(ids) + 1`: a count that adds to the padded value's length, so a run
     that long covers more than that value."""
     return isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Add)
+
+
+def _only_element(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` of `[x]` or `(x,)`: a list or tuple display of exactly one item, not unpacked."""
+    if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
+        element = expr.elements[0]
+        return element.value if isinstance(element, cst.Element) else None
+    return None

@@ -409,8 +409,14 @@ class StatementWalker(WalkerState):
                 # `labels = pad_sequence(...)`: labels padded on their own, not a copy of ids.
                 for p in padded:
                     if p.node is value_node and not p.of_labels and P.TOKEN_LABELS.match(field_name):
-                        self.label_padding(p, p.pad, "padding_value")
-                value = frozenset(t.but(of_labels=True) if isinstance(t, Padded) else t for t in value)
+                        if not p.from_tokenizer:  # (a tokenizer's rows: targets by design, below)
+                            self.label_padding(p, p.pad, "padding_value")
+                # A tokenizer call bound as the labels (`targets = tok.encode(code, padding=...)`) pads them
+                # with its pad id, as `text_target=` does: targets by design.
+                value = frozenset(
+                    t.but(of_labels=True, target_ids=t.target_ids or t.from_tokenizer) if isinstance(t, Padded) else t
+                    for t in value
+                )
             elif padded and not [c for c in tags_of(value, Copy) if c.padded is not None]:
                 value = value | self.make_copies(value_node, value, self.code(value_node))
         self.withdraw_store_events(key)

@@ -171,6 +171,22 @@ TENSOR_ROWS: tuple[Row, ...] = (
         style="transposed",
     ),
     Row(("roll",), "keeps", f"{TORCH}, torch/_tensor_docs.py Tensor.roll(shifts, dims)", on="method", style="moved"),
+    # `x.narrow(dim, start, length)` is the slice `start:start + length` of one axis: the pads it keeps may
+    # sit at other positions (start > 0), so lengths and masks are not reused.
+    Row(
+        ("narrow",),
+        "keeps",
+        f"{TORCH}, torch/_tensor_docs.py Tensor.narrow (see torch.narrow), _torch_docs.py narrow(input, dim, "
+        "start, length): the dimension dim from start to start + length, sharing storage",
+        on="method",
+        style="moved",
+    ),
+    Row(
+        ("torch.narrow",),
+        "keeps",
+        f"{TORCH}, torch/_torch_docs.py narrow(input, dim, start, length)",
+        style="moved",
+    ),
     Row(
         ("numpy.insert", "numpy.append", "numpy.roll", "torch.roll", "torch.flip", "numpy.flip"),
         "keeps",
