@@ -351,3 +351,62 @@ def test_a_sibling_folder_that_does_not_import_the_module_is_no_reader(tmp_path:
     trainer = tmp_path / "executors" / "train.py"
     trainer.write_text(trainer.read_text().replace("from utils.batches import collate_rows", "collate_rows = None"))
     assert "PAD006" in _codes(batches)
+
+
+# A symbolic-music project: the collator pads token rows with its `pad_token`, a data module of the same
+# file hands them on, and the model module (which imports the data module, not the collator) grades them
+# with a loss that ignores the vocabulary's id of the pad token.
+EVENT_COLLATOR = """
+from torch.nn.utils.rnn import pad_sequence
+
+
+class EventCollator:
+    def __init__(self, pad_token=0, context=512):
+        self.pad_token = pad_token
+        self.context = context
+
+    def __call__(self, features):
+        rows = pad_sequence([f["input_ids"] for f in features], batch_first=True, padding_value=self.pad_token)
+        return {"input_ids": rows[:, : self.context][:, :-1], "labels": rows[:, : self.context + 1][:, 1:].clone()}
+
+
+class EventData:
+    def __init__(self, files, batch_size=8):
+        self.files, self.batch_size = files, batch_size
+
+    def loader(self):
+        from torch.utils.data import DataLoader
+
+        return DataLoader(self.files, batch_size=self.batch_size, collate_fn=EventCollator())
+"""
+
+EVENT_MODEL = """
+import torch.nn as nn
+
+from events import EventData
+
+PAD_TOKEN = "<pad>"
+
+
+class EventDecoder(nn.Module):
+    def __init__(self, vocab, files):
+        super().__init__()
+        self.vocab = vocab
+        self.data = EventData(files)
+        self.head = nn.Linear(64, len(vocab))
+        self.loss_fn = nn.CrossEntropyLoss(ignore_index=self.vocab.to_i(PAD_TOKEN))
+
+    def training_step(self, batch):
+        logits = self.head(batch["hidden"])
+        return self.loss_fn(logits.flatten(0, 1), batch["labels"].flatten())
+"""
+
+
+def test_a_loss_beside_ignoring_the_vocabularys_pad_id_reads_a_collators_pad_token(tmp_path: Path):
+    """The reader names the data module that uses the collator, and its loss ignores the id the
+    vocabulary gives the pad token (`vocab.to_i(PAD_TOKEN)`): labels filled with the collator's
+    `pad_token` are graded correctly there. With a loss that keeps -100, they are reported."""
+    _write(tmp_path, {"events.py": EVENT_COLLATOR, "model.py": EVENT_MODEL})
+    assert "PAD002" not in _codes(tmp_path / "events.py")
+    _write(tmp_path, {"model.py": EVENT_MODEL.replace("ignore_index=self.vocab.to_i(PAD_TOKEN)", "ignore_index=-100")})
+    assert "PAD002" in _codes(tmp_path / "events.py")

@@ -48,6 +48,10 @@ LABELS_NOT_EQUAL = re.compile(
     r"\b\w*(?:label|target|tgt)\w*(?:\[[^\]\n]*\])?\s*(?:!=\s*([\w.\-]+(?:\(\))?)|\.ne\(\s*([\w.\-]+)\s*\))", re.I
 )
 # A pad token's text in the ignore value (`vocab.index("<pad>")`, `sp.piece_to_id("[PAD]")`): its id.
+# A lookup of one key: `vocab.to_i(KEY)`, `vocab.stoi[KEY]`, `token2id.get(KEY)` -> KEY (IGNORE_ARG's
+# capture stops before the closing parenthesis).
+LOOKUP = re.compile(r"[\w.]+\s*[\[(]\s*([\w.'\"<>|]+)\s*[\])]?")
+WORD = re.compile(r"[A-Za-z_]\w*")
 PAD_TOKEN_TEXT = re.compile(r"""['"](?:<\|?pad\|?>|\[pad\]|<pad_token>)['"]""", re.I)
 
 
@@ -154,6 +158,8 @@ def pad_value(padded: Padded) -> int | str | None:
         return padded.pad_number
     if padded.pad is None:
         return "pad" if padded.from_tokenizer else None
+    if isinstance(padded.pad, cst.Attribute) and P.PAD_ID_NAME.match(padded.pad.attr.value):
+        return "pad"  # a fill named as the pad (`padding_value=self.pad_token`): the pad id, whatever its name
     return label_value_of(padded.pad)
 
 
@@ -178,4 +184,7 @@ def ignore_value_of(code: str) -> int | str | None:
     last = code.rsplit(".", 1)[-1].split("(", 1)[0]  # `sp.pad_id()`: the regex stops at its `)`
     if last in P.PAD_ID_ATTR or P.PAD_ID_NAME.match(last) or PAD_TOKEN_TEXT.search(code):
         return "pad"
+    lookup = LOOKUP.fullmatch(code)
+    if lookup is not None and any(P.PAD_ID_NAME.match(word) for word in WORD.findall(lookup[1])):
+        return "pad"  # the id a vocabulary gives the pad token: `vocab.to_i(PAD_TOKEN)`, `vocab.stoi[PAD]`
     return None
