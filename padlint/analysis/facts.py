@@ -232,6 +232,17 @@ class LastPositionRead(Fact):
 
 
 @dataclass
+class MaskAfterAverage(Fact):
+    """`loss_fn(logits, y) * mask`: a loss that already averaged every position it grades, multiplied
+    afterwards by a padding mask made by comparing its own targets with the pad id. Those targets hold
+    the pad id at the pads and the loss does not ignore it: the pads are in the average, and a mask
+    applied to one number cannot take them out (node: the product)."""
+
+    loss_call: cst.Call
+    mask: cst.BaseExpression
+
+
+@dataclass
 class MeanOverIgnored(Fact):
     """`losses.mean()` over a per-position loss (`reduction="none"`) whose ignored positions are there:
     the loss was told what to ignore, or the labels it grades hold the ignore value at their pads.
@@ -452,6 +463,7 @@ class ModuleFacts:
     real_tokens_as_ignored_keys: list[RealTokensAsIgnoredKeys] = field(default_factory=list)
     masked_means: list[MaskedMean] = field(default_factory=list)
     means_over_ignored: list[MeanOverIgnored] = field(default_factory=list)
+    masks_after_average: list[MaskAfterAverage] = field(default_factory=list)
     means_over_positions: list[MeanOverPositions] = field(default_factory=list)
     last_position_reads: list[LastPositionRead] = field(default_factory=list)
     aliases_written_in_place: list[AliasWrittenInPlace] = field(default_factory=list)

@@ -11,10 +11,11 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis.env import EMPTY, place_key
-from padlint.analysis.facts import LossIgnoreIndex, MaskedMean, MeanOverIgnored
+from padlint.analysis.facts import LossIgnoreIndex, MaskAfterAverage, MaskedMean, MeanOverIgnored
 from padlint.analysis.output_use import value_never_read
 from padlint.analysis.pad_ids import equality, inequality
 from padlint.analysis.values import (
+    AveragedLoss,
     Copy,
     GoodMask,
     LossInstance,
@@ -126,10 +127,11 @@ class LossesAndMeans(WalkerState):
         if per_position:
             loss = PerPositionLoss(labels, target, call, ignored, told, self.versions_of(target), *ignore)
             return frozenset({loss})
+        averaged = frozenset({AveragedLoss(call, target, ignored)})
         if ignored != P.IGNORE_VALUE:
-            return EMPTY
+            return averaged
         self.label_sink(labels, target, call, "loss")
-        return EMPTY
+        return averaged
 
     def per_position(self, call: cst.Call, qualified: str) -> bool:
         """Made or called with `reduction="none"` (or the older `reduce=False`), against the table's default."""
@@ -243,6 +245,22 @@ class LossesAndMeans(WalkerState):
         self.facts.record(self.facts.masked_means, MaskedMean(call, multiplied, mask, dims, in_place=in_place))
         recorded = next(f for f in self.facts.masked_means if f.node is call)
         return frozenset({MeanValue(recorded)})
+
+    def mask_after_average(self, product: cst.BinaryOperation, mask: cst.BaseExpression, other: Value) -> None:
+        """`loss_fn(logits, y) * mask` with `mask` made as `y != pad_id`: the loss averaged every position
+        already (facts.MaskAfterAverage), the pads too where it does not skip the pad id."""
+        target_codes = {
+            self.code(_strip_calls(loss.target)): loss
+            for loss in tags_of(other, AveragedLoss)
+            if loss.ignored == P.IGNORE_VALUE  # (one told to skip the pad, or a value out of view, may skip them)
+        }
+        if not target_codes:
+            return
+        for made in tags_of(self.evaluate(mask), PadIdMask):
+            loss = target_codes.get(made.ids_code or "")
+            if loss is not None:
+                self.facts.record(self.facts.masks_after_average, MaskAfterAverage(product, loss.call, mask))
+                return
 
     def padding_mask_of(
         self, product: cst.BinaryOperation, left: Value | None = None, right: Value | None = None

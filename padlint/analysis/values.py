@@ -406,6 +406,16 @@ class PerPositionLoss:
 
 
 @dataclass(eq=False)
+class AveragedLoss:
+    """What a loss reducing to one number returns (`nn.CrossEntropyLoss()(logits, y)`, the default
+    reduction "mean"): every position it grades is averaged in already."""
+
+    call: cst.Call
+    target: cst.BaseExpression  # the target argument
+    ignored: Any = -100  # the value the loss ignores (-100, "pad", another int; None: unread)
+
+
+@dataclass(eq=False)
 class MeanValue:
     """The value of `(x * mask).mean()`: where it goes tells whether its fact (facts.MaskedMean) is a loss."""
 

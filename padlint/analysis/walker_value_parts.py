@@ -224,6 +224,9 @@ class ValueParts:
 
     # ---- losses.py
     @abstractmethod
+    def mask_after_average(self, product: cst.BinaryOperation, mask: cst.BaseExpression, other: Value) -> None: ...
+
+    @abstractmethod
     def in_test_code(self) -> bool: ...
 
     @abstractmethod

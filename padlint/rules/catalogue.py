@@ -46,8 +46,13 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "PAD009": ("double-padding-resets-mask", "double_padding_resets_mask", "DoublePaddingResetsMask", PADDING_STEP),
     # `pad_token_id or eos_token_id`
     "PAD010": ("pad-id-falsy-fallback", "pad_id_falsy_fallback", "PadIdFalsyFallback", ("pad",)),
-    # `.mean()` / torch.mean of a product
-    "PAD011": ("masked-mean-over-padding", "masked_mean_over_padding", "MaskedMeanOverPadding", ("mean",)),
+    # `.mean()` / torch.mean of a product; a product with a mask
+    "PAD011": (
+        "masked-mean-over-padding",
+        "masked_mean_over_padding",
+        "MaskedMeanOverPadding",
+        ("mean", "mask", "loss", "criterion"),
+    ),
     # labels aliasing the ids
     "PAD012": ("labels-alias-input-ids", "labels_alias_input_ids", "LabelsAliasInputIds", ("label", "target", "tgt")),
     # a padding step whose value reaches `generate`

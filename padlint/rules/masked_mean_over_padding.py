@@ -31,6 +31,10 @@ PURE_METHODS = {
 }
 
 
+# The reduction is set where the loss is made, often in another scope (`self.loss_fn = nn.CrossEntropyLoss()`).
+AFTER_AVERAGE_NO_FIX = "the loss's reduction is set where it is made"
+
+
 class MaskedMeanOverPadding(Rule):
     """`(loss * mask).mean()` divides by every position, padding included."""
 
@@ -56,12 +60,13 @@ def token_loss(per_token, attention_mask):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        # `(x * mask).mean()`, `torch.mean(x * mask)`; or a mean beside a loss made per position
-        return look.has("mean_product") or look.linked("per_position_loss", "mean")
+        # `(x * mask).mean()`, `torch.mean(x * mask)`; a mean beside a loss made per position; a product
+        # with a mask (after a loss that already averaged)
+        return look.has("mean_product") or look.linked("per_position_loss", "mean") or look.has("mask_product")
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("mean_product") | look.reach("per_position_loss", "mean")
+        return look.reach("mean_product") | look.reach("per_position_loss", "mean") | look.reach("mask_product")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.masked_means:
@@ -89,6 +94,17 @@ def token_loss(per_token, attention_mask):
             )
             by_hand = "divide the losses' sum by the number of positions the loss does not ignore"
             yield Finding(over.node, message, self.fix_over_ignored(facts, over), manual_fix=by_hand)
+        for after in facts.masks_after_average:
+            message = (
+                f"`{facts.brief(after.loss_call)}` has already averaged every position, the pads included (its "
+                f"targets hold the pad id there and it does not ignore it): multiplying by `{facts.brief(after.mask)}` "
+                "afterwards cannot take them out"
+            )
+            by_hand = (
+                'make the loss per position (`reduction="none"`), then divide the masked sum by the mask\'s sum; '
+                "or give the loss `ignore_index=` the pad id"
+            )
+            yield Finding(after.node, message, None, no_fix=AFTER_AVERAGE_NO_FIX, manual_fix=by_hand)
 
     def fix_over_ignored(self, facts: ModuleFacts, over: MeanOverIgnored) -> FixProposal | None:
         """Divide the sum by the positions the loss does not ignore, counted on its own target."""
