@@ -211,7 +211,13 @@ def importers_below(path: str) -> list[str]:
     return importers_in(os.path.abspath(path), places)
 
 
-ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")  # what makes a directory a project's root
+ROOT_MARKERS = (
+    ".git",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+)  # a project's root (a download has no .git)
 
 
 NAMESPACE_LEVELS = 3  # folders without `__init__.py` climbed as namespace packages of the folder above
@@ -220,7 +226,7 @@ NAMESPACE_LEVELS = 3  # folders without `__init__.py` climbed as namespace packa
 def package_directories(path: str) -> list[str]:
     """The directory of `path` and each package directory above it, up to the first directory that is
     not a package (where a project's scripts sit next to its packages). A directory without
-    `__init__.py` that is no project's root (no `.git`, `pyproject.toml`, `setup.py`, `setup.cfg`) is an
+    `__init__.py` that is no project's root (ROOT_MARKERS: `.git`, `pyproject.toml`, ...) is an
     implicit namespace package when the directory above holds scripts: they import it as `folder.module`
     (and, nested, `tools.dataset.module`, up to NAMESPACE_LEVELS folders)."""
     directories = [os.path.dirname(os.path.abspath(path))]
