@@ -651,7 +651,7 @@ class CallEvaluator(WalkerState):
         module, imports = self.facts.module, self.facts.imports
         if dataset_uses.rows_reach_no_model(module, call, imports, models, program=self.is_program()):
             self.facts.rows_unconsumed.update(script_names.feature_dicts(body))
-        elif dataset_uses.rows_reach_no_model(module, call, imports, models, "labels"):
+        elif dataset_uses.rows_reach_no_model(module, call, imports, models, "labels", program=self.is_program()):
             self.facts.labels_unread.update(script_names.feature_dicts(body))
 
 

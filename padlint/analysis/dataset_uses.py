@@ -1,15 +1,17 @@
 """Where the rows of a mapped dataset go in script or notebook code: to a model, or nowhere.
 
 A feature dict a function mapped over a dataset returns is judged where the dataset's rows are read.
-In a script (or a notebook, one module in cell order) the dataset is a module-level name; every later
-statement that names it is read here. It may become another dataset of the same rows (the library
+In a script (or a notebook, one module in cell order) the dataset is a module-level name, the body of an
+`if __name__ == "__main__":` block included; every later statement that names it is read here. It may become another dataset of the same rows (the library
 table's "rows" wiring: `select`, `shuffle`, `Dataset.from_dict`, ...), be shown, or be kept by an
 object that hands its rows on only through some attributes (a "holds" wiring row: trl 0.x's
 `PPOTrainer(dataset=...)` exposes them as `trainer.dataloader`). When every use is one of these and
 none of the exposing attributes is read, no model ever receives the rows: what they hold harms
 nothing. So too where a program nothing imports (dead_code.program_nobody_imports) goes on running
 code and never names the dataset again. Any other use (a DataLoader, a trainer that feeds its dataset, a function, a loop, a save)
-counts as a consumer: unknown code is never evidence that nothing reads them.
+counts as a consumer: unknown code is never evidence that nothing reads them. For one column (the
+labels), one row read by its index (`ex = ds[0]`) whose column goes into a name nothing reads, and a
+DataLoader nobody iterates, drop it; a program that goes on past its last such use never grades it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import libcst as cst
 
 from padlint.analysis import patterns as P
 from padlint.analysis import script_names as S
-from padlint.analysis.dead_code import runs_code
+from padlint.analysis.dead_code import is_main_block, runs_code
 from padlint.semantics import table as T
 
 # Calls that only show a value (a notebook's display, a length).
@@ -40,12 +42,13 @@ def rows_reach_no_model(
     With `column`, the question is about that column only: the rows may also go through a DataLoader
     that keeps their keys (no collate function) into loops over its batches that read the column, if at
     all, into a variable nothing reads (a distillation loop that grades logits, not the labels)."""
-    start = S.statement_of(module, map_call)
+    body = script_statements(module)
+    start = next((i for i, stmt in enumerate(body) if S.value_of(stmt) is map_call), None)
     if start is None:
         return False
-    stmt = module.body[start]
+    stmt = body[start]
     target = S.single_target(stmt)
-    if target is None or S.value_of(stmt) is not map_call:
+    if target is None:
         return False
     walk = _Uses(imports, models, {target}, module, column)
     # Handed to a holder (or, for a column, to loops that drop it) and never to anything else: that is
@@ -53,13 +56,36 @@ def rows_reach_no_model(
     # has an unknown consumer (an importer, the reader of a dataset set up to be read), unless the
     # module is a `program` that went on past it without ever naming it again (code runs after it):
     # then nothing ever reads it.
-    later = module.body[start + 1 :]
-    if not all(walk.harmless(stmt) for stmt in later):
-        return False
+    later = body[start + 1 :]
+    last_use = -1  # the last later statement that names the rows (or what holds them)
+    for i, stmt in enumerate(later):
+        was_named = walk.named_again
+        walk.named_again = False
+        if not walk.harmless(stmt):
+            return False
+        last_use = i if walk.named_again else last_use
+        walk.named_again = was_named or walk.named_again
     # never named again, or every name holding the rows bound to something else before anything got
     # them (a later cell that maps again into the same name): nothing can read them any more
     forgotten = (program and not walk.named_again) or walk.all_rebound()
+    # For a column, every later use dropped it (loops and row reads into names nothing reads, a loader
+    # nobody iterates) and the program went on past the last: it never hands the column to a model. (One
+    # that ends on a use, `ds.set_format("torch")`, has set the rows up for a reader not in view.)
+    if program and column is not None and any(runs_code(stmt) for stmt in later[last_use + 1 :]):
+        return True
     return walk.held or (forgotten and any(runs_code(stmt) for stmt in later))
+
+
+def script_statements(module: cst.Module) -> list[cst.BaseStatement]:
+    """The module's top-level statements in the order a run takes them, the body of its `if __name__ ==
+    "__main__":` block (with no `else`) spliced in where the block stands: script code all the same."""
+    out: list[cst.BaseStatement] = []
+    for stmt in module.body:
+        if is_main_block(stmt) and isinstance(stmt, cst.If) and stmt.orelse is None:
+            out.extend(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ())
+        else:
+            out.append(stmt)
+    return out
 
 
 class _Uses:
@@ -73,6 +99,7 @@ class _Uses:
         self.column = column
         self.holders: dict[str, tuple[str, ...]] = {}  # name -> the attributes its rows leave through
         self.loaders: set[str] = set()  # DataLoaders over the rows that keep their keys (column mode)
+        self.rows: set[str] = set()  # one row read by its index (`ex = ds[0]`, column mode)
         self.held = False  # some holder was given the rows, or a loop read the loader's batches
         self.named_again = False  # a later statement named the rows (before their names were bound anew)
 
@@ -83,7 +110,7 @@ class _Uses:
     def harmless(self, stmt: cst.CSTNode) -> bool:
         """Does this statement use the dataset (or its holders) only in ways that feed no model? It
         also follows the names the rows are bound to next."""
-        tracked = self.datasets | set(self.holders) | self.loaders
+        tracked = self.datasets | set(self.holders) | self.loaders | self.rows
         found = S.names_in(_read_part(stmt), tracked)
         self.named_again = self.named_again or bool(found)
         if not found:
@@ -91,7 +118,10 @@ class _Uses:
                 self.datasets.discard(name)
                 self.holders.pop(name, None)
                 self.loaders.discard(name)
+                self.rows.discard(name)
             return True
+        if found & self.rows and not all(self.column_dropped(stmt, row) for row in found & self.rows):
+            return False  # a row's column read into something that is read
         if not self.holder_uses_harmless(stmt):
             return False
         if found & self.loaders and not self.loader_uses_harmless(stmt):
@@ -104,6 +134,10 @@ class _Uses:
             return False
         if target is None:  # an expression statement
             return isinstance(stmt, cst.SimpleStatementLine) and self.shown_or_formatted(value)
+        if self.column is not None and _one_row_read(value, self.datasets):
+            self.rows.add(target)  # `example = ds[0]`: one row, its columns read one by one
+            self.datasets.discard(target)
+            return True
         if self.same_rows(value):
             self.datasets.add(target)
             self.holders.pop(target, None)
@@ -298,6 +332,17 @@ class _HolderCalls(cst.CSTVisitor):
                 self.count += 1
             if any(S.names_in(a.value, set(self.holders)) for a in node.args):
                 self.ok = False
+
+
+def _one_row_read(value: cst.BaseExpression, datasets: set[str]) -> bool:
+    """`ds[0]`, `ds[i]`: one row of a tracked dataset by an index that is not a string (a split, a
+    column) nor a slice (rows)."""
+    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value in datasets):
+        return False
+    if len(value.slice) != 1 or not isinstance(value.slice[0].slice, cst.Index):
+        return False
+    index = value.slice[0].slice.value
+    return isinstance(index, (cst.Integer, cst.Name, cst.UnaryOperation))
 
 
 def _read_part(stmt: cst.CSTNode) -> cst.CSTNode:

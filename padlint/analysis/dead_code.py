@@ -79,8 +79,8 @@ def runs_as_program(module: cst.Module, filename: str) -> bool:
     its top level; for a notebook, any work at its top level (its cells are run top to bottom, and
     nothing imports a notebook)?"""
     if filename.endswith(".ipynb"):
-        return any(_is_main_block(stmt) or runs_code(stmt) for stmt in module.body)
-    return any(_is_main_block(stmt) or _program_statement(stmt) for stmt in module.body)
+        return any(is_main_block(stmt) or runs_code(stmt) for stmt in module.body)
+    return any(is_main_block(stmt) or _program_statement(stmt) for stmt in module.body)
 
 
 def program_nobody_imports(module: cst.Module, filename: str) -> bool:
@@ -143,7 +143,7 @@ def runs_code(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _is_main_block(stmt: cst.CSTNode) -> bool:
+def is_main_block(stmt: cst.CSTNode) -> bool:
     """`if __name__ == "__main__":` at module level."""
     if not isinstance(stmt, cst.If):
         return False
