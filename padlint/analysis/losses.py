@@ -64,6 +64,7 @@ class LossesAndMeans(WalkerState):
         fact = LossIgnoreIndex(call, arg, value)
         self.facts.loss_ignores.append(fact)
         per_position = self.per_position(call, qualified or "")
+        averages = self.averages(call, qualified or "")
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
             fact.labels_target = self.is_token_labels(target.value)
             ignore: tuple[str | None, tuple]
@@ -71,11 +72,12 @@ class LossesAndMeans(WalkerState):
                 ignore = (self.code(arg.value), self.versions_of(arg.value))
             else:
                 ignore = (str(value), ()) if isinstance(value, int) else (None, ())
-            return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore, fact)
+            return self.labels_graded(call, target.value, value, per_position, arg is not None, ignore, fact, averages)
         # `criterion = nn.CrossEntropyLoss()` left behind while the model's own loss trains (issue 12:
         # a loss never called grades nothing).
         fact.unused = self.facts.is_local(call) and value_never_read(self.facts.module, call)
-        return frozenset({LossInstance(fact, per_position, T.kept_attribute(qualified or "", "ignore_index"))})
+        kept = T.kept_attribute(qualified or "", "ignore_index")
+        return frozenset({LossInstance(fact, per_position, kept, averages)})
 
     def loss_module_called(self, call: cst.Call, callee: Value) -> Value:
         """`self.criterion(logits, y_true)`: what the loss module grades, judged as the function form."""
@@ -91,7 +93,14 @@ class LossesAndMeans(WalkerState):
             ignore = (f"{self.code(call.func)}.{kept}", self.versions_of(call.func)) if kept else (None, ())
             told = instance.fact.arg is not None
             graded |= self.labels_graded(
-                call, target.value, instance.fact.value, instance.per_position, told, ignore, instance.fact
+                call,
+                target.value,
+                instance.fact.value,
+                instance.per_position,
+                told,
+                ignore,
+                instance.fact,
+                instance.averages,
             )
         return graded
 
@@ -104,6 +113,7 @@ class LossesAndMeans(WalkerState):
         told: bool,
         ignore: tuple[str | None, tuple],
         fact: LossIgnoreIndex | None = None,
+        averages: bool = False,
     ) -> Value:
         """The labels reach a loss that ignores `ignored`. A loss that ignores the pad id itself needs no
         -100 (094); one per position (`reduction="none"`) grades the pads only where it is reduced whole."""
@@ -127,7 +137,7 @@ class LossesAndMeans(WalkerState):
         if per_position:
             loss = PerPositionLoss(labels, target, call, ignored, told, self.versions_of(target), *ignore)
             return frozenset({loss})
-        averaged = frozenset({AveragedLoss(call, target, ignored)})
+        averaged = frozenset({AveragedLoss(call, target, ignored)}) if averages else EMPTY
         if ignored != P.IGNORE_VALUE:
             return averaged
         self.label_sink(labels, target, call, "loss")
@@ -142,6 +152,16 @@ class LossesAndMeans(WalkerState):
         if reduce is not None and isinstance(reduce.value, cst.Name) and reduce.value.value == "False":
             return True
         return T.default(qualified, "reduction") == "none"
+
+    def averages(self, call: cst.Call, qualified: str) -> bool:
+        """Does the loss return the mean over what it grades: `reduction="mean"`, or the table's default
+        for it (torch's losses; a Keras function returns one loss per example, and has no such row)?"""
+        reduction = P.keyword(call, "reduction")
+        if reduction is not None:
+            return P.string_value(reduction.value) == "mean"
+        if P.keyword(call, "reduce") is not None or P.keyword(call, "size_average") is not None:
+            return False  # the older switches: not read here
+        return T.default(qualified, "reduction") == "mean"
 
     def written_into_loss(self, place: cst.BaseExpression) -> None:
         """`losses[pads] = 0`, `losses.mul_(mask)`, `losses *= mask`: the per-position losses are written

@@ -384,6 +384,7 @@ class LossInstance:
     fact: Any  # facts.LossIgnoreIndex
     per_position: bool = False  # made with `reduction="none"`: its calls return a PerPositionLoss
     kept_ignore: str | None = None  # the attribute in which the instance keeps what it ignores (the table)
+    averages: bool = False  # its calls return one number, the mean over what it grades (table: reduction)
 
 
 @dataclass(eq=False)
