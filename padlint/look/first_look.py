@@ -63,12 +63,9 @@ IDENTIFIER_BEFORE = re.compile(r"\w*$")
 IDENTIFIER_AFTER = re.compile(r"\w*")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
-# A product with a value named as a mask (`x * mask`, `mask.float() * nll`), or with a loss called in
-# place (`criterion(logits, y) * real`, `real * loss_fn(...)`).
-MASK_PRODUCT = re.compile(
-    r"\*(?!\*)[\s(]*[\w.\[\]'\"]*mask\b|\bmask\w*[\w.()\[\]'\"]*\s*\*(?!\*)"
-    r"|(?:loss|criterion)\w*\([^\n]*\)\s*\*(?!\*)|\*(?!\*)\s*[\w.]*(?:loss|criterion)\w*\(",
-    re.I,
+# A product with a loss called in place (`criterion(logits, y) * real`, `real * loss_fn(...)`).
+LOSS_PRODUCT = re.compile(
+    r"(?:loss|criterion)\w*\([^\n]*\)\s*\*(?!\*)|\*(?!\*)\s*[\w.]*(?:loss|criterion)\w*\(", re.I
 )
 PER_POSITION_AFTER = re.compile(r"""\s*=(?!=)\s*(['"])none\1""")
 REDUCE_FALSE_AFTER = re.compile(r"\s*=(?!=)\s*False\b")
@@ -312,9 +309,11 @@ class Look(PaddingFeatures):
                 found.append(pos)
         return found
 
-    def _find_mask_product(self) -> list[int]:
-        """A product with a value named as a mask (`loss_fn(logits, y) * mask`)."""
-        return [m.start() for m in MASK_PRODUCT.finditer(self.text)]
+    def _find_loss_product(self) -> list[int]:
+        """A product with a loss called in place (`loss_fn(logits, y) * mask`)."""
+        if "loss" not in self.lower and "criterion" not in self.lower:
+            return []
+        return [m.start() for m in LOSS_PRODUCT.finditer(self.text)]
 
     def _find_per_position_loss(self) -> list[int]:
         """`reduction="none"` (or the older `reduce=False`): a loss that returns one loss per position."""

@@ -46,7 +46,7 @@ CATALOGUE: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "PAD009": ("double-padding-resets-mask", "double_padding_resets_mask", "DoublePaddingResetsMask", PADDING_STEP),
     # `pad_token_id or eos_token_id`
     "PAD010": ("pad-id-falsy-fallback", "pad_id_falsy_fallback", "PadIdFalsyFallback", ("pad",)),
-    # `.mean()` / torch.mean of a product; a product with a mask
+    # `.mean()` / torch.mean of a product; a loss called in a product
     "PAD011": (
         "masked-mean-over-padding",
         "masked_mean_over_padding",

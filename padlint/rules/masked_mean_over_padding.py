@@ -60,13 +60,13 @@ def token_loss(per_token, attention_mask):
 
     @classmethod
     def may_fire(cls, look) -> bool:
-        # `(x * mask).mean()`, `torch.mean(x * mask)`; a mean beside a loss made per position; a product
-        # with a mask (after a loss that already averaged)
-        return look.has("mean_product") or look.linked("per_position_loss", "mean") or look.has("mask_product")
+        # `(x * mask).mean()`, `torch.mean(x * mask)`; a mean beside a loss made per position; a loss
+        # called in a product (a mask after a loss that already averaged)
+        return look.has("mean_product") or look.linked("per_position_loss", "mean") or look.has("loss_product")
 
     @classmethod
     def scopes(cls, look) -> set | None:
-        return look.reach("mean_product") | look.reach("per_position_loss", "mean") | look.reach("mask_product")
+        return look.reach("mean_product") | look.reach("per_position_loss", "mean") | look.reach("loss_product")
 
     def check(self, facts: ModuleFacts) -> Iterable[Finding]:
         for event in facts.masked_means:
