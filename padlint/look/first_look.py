@@ -64,9 +64,7 @@ IDENTIFIER_AFTER = re.compile(r"\w*")
 LABEL_STORE_AFTER = re.compile(r"\w*['\"]?\]?\s*\[[^\n]*\]\s*=(?!=)\s*(?!-\s*100\b)-?\s*\d")
 INT_STORE = re.compile(r"\]\s*=(?!=)\s*(?!-\s*100\b)(?:-\s*\d+|0)\b")
 # A product with a loss called in place (`criterion(logits, y) * real`, `real * loss_fn(...)`).
-LOSS_PRODUCT = re.compile(
-    r"(?:loss|criterion)\w*\([^\n]*\)\s*\*(?!\*)|\*(?!\*)\s*[\w.]*(?:loss|criterion)\w*\(", re.I
-)
+LOSS_PRODUCT = re.compile(r"(?:loss|criterion)\w*\([^\n]*\)\s*\*(?!\*)|\*(?!\*)\s*[\w.]*(?:loss|criterion)\w*\(", re.I)
 PER_POSITION_AFTER = re.compile(r"""\s*=(?!=)\s*(['"])none\1""")
 REDUCE_FALSE_AFTER = re.compile(r"\s*=(?!=)\s*False\b")
 # Models the library table says read the pads of ids given no mask: always (they attend both ways), or when
