@@ -374,60 +374,17 @@ def test_a_script_beside_the_folder_may_import_it_as_a_namespace_package(tmp_pat
     assert "PAD003" in _codes(_scripts_folder(tmp_path, files))
 
 
-# ---- a module of the project's library that the project left behind -------------------------------------
-LIVE_LOADER_USER = """
-from speechlm.data.loader import make_batches
-
-
-def epoch(rows, tokenizer):
-    return make_batches(rows, tokenizer)
-"""
-
-LIVE_LOADER = """
-def make_batches(rows, tokenizer):
-    enc = tokenizer(rows, padding=True, return_tensors="pt")
-    labels = enc["input_ids"].masked_fill(enc["attention_mask"] == 0, -100)
-    return dict(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=labels)
-"""
-
-
-def test_a_module_only_defining_that_nothing_names_beside_an_imported_one_is_left_behind(tmp_path: Path):
-    """`prep_old.py` sits beside `loader.py`, which the project imports; nothing imports or names
-    `prep_old`, and it only defines: nothing of it runs. The same stale copy named by a script, or a
-    copy that does work at its top level (a script run by hand), stays judged; so does one whose
-    folder holds no module the project imports."""
-    files = {"speechlm/data/loader.py": LIVE_LOADER, "train/run.py": LIVE_LOADER_USER}
-    old = _project(tmp_path, {**files, "speechlm/data/prep_old.py": PREPROCESS}).with_name("prep_old.py")
-    assert _codes(old) == []
-
-    (tmp_path / "scripts").mkdir()
-    (tmp_path / "scripts" / "compare.sh").write_text("python -c 'import speechlm.data.prep_old'\n")
-    assert "PAD003" in _codes(old)
-    (tmp_path / "scripts" / "compare.sh").unlink()
-
-    old.write_text(
-        old.read_text()
-        + "\n\nif __name__ == '__main__':\n    import sys\n\n    print(preprocess(sys.argv[1:], None))\n"
-    )
-    assert "PAD003" in _codes(old)
-
-
-def test_a_lone_module_beside_no_imported_one_stays_judged(tmp_path: Path):
-    old = _project(tmp_path, {"speechlm/data/prep_old.py": PREPROCESS}).with_name("prep_old.py")
-    assert "PAD003" in _codes(old)
-
-
 def test_a_requirements_file_marks_the_projects_root(tmp_path: Path):
-    """A download holds no `.git`: `requirements.txt` at the top marks the project, so the scripts in
-    `train/` are its readers of a folder that is no package (`dataset/`, imported as `dataset.loader`)."""
+    """A download holds no `.git`: `requirements.txt` at the top marks the project, so the script in
+    `train/` is a reader of a folder that is no package (`dataset/`, imported as `dataset.prep`), and the
+    helpers no file of the project names are left behind."""
     for name, text in {
-        "dataset/loader.py": LIVE_LOADER,
-        "dataset/prep_old.py": PREPROCESS,
-        "train/run.py": LIVE_LOADER_USER.replace("speechlm.data.loader", "dataset.loader"),
+        "dataset/prep.py": PREPROCESS,
+        "train/run.py": USES_ONLY_THE_IMAGE_TOKEN.replace("speechlm.data.prep", "dataset.prep"),
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
-    old = tmp_path / "dataset" / "prep_old.py"
-    assert "PAD003" in _codes(old)  # no marker: the project is `dataset/` alone, and its reader is not in it
+    prep = tmp_path / "dataset" / "prep.py"
+    assert "PAD003" in _codes(prep)  # no marker: the project is `dataset/` alone, and its reader is not in it
     (tmp_path / "requirements.txt").write_text("torch\n")
-    assert _codes(old) == []
+    assert _codes(prep) == []

@@ -7,12 +7,10 @@ configs, docs; a module that imports it and never reads it names it only if a th
 through that one, as ruff's F401 calls such an import unused) is left behind: a LLaVA-style `preprocess` copied along with the helpers that are
 used. What it would do to a batch reaches no model and no loss, so nothing found inside it is a
 manifest harm. A module nobody imports (a script, a snippet, a single collator file) stays judged:
-whoever runs it is not in view (a program's own uncalled functions: dead_code.py); unless the project
-left it behind in a library it uses (`_left_behind`): it only defines, a module beside it is imported
-from outside their folder, and no file of the project names it (a stale `loader_BACKUP.py`, an older
-loader). A notebook is a program nothing imports: a definition whose uses its cells left in a string
-or a comment, and no cell reads in code, never runs (one nothing mentions yet may be
-used by a cell still to be written, and stays judged).
+whoever runs it is not in view (a program's own uncalled functions: dead_code.py). A notebook is a
+program nothing imports: a definition whose uses its cells left in a string or a comment, and no cell
+reads in code, never runs (one nothing mentions yet may be used by a cell still to be written, and
+stays judged).
 
 The project is the tree under the nearest directory with a project marker (`.git`, `pyproject.toml`,
 `setup.py`, `setup.cfg`, `requirements.txt`: a download has no `.git`) at or above the module's top package, or that package's directory, read as text
@@ -95,8 +93,6 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
         return []
     directories = sorted({os.path.dirname(f) for f in files if f.endswith(".py")})
     if not importers_in(path, directories):
-        if _left_behind(module, path, files, directories):
-            return [candidates[name] for name in sorted(candidates)]
         return []  # nobody imports it: a script or a snippet, run by whoever is not in view
     word = P.any_word(unused)
     stem = os.path.splitext(os.path.basename(path))[0]
@@ -119,50 +115,6 @@ def unused_definitions(module: cst.Module, filename: str) -> list[cst.FunctionDe
         return []
     unused = _unread_by_live_code(module, {n: candidates[n] for n in unused}, reads)
     return [candidates[name] for name in sorted(unused)]
-
-
-def _left_behind(module: cst.Module, path: str, files: tuple[str, ...], directories: list[str]) -> bool:
-    """Is the module a library module its project left behind: it only defines (no top-level work but
-    setting names, no `__main__` block), nothing imports it, a module beside it in its directory is
-    imported from outside that directory (a library the project uses, not a folder of snippets sharing a
-    helper), and
-    no other file of the project names it (code, notebooks, configs, docs, shell)? A stale copy of a
-    dataloader, an older loader replaced by another: nothing of it runs."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    if stem in ("__init__", "__main__", "setup", "conftest") or stem.startswith("test") or not _defines_only(module):
-        return False
-    here = os.path.dirname(path)
-    siblings = [f for f in files if os.path.dirname(f) == here and f != path and f.endswith(".py")]
-    outside = [d for d in directories if d != here]
-    if not any(os.path.basename(f) != "__init__.py" and importers_in(f, outside) for f in siblings):
-        return False  # a folder no module outside it imports from: snippets sharing a helper, not a library
-    word = re.compile(rf"\b{re.escape(stem)}\b")
-    return not any(other != path and word.search(text_of(other) or "") for other in files)
-
-
-def _defines_only(module: cst.Module) -> bool:
-    """Does the module's top level only import, define and set names (no call made on its own, no loop,
-    branch or `with`)? A `try:` holding only imports counts as importing."""
-    for stmt in module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        if isinstance(stmt, cst.Try) and all(_sets_only(s) for s in stmt.body.body):
-            continue
-        if not _sets_only(stmt):
-            return False
-    return True
-
-
-def _sets_only(stmt: cst.CSTNode) -> bool:
-    """An import, an assignment, or a string alone (a docstring)."""
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    return all(
-        isinstance(small, (cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.Pass))
-        or isinstance(small, cst.Expr)
-        and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
-        for small in stmt.body
-    )
 
 
 def _read_through(forwarded: dict[str, set[str]], unused: set[str], files: tuple[str, ...], path: str) -> set[str]:
