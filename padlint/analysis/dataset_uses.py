@@ -59,15 +59,12 @@ def rows_reach_no_model(
     later = body[start + 1 :]
     last_use = -1  # the last later statement that names the rows (or what holds them)
     for i, stmt in enumerate(later):
-        was_named = walk.named_again
-        walk.named_again = False
         if not walk.harmless(stmt):
             return False
-        last_use = i if walk.named_again else last_use
-        walk.named_again = was_named or walk.named_again
+        last_use = i if walk.named_here else last_use
     # never named again, or every name holding the rows bound to something else before anything got
     # them (a later cell that maps again into the same name): nothing can read them any more
-    forgotten = (program and not walk.named_again) or walk.all_rebound()
+    forgotten = (program and last_use < 0) or walk.all_rebound()
     # For a column, every later use dropped it (loops and row reads into names nothing reads, a loader
     # nobody iterates) and the program went on past the last: it never hands the column to a model. (One
     # that ends on a use, `ds.set_format("torch")`, has set the rows up for a reader not in view.)
@@ -101,7 +98,7 @@ class _Uses:
         self.loaders: set[str] = set()  # DataLoaders over the rows that keep their keys (column mode)
         self.rows: set[str] = set()  # one row read by its index (`ex = ds[0]`, column mode)
         self.held = False  # some holder was given the rows, or a loop read the loader's batches
-        self.named_again = False  # a later statement named the rows (before their names were bound anew)
+        self.named_here = False  # the statement last asked about names the rows (or what holds them)
 
     def all_rebound(self) -> bool:
         """Is every name that held the rows (or a holder or loader of them) now bound to something else?"""
@@ -112,7 +109,7 @@ class _Uses:
         also follows the names the rows are bound to next."""
         tracked = self.datasets | set(self.holders) | self.loaders | self.rows
         found = S.names_in(_read_part(stmt), tracked)
-        self.named_again = self.named_again or bool(found)
+        self.named_here = bool(found)
         if not found:
             for name in S.bound_at_top(stmt):  # the name now holds something else
                 self.datasets.discard(name)

@@ -493,7 +493,8 @@ class ExpressionEvaluator(WalkerState):
             mask = self.padding_mask_of(expr, left, right)
             if mask is not None:  # `x * mask`: its mean, wherever taken, counts the pads (losses.py)
                 product = frozenset({MaskedProduct(expr, mask)})
-                self.mask_after_average(expr, mask, left if mask is expr.right else right)
+                mask_value, other = (right, left) if mask is expr.right else (left, right)
+                self.mask_after_average(expr, mask, mask_value, other)
             else:
                 product = _scaled_losses(expr, left, right)
         means = frozenset(t for t in left | right if isinstance(t, MeanValue))  # `mean * t ** 2`, `ce + kl`

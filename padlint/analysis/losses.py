@@ -63,8 +63,8 @@ class LossesAndMeans(WalkerState):
         value = self.resolve_int(arg.value) if arg is not None else T.default(qualified or "", "ignore_index")
         fact = LossIgnoreIndex(call, arg, value)
         self.facts.loss_ignores.append(fact)
-        per_position = self.per_position(call, qualified or "")
-        averages = self.averages(call, qualified or "")
+        reduction = self.reduction(call, qualified or "")
+        per_position, averages = reduction == "none", reduction == "mean"
         if target is not None:  # `F.cross_entropy(logits, labels)`: the labels reach the loss
             fact.labels_target = self.is_token_labels(target.value)
             ignore: tuple[str | None, tuple]
@@ -143,25 +143,20 @@ class LossesAndMeans(WalkerState):
         self.label_sink(labels, target, call, "loss")
         return averaged
 
-    def per_position(self, call: cst.Call, qualified: str) -> bool:
-        """Made or called with `reduction="none"` (or the older `reduce=False`), against the table's default."""
+    def reduction(self, call: cst.Call, qualified: str) -> str | None:
+        """What the loss reduces its per-position losses to: its `reduction=`, "none" for the older
+        `reduce=False`, None where the older switches say anything else (not read here), else the table's
+        default ("mean" for torch's losses; a Keras function loss has no such row: one loss per example)."""
         reduction = P.keyword(call, "reduction")
         if reduction is not None:
-            return P.string_value(reduction.value) == "none"
+            return P.string_value(reduction.value)
         reduce = P.keyword(call, "reduce")
         if reduce is not None and isinstance(reduce.value, cst.Name) and reduce.value.value == "False":
-            return True
-        return T.default(qualified, "reduction") == "none"
-
-    def averages(self, call: cst.Call, qualified: str) -> bool:
-        """Does the loss return the mean over what it grades: `reduction="mean"`, or the table's default
-        for it (torch's losses; a Keras function returns one loss per example, and has no such row)?"""
-        reduction = P.keyword(call, "reduction")
-        if reduction is not None:
-            return P.string_value(reduction.value) == "mean"
-        if P.keyword(call, "reduce") is not None or P.keyword(call, "size_average") is not None:
-            return False  # the older switches: not read here
-        return T.default(qualified, "reduction") == "mean"
+            return "none"
+        if reduce is not None or P.keyword(call, "size_average") is not None:
+            return None
+        default = T.default(qualified, "reduction")
+        return default if isinstance(default, str) else None
 
     def written_into_loss(self, place: cst.BaseExpression) -> None:
         """`losses[pads] = 0`, `losses.mul_(mask)`, `losses *= mask`: the per-position losses are written
@@ -266,9 +261,12 @@ class LossesAndMeans(WalkerState):
         recorded = next(f for f in self.facts.masked_means if f.node is call)
         return frozenset({MeanValue(recorded)})
 
-    def mask_after_average(self, product: cst.BinaryOperation, mask: cst.BaseExpression, other: Value) -> None:
-        """`loss_fn(logits, y) * mask` with `mask` made as `y != pad_id`: the loss averaged every position
-        already (facts.MaskAfterAverage), the pads too where it does not skip the pad id."""
+    def mask_after_average(
+        self, product: cst.BinaryOperation, mask: cst.BaseExpression, mask_value: Value, other: Value
+    ) -> None:
+        """`loss_fn(logits, y) * mask` with `mask` made as `y != pad_id` (`mask_value`: what it holds): the
+        loss averaged every position already (facts.MaskAfterAverage), the pads too where it does not skip
+        the pad id."""
         target_codes = {
             self.code(_strip_calls(loss.target)): loss
             for loss in tags_of(other, AveragedLoss)
@@ -276,7 +274,7 @@ class LossesAndMeans(WalkerState):
         }
         if not target_codes:
             return
-        for made in tags_of(self.evaluate(mask), PadIdMask):
+        for made in tags_of(mask_value, PadIdMask):
             loss = target_codes.get(made.ids_code or "")
             if loss is not None:
                 self.facts.record(self.facts.masks_after_average, MaskAfterAverage(product, loss.call, mask))

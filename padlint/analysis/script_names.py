@@ -122,15 +122,6 @@ def local_names(fn: cst.FunctionDef | cst.Lambda) -> set[str]:
     return names
 
 
-def statement_of(module: cst.Module, node: cst.CSTNode) -> int | None:
-    """The index of the module-level statement whose single small statement holds `node` directly
-    as its value (`name = ds.map(...)`)."""
-    for i, stmt in enumerate(module.body):
-        if value_of(stmt) is node:
-            return i
-    return None
-
-
 def value_of(stmt: cst.CSTNode) -> cst.BaseExpression | None:
     """The value of a one-statement line: an assignment's value or an expression."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:

@@ -224,7 +224,9 @@ class ValueParts:
 
     # ---- losses.py
     @abstractmethod
-    def mask_after_average(self, product: cst.BinaryOperation, mask: cst.BaseExpression, other: Value) -> None: ...
+    def mask_after_average(
+        self, product: cst.BinaryOperation, mask: cst.BaseExpression, mask_value: Value, other: Value
+    ) -> None: ...
 
     @abstractmethod
     def in_test_code(self) -> bool: ...
